@@ -1,0 +1,7 @@
+"""What both games share, written once: per-game random streams, the decision protocol and
+user policies, the chunked parallel runner with Parquet streaming, the result frame, progress."""
+from .policy import POLICY_SIG, PolicyFunc, UserPolicy, policy
+from .rng import PyRng, randint, root_key, uniform
+
+__all__ = ["POLICY_SIG", "PolicyFunc", "UserPolicy", "policy", "PyRng", "randint", "uniform",
+           "root_key"]

@@ -1,0 +1,121 @@
+"""The decision protocol both games share, and user policies.
+
+At every decision the engine writes the legal options into ``opts`` (one row of features per
+option, game-specific columns documented in each game's ``policies`` module) and the player's
+view of the game into ``obs``; the policy returns the index of its choice. A policy never sees
+anything else, so it cannot read another player's hand or the future decks.
+
+Signature (fixed, so that a new user policy never recompiles an engine)::
+
+    policy(kind: int64, obs: float32[::1], opts: float32[:, ::1], n_opts: int64,
+           rng: uint64[::1]) -> int64
+
+``kind`` is the decision kind (an int constant of the game), ``rng`` the seat's own one-slot
+random stream (draw with ``simcore.rng.randint(rng, 0, n)``). Built-in policies are dispatched
+by a non-negative integer id inside the engine; user policies enter as numba first-class
+functions and get the id ``-1 - i``.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numba import njit, types
+from numba.core.registry import CPUDispatcher
+from numba.typed import List
+
+POLICY_SIG = types.int64(types.int64, types.float32[::1], types.float32[:, ::1], types.int64,
+                         types.uint64[::1])
+PolicyFunc = types.FunctionType(POLICY_SIG)
+
+
+@dataclass(frozen=True)
+class UserPolicy:
+    """A user's compiled policy and the name it carries in results."""
+
+    name: str
+    func: Any
+
+    def __call__(self, kind, obs, opts, n_opts, rng):
+        return self.func(kind, obs, opts, n_opts, rng)
+
+
+def policy(name: str | None = None):
+    """Decorator that compiles a plain function as a user policy.
+
+    >>> @policy("always_first")
+    ... def always_first(kind, obs, opts, n_opts, rng):
+    ...     return 0
+    """
+    def wrap(fn):
+        return UserPolicy(name or fn.__name__, njit(POLICY_SIG, cache=False)(fn))
+    if callable(name):
+        fn, name = name, None
+        return wrap(fn)
+    return wrap
+
+
+@njit(POLICY_SIG, cache=True)
+def _placeholder(kind, obs, opts, n_opts, rng):  # types the empty user-policy list; never called
+    return 0
+
+
+@dataclass(frozen=True)
+class SeatPolicies:
+    """Policies resolved for one batch: what the engine needs and what results show."""
+
+    ids: np.ndarray          # [P] int64: built-in id >= 0, user policy -1 - i
+    names: tuple[str, ...]   # [P] names shown in results and errors
+    user_funcs: Any          # numba typed List[PolicyFunc], never empty
+    user_py: tuple           # the user dispatchers, for the reference engines
+
+
+def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
+            n_players: tuple[int, int]) -> SeatPolicies:
+    """Turn one entry per seat (a built-in name or a user policy) into engine ids."""
+    if isinstance(policies, (str, bytes)) or not isinstance(policies, Sequence):
+        raise ValueError(f"{game}: policies must be a list with one entry per seat, "
+                         f"got {policies!r}")
+    lo, hi = n_players
+    if not lo <= len(policies) <= hi:
+        raise ValueError(f"{game} is played by {lo} to {hi} players, but {len(policies)} "
+                         f"policies were given (one per seat)")
+    ids, names, funcs, pys = [], [], List.empty_list(PolicyFunc), []
+    for seat, p in enumerate(policies):
+        if isinstance(p, str):
+            if p not in builtins:
+                raise ValueError(f"{game}: unknown policy {p!r} at seat {seat}; built-in "
+                                 f"policies are {sorted(builtins)}")
+            ids.append(builtins[p])
+            names.append(p)
+            continue
+        if isinstance(p, UserPolicy):
+            name, func = p.name, p.func
+        elif isinstance(p, CPUDispatcher):
+            name, func = p.__name__, p
+        else:
+            raise ValueError(f"{game}: policy at seat {seat} must be a built-in name or a "
+                             f"function compiled with simcore.policy, got {p!r}")
+        sigs = getattr(func, "signatures", [])
+        if len(sigs) != 1 or tuple(sigs[0]) != tuple(POLICY_SIG.args):
+            raise ValueError(f"{game}: user policy {name!r} at seat {seat} must be compiled "
+                             f"with the policy signature (use @simcore.policy)")
+        if func in pys:
+            ids.append(-1 - pys.index(func))
+        else:
+            funcs.append(func)
+            pys.append(func)
+            ids.append(-len(pys))
+        names.append(name)
+    if len(funcs) == 0:
+        funcs.append(_placeholder)
+    return SeatPolicies(np.array(ids, dtype=np.int64), tuple(names), funcs, tuple(pys))
+
+
+def illegal_choice_error(game: str, names: Sequence[str], seat: int, kind_name: str,
+                         choice: int, n_opts: int, game_index: int) -> ValueError:
+    return ValueError(
+        f"{game}: policy {names[seat]!r} at seat {seat} returned illegal choice {choice} for "
+        f"decision {kind_name!r} (legal: 0..{n_opts - 1}) in game {game_index}")

@@ -1,0 +1,56 @@
+"""The result frame both games share: one row per game and seat, plus game-level columns.
+
+Ranks and win shares are computed once here so that ties mean the same in every game: rank 1
+is best, k players tied for first each get a win share of 1/k.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import polars as pl
+from numba import njit
+
+
+@njit(cache=True)
+def rank_and_share(primary, secondary, n_players, rank, win):
+    """Rank seats by (primary, secondary), higher is better; write rank and win share."""
+    n_best = 0
+    for i in range(n_players):
+        r = 1
+        for j in range(n_players):
+            if primary[j] > primary[i] or (primary[j] == primary[i]
+                                           and secondary[j] > secondary[i]):
+                r += 1
+        rank[i] = r
+        if r == 1:
+            n_best += 1
+    for i in range(n_players):
+        win[i] = 1.0 / n_best if rank[i] == 1 else 0.0
+
+
+def frame(game_start: int, policies: Sequence[str], seat_cols: Mapping[str, np.ndarray],
+          game_cols: Mapping[str, np.ndarray]) -> pl.DataFrame:
+    """Build the tidy frame from ``seat_cols`` arrays [G, P] and ``game_cols`` arrays [G].
+
+    Column order: game, seat, policy, then seat columns, then game columns (repeated per seat).
+    """
+    first = next(iter(seat_cols.values()))
+    n_games, n_players = first.shape
+    cols: dict[str, pl.Series] = {
+        "game": pl.Series("game", np.repeat(np.arange(game_start, game_start + n_games,
+                                                      dtype=np.int64), n_players)),
+        "seat": pl.Series("seat", np.tile(np.arange(n_players, dtype=np.int8), n_games)),
+        "policy": pl.Series("policy", np.tile(np.array(policies, dtype=object), n_games),
+                            dtype=pl.String).cast(pl.Categorical),
+    }
+    for name, arr in seat_cols.items():
+        if arr.shape != (n_games, n_players):
+            raise ValueError(f"seat column {name!r} has shape {arr.shape}, "
+                             f"expected {(n_games, n_players)}")
+        cols[name] = pl.Series(name, arr.reshape(-1))
+    for name, arr in game_cols.items():
+        if arr.shape != (n_games,):
+            raise ValueError(f"game column {name!r} has shape {arr.shape}, expected {(n_games,)}")
+        cols[name] = pl.Series(name, np.repeat(arr, n_players))
+    return pl.DataFrame(cols)

@@ -1,0 +1,125 @@
+"""Per-game random streams: the same (seed, game) is the same game everywhere.
+
+Each game owns a few independent splitmix64 streams (stream 0: chance, the deck order and dice;
+stream 1 + seat: that seat's policy). A stream's state depends only on the root seed, the game's
+index and the stream number, never on the thread or the batch that plays it, and a policy that
+draws more or fewer numbers cannot shift the chance stream (common random numbers).
+
+The compiled functions work on a ``uint64`` state array (one slot per stream); ``PyRng`` is the
+same generator on Python ints for the reference engines. ``tests/simcore`` checks they agree.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+MASK = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+_M1 = 0xBF58476D1CE4E5B9
+_M2 = 0x94D049BB133111EB
+
+CHANCE = 0
+"""Stream index of the chance stream; seat ``s`` draws from stream ``1 + s``."""
+
+_U_GOLDEN = np.uint64(GOLDEN)
+_U_M1 = np.uint64(_M1)
+_U_M2 = np.uint64(_M2)
+_U30 = np.uint64(30)
+_U27 = np.uint64(27)
+_U31 = np.uint64(31)
+_U32 = np.uint64(32)
+_U11 = np.uint64(11)
+_U8 = np.uint64(8)
+_U1 = np.uint64(1)
+
+
+def root_key(seed: int) -> int:
+    """The 64-bit root key of a user's seed (any non-negative int)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return int(np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0])
+
+
+# ---------------------------------------------------------------- compiled
+
+@njit(cache=True, inline="always")
+def mix64(z):
+    z = np.uint64(z)
+    z = (z ^ (z >> _U30)) * _U_M1
+    z = (z ^ (z >> _U27)) * _U_M2
+    return z ^ (z >> _U31)
+
+
+@njit(cache=True)
+def seed_streams(key, game, state):
+    """Fill ``state`` (uint64[n_streams]) with the streams of game number ``game``."""
+    g = np.uint64(game)
+    for s in range(state.shape[0]):
+        state[s] = mix64(np.uint64(key) ^ mix64((g << _U8) + np.uint64(s) + _U1))
+
+
+@njit(cache=True, inline="always")
+def next_u64(state, k):
+    state[k] = state[k] + _U_GOLDEN
+    return mix64(state[k])
+
+
+@njit(cache=True, inline="always")
+def randint(state, k, n):
+    """Uniform integer in [0, n) for 0 < n < 2**32 (Lemire's multiply-shift)."""
+    return np.int64(((next_u64(state, k) >> _U32) * np.uint64(n)) >> _U32)
+
+
+@njit(cache=True, inline="always")
+def uniform(state, k):
+    """Uniform float in [0, 1) with 53 random bits."""
+    return np.float64(next_u64(state, k) >> _U11) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def shuffle(state, k, arr, n):
+    """Fisher-Yates shuffle of ``arr[:n]`` in place."""
+    for i in range(n - 1, 0, -1):
+        j = randint(state, k, i + 1)
+        t = arr[i]
+        arr[i] = arr[j]
+        arr[j] = t
+
+
+# ---------------------------------------------------------------- reference
+
+def _mix64_py(z: int) -> int:
+    z &= MASK
+    z = ((z ^ (z >> 30)) * _M1) & MASK
+    z = ((z ^ (z >> 27)) * _M2) & MASK
+    return z ^ (z >> 31)
+
+
+class PyRng:
+    """The same streams as the compiled functions, on Python ints (for the reference engines)."""
+
+    def __init__(self, key: int, game: int, n_streams: int):
+        self.state = [_mix64_py(key ^ _mix64_py((game << 8) + s + 1)) for s in range(n_streams)]
+
+    def next_u64(self, k: int) -> int:
+        self.state[k] = (self.state[k] + GOLDEN) & MASK
+        return _mix64_py(self.state[k])
+
+    def randint(self, k: int, n: int) -> int:
+        return ((self.next_u64(k) >> 32) * n) >> 32
+
+    def uniform(self, k: int) -> float:
+        return (self.next_u64(k) >> 11) * (1.0 / 9007199254740992.0)
+
+    def shuffle(self, k: int, items: list) -> None:
+        for i in range(len(items) - 1, 0, -1):
+            j = self.randint(k, i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def stream_array(self, k: int) -> np.ndarray:
+        """A one-slot uint64 array holding stream k, to hand to a compiled policy."""
+        return np.array([self.state[k]], dtype=np.uint64)
+
+    def set_stream(self, k: int, arr: np.ndarray) -> None:
+        """Take back stream k after a compiled policy advanced it."""
+        self.state[k] = int(arr[0])

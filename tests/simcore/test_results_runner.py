@@ -1,0 +1,97 @@
+import numpy as np
+import polars as pl
+import pytest
+
+from simcore import runner
+from simcore.policy import policy, resolve
+from simcore.results import frame, rank_and_share
+
+
+def rank_win(primary, secondary):
+    n = len(primary)
+    rank, win = np.zeros(n, np.int8), np.zeros(n, np.float32)
+    rank_and_share(np.array(primary), np.array(secondary), n, rank, win)
+    return rank.tolist(), win.tolist()
+
+
+def test_rank_and_share_breaks_ties_then_shares():
+    assert rank_win([30, 40, 40, 10], [5, 2, 1, 9]) == ([3, 1, 2, 4], [0, 1, 0, 0])
+    assert rank_win([40, 40, 12], [3, 3, 9]) == ([1, 1, 3], [0.5, 0.5, 0])
+    assert rank_win([7, 7, 7], [0, 0, 0]) == ([1, 1, 1], [pytest.approx(1 / 3)] * 3)
+
+
+def test_frame_is_one_row_per_game_and_seat():
+    df = frame(10, ["a", "b"], {"score": np.array([[1, 2], [3, 4]], np.int16)},
+               {"turns": np.array([5, 6], np.int16)})
+    assert df["game"].to_list() == [10, 10, 11, 11]
+    assert df["seat"].to_list() == [0, 1, 0, 1]
+    assert df["policy"].cast(pl.String).to_list() == ["a", "b", "a", "b"]
+    assert df["score"].to_list() == [1, 2, 3, 4]
+    assert df["turns"].to_list() == [5, 5, 6, 6]
+    with pytest.raises(ValueError, match="turns"):
+        frame(0, ["a", "b"], {"score": np.zeros((2, 2))}, {"turns": np.zeros(3)})
+
+
+def fake_chunk(start, n):
+    g = np.arange(start, start + n)
+    return frame(start, ["x", "y"], {"v": np.stack([g, 2 * g], axis=1)}, {})
+
+
+def test_runner_chunks_make_the_same_frame_as_one_batch():
+    whole = runner.run(fake_chunk, 1000, threads=1, progress=False, out=None, manifest={},
+                       label="t", chunk=1000)
+    split = runner.run(fake_chunk, 1000, threads=None, progress=False, out=None, manifest={},
+                       label="t", chunk=64)
+    assert whole.equals(split)
+
+
+def test_runner_streams_resumes_and_refuses_other_settings(tmp_path):
+    calls = []
+
+    def chunk(start, n):
+        calls.append(start)
+        return fake_chunk(start, n)
+
+    out = tmp_path / "res"
+    lf = runner.run(chunk, 300, threads=1, progress=False, out=out, manifest={"seed": 1},
+                    label="t", chunk=100)
+    assert lf.collect().height == 600 and calls == [0, 100, 200]
+    (out / "part-000001.parquet").unlink()          # as if interrupted mid-run
+    calls.clear()
+    lf = runner.run(chunk, 300, threads=1, progress=False, out=out, manifest={"seed": 1},
+                    label="t", chunk=100)
+    assert calls == [100]
+    assert lf.collect().sort("game", "seat").equals(fake_chunk(0, 300))
+    with pytest.raises(ValueError, match="seed"):
+        runner.run(chunk, 300, threads=1, progress=False, out=out, manifest={"seed": 2},
+                   label="t", chunk=100)
+
+
+def test_runner_reports_progress_and_rejects_bad_counts():
+    seen = []
+    runner.run(fake_chunk, 250, threads=1, progress=lambda d, t: seen.append((d, t)),
+               out=None, manifest={}, label="t", chunk=100)
+    assert seen == [(100, 250), (200, 250), (250, 250)]
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="n_games"):
+            runner.run(fake_chunk, bad, threads=1, progress=False, out=None, manifest={},
+                       label="t")
+    with pytest.raises(ValueError, match="threads"):
+        runner.run(fake_chunk, 5, threads=0, progress=False, out=None, manifest={}, label="t")
+
+
+def test_resolve_policies_and_errors():
+    @policy("mine")
+    def mine(kind, obs, opts, n_opts, rng):
+        return n_opts - 1
+
+    seats = resolve(["random", mine, "random", mine], {"random": 0}, "demo", (2, 5))
+    assert seats.ids.tolist() == [0, -1, 0, -1]
+    assert seats.names == ("random", "mine", "random", "mine")
+    assert len(seats.user_funcs) == 1
+    with pytest.raises(ValueError, match="2 to 5 players"):
+        resolve(["random"], {"random": 0}, "demo", (2, 5))
+    with pytest.raises(ValueError, match="unknown policy 'nope' at seat 1"):
+        resolve(["random", "nope"], {"random": 0}, "demo", (2, 5))
+    with pytest.raises(ValueError, match="seat 0"):
+        resolve([print, "random"], {"random": 0}, "demo", (2, 5))

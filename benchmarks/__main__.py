@@ -1,0 +1,132 @@
+"""``python -m benchmarks``: speed, start-up, memory and a peer, with the goals of issue 5.
+
+    python -m benchmarks --quick --json out.json      # under 2 minutes
+    python -m benchmarks --json benchmarks/results/full.json --plot benchmarks/results/full.png
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import json
+import sys
+import time
+from pathlib import Path
+
+from . import isolated, peer, throughput
+from .goals import evaluate
+from .machine import info
+from .plan import GAMES, PLANS, SEED
+from .report import markdown, plot
+from .stats import load
+
+SECTIONS = ("throughput", "startup", "peer", "memory")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _out_file(text: str) -> Path:
+    """An output path whose folder exists: checked before a 15-minute run, not after."""
+    path = Path(text)
+    if path.is_dir() or not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write {text!r}: not a file in an existing "
+                                         f"folder")
+    return path
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_const", dest="mode", const="quick",
+                      help="fewer, smaller runs (under 2 minutes)")
+    size.add_argument("--smoke", action="store_const", dest="mode", const="smoke",
+                      help="tiny runs that only check the harness works (tests, CI)")
+    p.add_argument("--json", type=_out_file, metavar="FILE", help="write every figure as JSON")
+    p.add_argument("--plot", type=_out_file, metavar="FILE", help="games/s vs batch and threads")
+    p.add_argument("--markdown", type=_out_file, metavar="FILE", help="write the tables")
+    p.add_argument("--games", nargs="+", choices=sorted(GAMES), default=sorted(GAMES))
+    p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS))
+    p.add_argument("--reps", type=_positive, help="repetitions of every measurement")
+    p.add_argument("--memory-games", type=_positive, metavar="N",
+                   help="games streamed in the memory run (full: 10,000,000)")
+    p.set_defaults(mode="full")
+    return p
+
+
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace, command: str) -> dict:
+    plan = PLANS[args.mode]
+    plan = dataclasses.replace(plan, reps=args.reps or plan.reps,
+                               memory_games=args.memory_games or plan.memory_games)
+    games = [GAMES[g] for g in args.games]
+    start = time.perf_counter()
+    res = {"schema_version": 1, "command": command, "mode": plan.mode, "seed": SEED,
+           "started_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
+           "games": [g.module for g in games], "plan": dataclasses.asdict(plan),
+           "machine": info(), "load_start": load(), "throughput": [], "startup": [],
+           "memory": [], "peer": None, "notes": []}
+    if "throughput" in args.sections:
+        for game in games:
+            records, notes = throughput.benchmark(game, plan, _log)
+            res["throughput"] += records
+            res["notes"] += notes
+    if "startup" in args.sections:
+        for game in games:
+            res["startup"] += isolated.startup(game, plan)
+            _log(f"{game.module} start-up: {res['startup'][-1]}")
+    if "peer" in args.sections:
+        if peer.available():
+            res["peer"] = peer.hearts(plan.peer_games, plan.reps, SEED)
+            _log(f"peer: {res['peer']['decisions_per_s']:,.0f} decisions/s")
+        else:
+            res["notes"].append("peer: open_spiel is not installed "
+                                "(pip install 'bloomsim[peers]'); skipped")
+    if "memory" in args.sections:
+        for game in games:
+            res["memory"].append(isolated.memory(game, plan))
+            _log(f"{game.module} memory: {res['memory'][-1]}")
+    res["wall_s"] = time.perf_counter() - start
+    res["load_end"] = load()
+    res["goals"] = evaluate(res)
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    p = parser()
+    args = p.parse_args(argv)
+    for name in args.games:
+        try:
+            GAMES[name].load().simulate
+        except (ImportError, AttributeError) as exc:
+            p.error(f"the {name} engine is not usable: {exc}")
+    res = run(args, " ".join(["python -m benchmarks", *argv]))
+    text = markdown(res)
+    if args.json:
+        args.json.write_text(json.dumps(res, indent=1) + "\n")
+    if args.plot:
+        plot(res, args.plot)
+    if args.markdown:
+        args.markdown.write_text(text + "\n")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

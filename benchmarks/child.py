@@ -1,0 +1,69 @@
+"""Measurements that need a fresh interpreter; run by the startup and memory benchmarks as
+``python -m benchmarks.child KIND GAME SEED [N_GAMES OUT]``, printing one JSON line.
+
+Only the standard library is imported before the clock starts, so "import to first result"
+includes importing numpy, numba, polars and the engine, and loading or compiling its kernels.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import resource
+import sys
+import time
+
+FIRST_GAMES = 1_000
+PLAYERS = 4
+
+
+def first_result(game: str, seed: int) -> dict:
+    """Time from import to a first result, then a new user policy: its compilation and its
+    first result (which shows whether the engine recompiles for it)."""
+    t0 = time.perf_counter()
+    engine = importlib.import_module(game)
+    engine.simulate(["random"] * PLAYERS, FIRST_GAMES, seed, progress=False)
+    t1 = time.perf_counter()
+    from simcore import policy
+
+    from benchmarks.userpolicy import NAME, greedy
+    user = policy(NAME)(greedy)
+    t2 = time.perf_counter()
+    engine.simulate([user] + ["random"] * (PLAYERS - 1), FIRST_GAMES, seed, progress=False)
+    t3 = time.perf_counter()
+    return {"first_result_s": t1 - t0, "user_policy_compile_s": t2 - t1,
+            "user_first_result_s": t3 - t2}
+
+
+def _mb(kib: int) -> float:
+    return kib * 1024 / 1e6
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as f:  # Linux reports VmRSS and ru_maxrss in KiB
+        return _mb(next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")))
+
+
+def stream(game: str, seed: int, n_games: int, out: str) -> dict:
+    """Stream ``n_games`` to Parquet in ``out``; peak resident memory of the whole process."""
+    engine = importlib.import_module(game)
+    engine.simulate(["random"] * PLAYERS, FIRST_GAMES, seed, progress=False)
+    base = _rss_mb()
+    t0 = time.perf_counter()
+    engine.simulate(["random"] * PLAYERS, n_games, seed, out=out, progress=False)
+    seconds = time.perf_counter() - t0
+    peak = _mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    return {"base_rss_mb": base, "peak_rss_mb": peak, "seconds": seconds,
+            "games_per_s": n_games / seconds}
+
+
+def main(argv: list[str]) -> None:
+    kind, game, seed, *rest = argv
+    if kind == "first-result":
+        result = first_result(game, int(seed))
+    else:
+        result = stream(game, int(seed), int(rest[0]), rest[1])
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,134 @@
+"""The goals of issue 5, checked against a run's figures: each goal gets its measured figure and
+True (met), False (missed), or None when this run did not measure it (a section skipped, or a
+run too small for the goal, e.g. memory on fewer than 10M games)."""
+from __future__ import annotations
+
+from .plan import GAMES, GOAL_PLAYERS
+from .userpolicy import NAME as USER_POLICY
+
+GAMES_PER_S = {"bloomsim": 100_000, "rapinsim": 200_000}
+REFERENCE_RATIO = 100
+HEURISTIC_SLOWDOWN = 3
+THREAD_SCALING = 1.8
+WARM_S = 2.0
+COLD_S = 30.0
+MEMORY_GAMES = 10_000_000
+MEMORY_MB = 2_000
+PEER_RATIO = 10
+
+
+class _Run:
+    """One game's records of a run, with the look-ups the goals need."""
+
+    def __init__(self, res: dict, game: str):
+        self.game, self.title = game, GAMES[game].title
+        self.tp = [r for r in res.get("throughput", []) if r["game"] == game]
+        self.top = max((r["threads"] for r in self.tp), default=None)
+        self.startup = [r for r in res.get("startup", []) if r["game"] == game]
+        self.memory = next((r for r in res.get("memory", []) if r["game"] == game), None)
+        self.peer = res.get("peer")
+
+    def compiled(self, threads, policy="random") -> list[dict]:
+        return [r for r in self.tp if r["engine"] == "compiled" and r["policy"] == policy
+                and r["n_players"] == GOAL_PLAYERS and r["threads"] == threads]
+
+    def largest(self, threads) -> dict | None:
+        """The largest-batch run of random players at the goal's player count."""
+        return max(self.compiled(threads), key=lambda r: r["batch"], default=None)
+
+
+def _goal(goal, target, value=None, figure="not measured", passed=None) -> dict:
+    return {"goal": goal, "target": target, "value": value, "figure": figure, "passed": passed}
+
+
+def _at(r: dict) -> str:
+    return f"{r['threads']} thr, batch {r['batch']:,}"
+
+
+def speed(run: _Run) -> dict:
+    target = GAMES_PER_S[run.game]
+    g = _goal(f"{run.title}, {GOAL_PLAYERS} random players", f">= {target:,} games/s")
+    best = run.largest(run.top)
+    if best:
+        v = best["games_per_s"]
+        g.update(value=v, figure=f"{v:,.0f} games/s ({_at(best)})", passed=v >= target)
+    return g
+
+
+def reference(run: _Run) -> dict:
+    g = _goal(f"{run.title}, {GOAL_PLAYERS} random players",
+              f">= {REFERENCE_RATIO}x the reference (1 thread each)")
+    one = run.largest(1)
+    ref = next((r for r in run.tp if r["engine"] == "reference"), None)
+    if one and ref:
+        v = one["games_per_s"] / ref["games_per_s"]
+        g.update(value=v, passed=v >= REFERENCE_RATIO,
+                 figure=f"{v:,.0f}x ({one['games_per_s']:,.0f} vs {ref['games_per_s']:,.1f} "
+                        f"games/s)")
+    return g
+
+
+def heuristic(run: _Run) -> dict:
+    g = _goal(f"{run.title}, strongest heuristic", f"within {HEURISTIC_SLOWDOWN}x of random")
+    heur = [r for r in run.tp if r["engine"] == "compiled" and r["threads"] == run.top
+            and r["n_players"] == GOAL_PLAYERS and r["policy"] not in ("random", USER_POLICY)]
+    if heur:
+        slow = min(heur, key=lambda r: r["games_per_s"])
+        rand = next((r for r in run.compiled(run.top) if r["batch"] == slow["batch"]), None)
+        if rand:
+            v = rand["games_per_s"] / slow["games_per_s"]
+            g.update(value=v, passed=v <= HEURISTIC_SLOWDOWN,
+                     figure=f"{slow['policy']}: {v:.2f}x slower ({_at(slow)})")
+    return g
+
+
+def threads(run: _Run) -> dict:
+    g = _goal(f"{run.title}, 1 -> 2 threads", f">= {THREAD_SCALING}x")
+    one, two = run.largest(1), run.largest(2)
+    if one and two and one["batch"] == two["batch"]:
+        v = two["games_per_s"] / one["games_per_s"]
+        g.update(value=v, figure=f"{v:.2f}x (batch {two['batch']:,})",
+                 passed=v >= THREAD_SCALING)
+    return g
+
+
+def start(run: _Run, kind: str) -> dict:
+    limit = WARM_S if kind == "warm" else COLD_S
+    g = _goal(f"{run.title}, {kind} start to first result", f"<= {limit:g} s")
+    rec = next((r for r in run.startup if r["kind"] == kind), None)
+    if rec:
+        v = rec["first_result_s"]
+        g.update(value=v, figure=f"{v:.2f} s (median of {rec['reps']})", passed=v <= limit)
+    return g
+
+
+def memory(run: _Run) -> dict:
+    g = _goal(f"{run.title}, {MEMORY_GAMES // 1_000_000}M games streamed to Parquet",
+              f"<= {MEMORY_MB / 1000:g} GB resident")
+    mem = run.memory
+    if mem:
+        v = mem["peak_rss_mb"]
+        g.update(value=v, figure=f"{v:,.0f} MB peak ({mem['n_games']:,} games)",
+                 passed=v <= MEMORY_MB if mem["n_games"] >= MEMORY_GAMES else None)
+    return g
+
+
+def peer(run: _Run) -> dict:
+    g = _goal(f"{run.title} vs OpenSpiel hearts from Python",
+              f">= {PEER_RATIO}x its decisions/s per core")
+    one = run.largest(1)
+    if one and run.peer:
+        v = one["decisions_per_s"] / run.peer["decisions_per_s"]
+        g.update(value=v, passed=v >= PEER_RATIO,
+                 figure=f"{v:,.1f}x ({one['decisions_per_s']:,.0f} vs "
+                        f"{run.peer['decisions_per_s']:,.0f} decisions/s)")
+    return g
+
+
+def evaluate(res: dict) -> list[dict]:
+    goals = []
+    for game in res["games"]:
+        run = _Run(res, game)
+        goals += [speed(run), reference(run), heuristic(run), threads(run), start(run, "warm"),
+                  start(run, "cold"), memory(run), peer(run)]
+    return goals

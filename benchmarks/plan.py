@@ -1,0 +1,72 @@
+"""What a benchmark run measures: the games, and the sizes of each mode (smoke, quick, full).
+
+The sizes are chosen so that ``--quick`` stays under 2 minutes and the full run under 15 on a
+2-core machine at the goal speeds; a run whose predicted time exceeds ``max_run_s`` is skipped
+and recorded as skipped rather than silently shortened.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+from dataclasses import dataclass
+from importlib import resources
+
+import numba
+
+SEED = 2026
+"""Every timed run plays games 0..n-1 of this seed, so both engines play the same games."""
+
+GOAL_PLAYERS = 4
+"""The player count the goals are stated for."""
+
+
+@dataclass(frozen=True)
+class Game:
+    module: str   # the engine package, e.g. "bloomsim"
+    title: str
+
+    def load(self):
+        return importlib.import_module(self.module)
+
+    def players(self) -> tuple[int, int]:
+        """Player range, read from the rules data both engines are built from."""
+        data = json.loads(resources.files(self.module).joinpath("data/rules.json").read_text())
+        return data["players"]["min"], data["players"]["max"]
+
+
+GAMES = {g.module: g for g in (Game("bloomsim", "Broom Service"),
+                               Game("rapinsim", "Lapin treasure hunt"))}
+
+
+@dataclass(frozen=True)
+class Plan:
+    mode: str
+    reps: int                 # repetitions of every timed measurement
+    batches: tuple[int, ...]  # batch sizes swept at GOAL_PLAYERS with random players
+    sweep_batch: int          # batch of the player-count and policy comparisons
+    ref_games: int            # games the reference engine plays (fewer if over max_run_s)
+    max_run_s: float          # a compiled run predicted to take longer is skipped
+    min_rep_s: float          # a repetition repeats the call until it lasts this long
+    cold_reps: int            # cold starts (each in a fresh NUMBA_CACHE_DIR)
+    warm_reps: int
+    memory_games: int         # games streamed to Parquet in the memory run
+    peer_games: int           # OpenSpiel hearts games per repetition
+
+    @property
+    def threads(self) -> tuple[int, ...]:
+        """1 thread, 2 threads (the scaling goal) and all threads, those this machine has."""
+        top = numba.config.NUMBA_NUM_THREADS
+        return tuple(sorted({t for t in (1, 2, top) if t <= top}))
+
+
+PLANS = {
+    "smoke": Plan("smoke", reps=1, batches=(200,), sweep_batch=200, ref_games=4,
+                  max_run_s=5, min_rep_s=0, cold_reps=0, warm_reps=1, memory_games=2_000,
+                  peer_games=5),
+    "quick": Plan("quick", reps=3, batches=(1_000, 10_000, 100_000), sweep_batch=10_000,
+                  ref_games=40, max_run_s=3, min_rep_s=0.1, cold_reps=1, warm_reps=2,
+                  memory_games=200_000, peer_games=300),
+    "full": Plan("full", reps=5, batches=(1_000, 10_000, 100_000, 1_000_000),
+                 sweep_batch=100_000, ref_games=1_000, max_run_s=30, min_rep_s=0.3,
+                 cold_reps=3, warm_reps=5, memory_games=10_000_000, peer_games=3_000),
+}

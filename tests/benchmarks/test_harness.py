@@ -1,0 +1,131 @@
+import json
+
+import pytest
+
+from benchmarks import goals, throughput
+from benchmarks.__main__ import main
+from benchmarks.plan import GOAL_PLAYERS, PLANS
+from benchmarks.report import markdown, plot
+from benchmarks.stats import summary
+from benchmarks.throughput import Config
+from benchmarks.userpolicy import NAME as USER_POLICY
+
+
+def test_summary_is_median_min_max():
+    assert summary("x", [3.0, 1.0, 10.0]) == {"x": 3.0, "x_min": 1.0, "x_max": 10.0}
+    with pytest.raises(ValueError, match="no measurements of x"):
+        summary("x", [])
+
+
+def test_time_config_counts_games_and_decisions_of_the_same_games(fake_game):
+    cfg = Config("bloomsim", "compiled", "random", 4, 1, 100)
+    rec, df = throughput.time_config(fake_game.engine.simulate, cfg, ["random"] * 4, 7, reps=3,
+                                     min_rep_s=0)
+    assert df.height == 400 and rec["reps"] == 3 and len(rec["seconds_per_call"]) == 3
+    assert rec["decisions_per_game"] == 12.0   # 10 + (g + 7) % 5 over 100 games averages 12
+    assert rec["games_per_s_min"] <= rec["games_per_s"] <= rec["games_per_s_max"]
+    assert rec["decisions_per_s"] == pytest.approx(12 * rec["games_per_s"])
+    assert fake_game.engine.calls[0] == ("compiled", 4, 10, 1)   # the untimed warm-up
+
+
+def test_configs_sweep_batches_players_and_policies_without_duplicates(fake_game):
+    plan = PLANS["quick"]
+    cs = throughput.configs(fake_game, plan, ["random", "slowpoke"])
+    assert len(cs) == len(set(cs))
+    assert [c.batch for c in cs] == sorted(c.batch for c in cs)
+    assert {c.n_players for c in cs} == {2, 3, 4, 5}
+    assert {c.batch for c in cs if c.policy == "slowpoke"} == {plan.sweep_batch}
+    assert {c.threads for c in cs} == set(plan.threads)
+
+
+def test_benchmark_times_every_config_and_the_reference_on_the_same_games(fake_game):
+    records, notes = throughput.benchmark(fake_game, PLANS["smoke"], lambda line: None)
+    engines = {r["engine"] for r in records}
+    assert engines == {"compiled", "reference"} and notes == []
+    assert {r["policy"] for r in records} == {"random", "slowpoke", USER_POLICY}
+    ref = next(r for r in records if r["engine"] == "reference")
+    assert ref["threads"] == 1 and ref["batch"] <= PLANS["smoke"].ref_games
+
+
+def _results(**over):
+    """A small synthetic run: bloomsim only, figures chosen to hit each branch of the goals."""
+    base = {"game": "bloomsim", "engine": "compiled", "policy": "random",
+            "n_players": GOAL_PLAYERS, "reps": 3, "decisions_per_game": 50.0, "load": 0.5}
+
+    def rec(threads, batch, gps, **kw):
+        r = dict(base, threads=threads, batch=batch, **kw)
+        r.update(summary("games_per_s", [gps * 0.9, gps, gps * 1.1]))
+        r.update(summary("decisions_per_s", [50 * gps * 0.9, 50 * gps, 50 * gps * 1.1]))
+        return r
+
+    res = {
+        "command": "python -m benchmarks --test", "mode": "quick", "seed": 1,
+        "started_utc": "2026-11-30 00:00", "wall_s": 10.0, "load_start": 0.1, "load_end": 0.2,
+        "games": ["bloomsim"], "notes": ["a note"],
+        "machine": {"cpu": "Test CPU", "cores": 2, "numba_threads": 2, "memory_gb": 8,
+                    "python": "3.11", "versions": {"numba": "0.68"}, "commit": "abc"},
+        "throughput": [rec(1, 1000, 50_000), rec(2, 1000, 95_000),
+                       rec(1, 100_000, 60_000), rec(2, 100_000, 120_000),
+                       rec(2, 100_000, 30_000, policy="slowpoke"),
+                       rec(2, 100_000, 1_000, policy=USER_POLICY),
+                       rec(1, 50, 400, engine="reference")],
+        "startup": [dict(game="bloomsim", kind=k, reps=1, load=0.1,
+                         **summary("first_result_s", [s]), **summary("process_s", [s + 0.2]),
+                         **summary("user_policy_compile_s", [0.1]),
+                         **summary("user_first_result_s", [0.2]))
+                    for k, s in (("cold", 40.0), ("warm", 1.5))],
+        "memory": [{"game": "bloomsim", "n_games": 200_000, "peak_rss_mb": 900.0,
+                    "base_rss_mb": 300.0, "games_per_s": 1e5, "parquet_mb": 5.0, "load": 0.3}],
+        "peer": None,
+    }
+    res.update(over)
+    res["goals"] = goals.evaluate(res)
+    return res
+
+
+def test_goals_report_each_figure_and_verdict():
+    by = {(g["goal"], g["target"]): g for g in _results()["goals"]}
+    assert len(by) == 8
+    speed = by[("Broom Service, 4 random players", ">= 100,000 games/s")]
+    assert speed["passed"] and speed["value"] == 120_000
+    ratio = by[("Broom Service, 4 random players", ">= 100x the reference (1 thread each)")]
+    assert ratio["value"] == 150 and ratio["passed"]
+    heur = by[("Broom Service, strongest heuristic", "within 3x of random")]
+    assert heur["value"] == 4 and heur["passed"] is False and "slowpoke" in heur["figure"]
+    assert by[("Broom Service, 1 -> 2 threads", ">= 1.8x")]["value"] == 2
+    assert by[("Broom Service, cold start to first result", "<= 30 s")]["passed"] is False
+    assert by[("Broom Service, warm start to first result", "<= 2 s")]["passed"] is True
+    mem = by[("Broom Service, 10M games streamed to Parquet", "<= 2 GB resident")]
+    assert mem["passed"] is None and "200,000 games" in mem["figure"]   # too small to judge
+    peer = by[("Broom Service vs OpenSpiel hearts from Python",
+               ">= 10x its decisions/s per core")]
+    assert peer["passed"] is None and peer["figure"] == "not measured"
+
+
+def test_goal_against_the_peer_uses_one_thread_decisions():
+    peer = {"decisions_per_s": 100_000.0}
+    g = goals.evaluate(_results(peer=peer))[-1]
+    assert g["value"] == pytest.approx(30.0) and g["passed"]   # 50 * 60,000 / 100,000
+
+
+def test_report_tables_and_plot(tmp_path):
+    res = _results()
+    text = markdown(res)
+    assert "| Broom Service, 4 random players | >= 100,000 games/s | 120,000 games/s" in text
+    assert "**FAIL**" in text and "- a note" in text
+    plot(res, tmp_path / "p.png")
+    assert (tmp_path / "p.png").stat().st_size > 1000
+    json.dumps(res)   # the results file is plain JSON
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--reps", "0"], "--reps: expected a positive integer"),
+    (["--games", "chess"], "invalid choice: 'chess'"),
+    (["--quick", "--smoke"], "not allowed with argument"),
+    (["--json", "/no/such/folder/x.json"], "not a file in an existing folder"),
+])
+def test_bad_arguments_get_one_line_and_exit_2(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and message in err and err.count("\n") == 1

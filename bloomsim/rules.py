@@ -1,0 +1,613 @@
+"""Every rule parameter of Broom Service, validated once, then turned into arrays for the kernels.
+
+``Rules`` is a frozen dataclass whose fields are the top-level keys of the rules data
+(``data/rules.json``). A user's JSON or TOML file replaces any top-level key it names (the rest
+keep their defaults); ``rules.replace(key=value)`` does the same from Python. Every check raises
+a ``ValueError`` that names the field and the file, so nothing invalid reaches compiled code.
+``rules.tables()`` converts once into ``Tables``, the NamedTuple of numpy arrays the engine reads.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+import numpy as np
+
+DEFAULT_PATH = Path(__file__).with_name("data") / "rules.json"
+
+COLOURS = ("green", "purple", "orange")
+RESOURCES = COLOURS + ("wand",)          # resource kinds, in this order everywhere
+CASTLE, WATER = "castle", "water"        # terrain codes 0 and 1; land terrains follow
+ROLE_KINDS = ("witch", "gatherer", "druid", "weather_fairy")
+EVENT_KINDS = {                          # kind -> (timing, required parameters)
+    "more_or_less": ("selection", ("hand_size_choices", "points_by_hand_size")),
+    "black_market": ("cowardly_alternative", ("gain",)),
+    "black_distillery": ("cowardly_alternative", ("gain",)),
+    "empty_handed": ("round_end", ("max_potions", "points")),
+    "perilous_places": ("round_end", ("points_per_pawn",)),
+    "protected_places": ("round_end", ("points_per_pawn",)),
+    "upper_hand": ("round_end", ("winner_points", "winner_pays_bid")),
+    "the_works": ("round_end", ("set_points", "max_sets")),
+    "flock_together": ("round_end", ("points",)),
+    "tenth_event": ("turns", ()),
+}
+RESHUFFLE_OPTIONS = ("set_aside_revealed", "all_roles")
+MAX_PLAYERS = 6
+MAX_ROUNDS = 8          # enchanted_<role> columns are uint8 round bitmasks
+MAX_ROLES = 16
+
+# Values the spec marks ASSUMPTION (or [D]ecision options): shown by `bloomsim rules`.
+ASSUMPTIONS = {
+    "board": "an approximation of the printed map (6x7 grid with a lake), not the map itself",
+    "cloud_tiles": "mix of 24 tiles: 8 each of (1 star, 1 bolt), (2, 2), (3, 3)",
+    "lightning_points": "end-game table on total bolts",
+    "lightning_points_beyond_table": "points per bolt beyond the table",
+    "roles": "gatherer amounts (cowardly 1 potion; brave 2 potions + 1 wand); druid terrains",
+    "events": "every event's numbers (and the empty tenth card)",
+    "score_floor": "the track cannot go below 0 (null or \"none\": no floor)",
+    "enchanted_reshuffle": "[D] option: roles revealed this round are set aside when the "
+                           "enchanted deck is reshuffled mid-reveal ('all_roles': reshuffle all)",
+    "druid_needs_terrain": "[D] option: a druid delivers only from a pawn's area of one of "
+                           "its terrains (false: from any area holding a pawn)",
+}
+
+OPTION_DEFAULTS = {"enchanted_reshuffle": "set_aside_revealed", "druid_needs_terrain": True}
+
+
+def _freeze(x):
+    if isinstance(x, dict):
+        return MappingProxyType({k: _freeze(v) for k, v in x.items()})
+    if isinstance(x, list | tuple):
+        return tuple(_freeze(v) for v in x)
+    return x
+
+
+def _thaw(x):
+    if isinstance(x, MappingProxyType | dict):
+        return {k: _thaw(v) for k, v in x.items()}
+    if isinstance(x, tuple | list):
+        return [_thaw(v) for v in x]
+    return x
+
+
+class _Check:
+    """Raises ValueErrors that name the field and the source file."""
+
+    def __init__(self, source: str):
+        self.source = source
+
+    def fail(self, where: str, msg: str):
+        raise ValueError(f"rules {self.source}: {where}: {msg}")
+
+    def int(self, where, v, lo=None, hi=None):
+        if isinstance(v, bool) or not isinstance(v, int):
+            self.fail(where, f"must be an integer, got {v!r}")
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            self.fail(where, f"must be between {lo} and {hi}, got {v}")
+        return v
+
+    def dict(self, where, v, required=(), optional=()):
+        if not isinstance(v, dict | MappingProxyType):
+            self.fail(where, f"must be a table/object, got {type(v).__name__}")
+        unknown = sorted(set(v) - set(required) - set(optional))
+        if unknown:
+            self.fail(where, f"unknown key(s) {unknown}; allowed: {sorted(set(required) | set(optional))}")
+        missing = [k for k in required if k not in v]
+        if missing:
+            self.fail(where, f"missing key(s) {missing}")
+        return v
+
+    def list(self, where, v, min_len=0):
+        if not isinstance(v, list | tuple):
+            self.fail(where, f"must be a list, got {type(v).__name__}")
+        if len(v) < min_len:
+            self.fail(where, f"must have at least {min_len} entries, got {len(v)}")
+        return v
+
+    def str(self, where, v, choices=None):
+        if not isinstance(v, str):
+            self.fail(where, f"must be a string, got {v!r}")
+        if choices is not None and v not in choices:
+            self.fail(where, f"must be one of {list(choices)}, got {v!r}")
+        return v
+
+    def gains(self, where, v, keys=RESOURCES):
+        self.dict(where, v, optional=keys)
+        for k, n in v.items():
+            self.int(f"{where}.{k}", n, 0, 100)
+        return v
+
+
+@dataclass(frozen=True)
+class Rules:
+    """All rule parameters; see ``docs/bloomsim-rules.md`` for their meaning."""
+
+    players: Any
+    rounds: int
+    start_score: int
+    score_floor: Any
+    hand_size: int
+    start_potions: Any
+    start_wands: Any
+    enchanted_total: int
+    enchanted_penalty: int
+    brave_bonus: Any
+    roles: Any
+    events: Any
+    events_used: int
+    lightning_points: Any
+    lightning_points_beyond_table: int
+    resource_sets: Any
+    cloud_tiles: Any
+    board: Any
+    enchanted_reshuffle: str = OPTION_DEFAULTS["enchanted_reshuffle"]
+    druid_needs_terrain: bool = OPTION_DEFAULTS["druid_needs_terrain"]
+    about: str = ""
+    source: str = "(built in)"
+
+    # ------------------------------------------------------------ construction
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str = "(dict)") -> "Rules":
+        """Validate ``data`` (all keys present) and build the rules."""
+        c = _Check(source)
+        names = [f.name for f in fields(cls) if f.name != "source"]
+        optional = ("about",) + tuple(OPTION_DEFAULTS)
+        c.dict("top level", data, required=[n for n in names if n not in optional],
+               optional=optional)
+        values = {k: _freeze(_thaw(v)) for k, v in data.items()}
+        rules = cls(**values, source=source)
+        rules._validate(c)
+        rules.__dict__["_tables"] = None
+        return rules
+
+    def to_dict(self) -> dict:
+        """The rules as plain JSON-ready data (round-trips through ``from_dict``)."""
+        return {f.name: _thaw(getattr(self, f.name)) for f in fields(self) if f.name != "source"}
+
+    def replace(self, **changes) -> "Rules":
+        """A copy with some top-level values replaced, validated again."""
+        return Rules.from_dict({**self.to_dict(), **changes}, source=f"{self.source} + replace()")
+
+    # ------------------------------------------------------------ derived names
+
+    @property
+    def land_terrains(self) -> tuple[str, ...]:
+        """Land terrains in order of first appearance on the board (codes 2, 3, ...)."""
+        seen = []
+        for a in self.board["areas"]:
+            if a["terrain"] not in (CASTLE, WATER) and a["terrain"] not in seen:
+                seen.append(a["terrain"])
+        return tuple(seen)
+
+    @property
+    def terrains(self) -> tuple[str, ...]:
+        return (CASTLE, WATER) + self.land_terrains
+
+    @property
+    def role_ids(self) -> tuple[str, ...]:
+        return tuple(r["id"] for r in self.roles)
+
+    @property
+    def event_ids(self) -> tuple[str, ...]:
+        return tuple(e["id"] for e in self.events)
+
+    @property
+    def area_ids(self) -> tuple[str, ...]:
+        return tuple(a["id"] for a in self.board["areas"])
+
+    @property
+    def tower_ids(self) -> tuple[str, ...]:
+        return tuple(t["id"] for t in self.board["towers"])
+
+    def event_kind(self, i: int) -> str:
+        e = self.events[i]
+        return e.get("kind", e["id"])
+
+    # ------------------------------------------------------------ validation
+
+    def _validate(self, c: _Check) -> None:
+        c.dict("players", self.players, required=("min", "max"))
+        lo = c.int("players.min", self.players["min"], 2, MAX_PLAYERS)
+        c.int("players.max", self.players["max"], lo, MAX_PLAYERS)
+        c.int("rounds", self.rounds, 1, MAX_ROUNDS)
+        c.int("start_score", self.start_score, -1000, 1000)
+        if not (self.score_floor is None or self.score_floor == "none"):
+            c.int("score_floor", self.score_floor, -1000, 1000)
+        c.gains("start_potions", self.start_potions, COLOURS)
+        c.dict("start_wands", self.start_wands, required=("first_player", "last_player", "others"))
+        for k, v in self.start_wands.items():
+            c.int(f"start_wands.{k}", v, 0, 100)
+        c.int("enchanted_total", self.enchanted_total, 0, MAX_ROLES)
+        c.int("enchanted_penalty", self.enchanted_penalty, 0, 1000)
+        c.dict("brave_bonus", self.brave_bonus, required=("druid", "weather_fairy"))
+        for k, v in self.brave_bonus.items():
+            c.int(f"brave_bonus.{k}", v, -1000, 1000)
+        c.str("enchanted_reshuffle", self.enchanted_reshuffle, RESHUFFLE_OPTIONS)
+        if not isinstance(self.druid_needs_terrain, bool):
+            c.fail("druid_needs_terrain", f"must be true or false, got {self.druid_needs_terrain!r}")
+        c.str("about", self.about)
+        self._validate_board(c)
+        self._validate_roles(c)
+        self._validate_events(c)
+        c.list("lightning_points", self.lightning_points, 1)
+        for i, v in enumerate(self.lightning_points):
+            c.int(f"lightning_points[{i}]", v, -1000, 1000)
+        c.int("lightning_points_beyond_table", self.lightning_points_beyond_table, -1000, 1000)
+        c.dict("resource_sets", self.resource_sets, required=("four_kinds", "three_kinds"))
+        for k, v in self.resource_sets.items():
+            c.int(f"resource_sets.{k}", v, 0, 1000)
+        c.list("cloud_tiles", self.cloud_tiles, 1)
+        n_tiles = 0
+        for i, t in enumerate(self.cloud_tiles):
+            c.dict(f"cloud_tiles[{i}]", t, required=("stars", "lightning", "count"))
+            c.int(f"cloud_tiles[{i}].stars", t["stars"], 0, 100)
+            c.int(f"cloud_tiles[{i}].lightning", t["lightning"], 0, 100)
+            n_tiles += c.int(f"cloud_tiles[{i}].count", t["count"], 0, 1000)
+        if n_tiles < len(self.board["cloud_spaces"]):
+            c.fail("cloud_tiles", f"{n_tiles} tiles cannot cover "
+                   f"{len(self.board['cloud_spaces'])} cloud spaces")
+        if self.enchanted_total - lo > len(self.roles):
+            c.fail("enchanted_total", f"{self.enchanted_total} - {lo} players reveals more roles "
+                   f"than the {len(self.roles)} that exist")
+
+    def _validate_board(self, c: _Check) -> None:
+        b = c.dict("board", self.board,
+                   required=("areas", "adjacent", "castles", "cloud_spaces", "towers"))
+        ids = {}
+        c.list("board.areas", b["areas"], 2)
+        if len(b["areas"]) > 30000:
+            c.fail("board.areas", "too many areas")
+        for i, a in enumerate(b["areas"]):
+            c.dict(f"board.areas[{i}]", a, required=("id", "terrain"), optional=("x", "y"))
+            c.str(f"board.areas[{i}].id", a["id"])
+            c.str(f"board.areas[{i}].terrain", a["terrain"])
+            if a["id"] in ids:
+                c.fail(f"board.areas[{i}].id", f"duplicate area id {a['id']!r}")
+            ids[a["id"]] = a["terrain"]
+
+        def area(where, name):
+            if name not in ids:
+                c.fail(where, f"unknown area {name!r}")
+            return name
+
+        c.list("board.adjacent", b["adjacent"])
+        for i, pair in enumerate(b["adjacent"]):
+            c.list(f"board.adjacent[{i}]", pair, 2)
+            if len(pair) != 2:
+                c.fail(f"board.adjacent[{i}]", f"must name two areas, got {list(pair)}")
+            x, y = (area(f"board.adjacent[{i}]", n) for n in pair)
+            if x == y:
+                c.fail(f"board.adjacent[{i}]", f"area {x!r} cannot be adjacent to itself")
+        c.list("board.castles", b["castles"], 2)
+        if len(b["castles"]) != 2:
+            c.fail("board.castles", f"must name exactly two castle areas, got {len(b['castles'])}")
+        for i, n in enumerate(b["castles"]):
+            if ids[area(f"board.castles[{i}]", n)] != CASTLE:
+                c.fail(f"board.castles[{i}]", f"area {n!r} has terrain {ids[n]!r}, not 'castle'")
+        c.list("board.cloud_spaces", b["cloud_spaces"])
+        if len(set(b["cloud_spaces"])) != len(b["cloud_spaces"]):
+            c.fail("board.cloud_spaces", "names an area twice")
+        for i, n in enumerate(b["cloud_spaces"]):
+            if ids[area(f"board.cloud_spaces[{i}]", n)] in (CASTLE, WATER):
+                c.fail(f"board.cloud_spaces[{i}]", f"a cloud space cannot be on {ids[n]} area {n!r}")
+        c.list("board.towers", b["towers"], 1)
+        seen = set()
+        for i, t in enumerate(b["towers"]):
+            w = f"board.towers[{i}]"
+            c.dict(w, t, required=("id", "colour", "shape", "points", "wands", "areas"))
+            if c.str(f"{w}.id", t["id"]) in seen:
+                c.fail(f"{w}.id", f"duplicate tower id {t['id']!r}")
+            seen.add(t["id"])
+            c.str(f"{w}.colour", t["colour"], COLOURS)
+            c.str(f"{w}.shape", t["shape"], ("round", "square"))
+            c.int(f"{w}.points", t["points"], -1000, 1000)
+            c.int(f"{w}.wands", t["wands"], 0, 100)
+            c.list(f"{w}.areas", t["areas"], 1)
+            for n in t["areas"]:
+                if ids[area(f"{w}.areas", n)] == WATER:
+                    c.fail(f"{w}.areas", f"tower {t['id']!r} touches water area {n!r}")
+            if len(set(t["areas"])) != len(t["areas"]):
+                c.fail(f"{w}.areas", "names an area twice")
+
+    def _validate_roles(self, c: _Check) -> None:
+        c.list("roles", self.roles, 1)
+        if len(self.roles) > MAX_ROLES:
+            c.fail("roles", f"at most {MAX_ROLES} roles, got {len(self.roles)}")
+        land = self.land_terrains
+        seen = set()
+        for i, r in enumerate(self.roles):
+            w = f"roles[{i}]"
+            c.dict(w, r, required=("id", "kind"),
+                   optional=("terrain", "colour", "cowardly", "brave"))
+            if c.str(f"{w}.id", r["id"]) in seen:
+                c.fail(f"{w}.id", f"duplicate role id {r['id']!r}")
+            seen.add(r["id"])
+            kind = c.str(f"{w}.kind", r["kind"], ROLE_KINDS)
+            need = {"witch": ("terrain",), "druid": ("terrain",), "weather_fairy": (),
+                    "gatherer": ("colour", "cowardly", "brave")}[kind]
+            c.dict(w, r, required=("id", "kind") + need)
+            if "terrain" in need:
+                c.list(f"{w}.terrain", r["terrain"], 1)
+                for t in r["terrain"]:
+                    c.str(f"{w}.terrain", t)
+                    if t not in land:
+                        c.fail(f"{w}.terrain", f"{t!r} is not a land terrain of the board {list(land)}")
+            if kind == "gatherer":
+                c.str(f"{w}.colour", r["colour"], COLOURS)
+                c.gains(f"{w}.cowardly", r["cowardly"])
+                c.gains(f"{w}.brave", r["brave"])
+        c.int("hand_size", self.hand_size, 1, len(self.roles))
+
+    def _validate_events(self, c: _Check) -> None:
+        c.list("events", self.events, 0)
+        land = self.land_terrains
+        seen = set()
+        for i, e in enumerate(self.events):
+            w = f"events[{i}]"
+            if not isinstance(e, dict | MappingProxyType) or "id" not in e:
+                c.fail(w, "each event needs an 'id'")
+            kind = e.get("kind", e["id"])
+            if kind not in EVENT_KINDS:
+                c.fail(w, f"event {e['id']!r} has unknown kind {kind!r}; known kinds: "
+                       f"{sorted(EVENT_KINDS)} (set 'kind' to reuse one under a new id)")
+            timing, params = EVENT_KINDS[kind]
+            c.dict(w, e, required=("id", "timing") + params, optional=("kind", "note"))
+            if c.str(f"{w}.id", e["id"]) in seen:
+                c.fail(f"{w}.id", f"duplicate event id {e['id']!r}")
+            seen.add(e["id"])
+            if e["timing"] != timing:
+                c.fail(f"{w}.timing", f"a {kind} event resolves at {timing!r}, got {e['timing']!r}")
+            if kind == "more_or_less":
+                ch = c.list(f"{w}.hand_size_choices", e["hand_size_choices"], 1)
+                for n in ch:
+                    c.int(f"{w}.hand_size_choices", n, 1, len(self.roles))
+                pts = c.dict(f"{w}.points_by_hand_size", e["points_by_hand_size"],
+                             optional=[str(n) for n in range(1, len(self.roles) + 1)])
+                for n in ch:
+                    if str(n) not in pts:
+                        c.fail(f"{w}.points_by_hand_size", f"no points for hand size {n}")
+                    c.int(f"{w}.points_by_hand_size.{n}", pts[str(n)], -1000, 1000)
+            elif kind in ("black_market", "black_distillery"):
+                c.gains(f"{w}.gain", e["gain"], RESOURCES + ("any_potion",))
+            elif kind == "empty_handed":
+                c.int(f"{w}.max_potions", e["max_potions"], 0, 10000)
+                c.int(f"{w}.points", e["points"], -1000, 1000)
+            elif kind in ("perilous_places", "protected_places"):
+                c.dict(f"{w}.points_per_pawn", e["points_per_pawn"], optional=land)
+                for t, v in e["points_per_pawn"].items():
+                    c.int(f"{w}.points_per_pawn.{t}", v, -1000, 1000)
+            elif kind == "upper_hand":
+                c.int(f"{w}.winner_points", e["winner_points"], -1000, 1000)
+                if not isinstance(e["winner_pays_bid"], bool):
+                    c.fail(f"{w}.winner_pays_bid", "must be true or false")
+            elif kind == "the_works":
+                c.int(f"{w}.set_points", e["set_points"], -1000, 1000)
+                c.int(f"{w}.max_sets", e["max_sets"], 0, 100)
+            elif kind == "flock_together":
+                c.int(f"{w}.points", e["points"], -1000, 1000)
+        c.int("events_used", self.events_used, 0, len(self.events))
+
+    # ------------------------------------------------------------ for the kernels
+
+    def tables(self) -> "Tables":
+        """The rules as arrays for the compiled engine (built once, then cached)."""
+        if self.__dict__.get("_tables") is None:
+            self.__dict__["_tables"] = _build_tables(self)
+        return self.__dict__["_tables"]
+
+    def max_resources(self) -> int:
+        """An upper bound on one player's resources at any time (sizes the bid options)."""
+        gains = [sum(self.start_potions.values()) + max(self.start_wands.values())]
+        per_play = [0]
+        for r in self.roles:
+            if r["kind"] == "gatherer":
+                per_play += [sum(r["cowardly"].values()), sum(r["brave"].values())]
+        for e in self.events:
+            if "gain" in e:
+                per_play.append(sum(e["gain"].values()))
+        per_play.append(max(t["wands"] for t in self.board["towers"]))
+        hand = max([self.hand_size] + [max(e["hand_size_choices"]) for e in self.events
+                                       if "hand_size_choices" in e])
+        return gains[0] + self.rounds * hand * max(per_play)
+
+
+class Tables(NamedTuple):
+    """The rules as arrays (codes: terrain 0 castle, 1 water, 2+ land; resources g, p, o, wand)."""
+
+    n_roles: int
+    rounds: int
+    start_score: int
+    has_floor: int
+    floor: int
+    hand_size: int
+    start_potions: np.ndarray     # [3] int16
+    start_wands: np.ndarray       # [3] int16: first player, last player, others
+    enchanted_total: int
+    enchanted_penalty: int
+    bonus_druid: int
+    bonus_fairy: int
+    reshuffle_all: int            # enchanted_reshuffle == "all_roles"
+    druid_needs_terrain: int
+    events_used: int
+    set4: int
+    set3: int
+    max_bid: int                  # max_resources(): the bid options never exceed it
+    area_terrain: np.ndarray      # [A] int8
+    adj_ptr: np.ndarray           # [A+1] int32: neighbours of a are adj[adj_ptr[a]:adj_ptr[a+1]]
+    adj: np.ndarray               # [2*E] int16
+    adjm: np.ndarray              # [A, A] bool
+    castles: np.ndarray           # [2] int16
+    cloud_area: np.ndarray        # [C] int16: area of each cloud space
+    tile_stars: np.ndarray        # [N] int16: every cloud tile
+    tile_light: np.ndarray        # [N] int16
+    tower_colour: np.ndarray      # [K] int8
+    tower_round: np.ndarray       # [K] bool
+    tower_points: np.ndarray      # [K] int16
+    tower_wands: np.ndarray       # [K] int16
+    tower_ptr: np.ndarray         # [K+1] int32: areas of tower k
+    tower_areas: np.ndarray       # [*] int16
+    area_tower_ptr: np.ndarray    # [A+1] int32: towers touching area a (ascending)
+    area_towers: np.ndarray       # [*] int16
+    role_kind: np.ndarray         # [R] int8: index in ROLE_KINDS
+    role_terrains: np.ndarray     # [R] int32: bitmask of terrain codes
+    role_gain: np.ndarray         # [R, 2, 4] int16: gatherer gains (cowardly, brave)
+    ev_kind: np.ndarray           # [E] int8: index in EVENT_CODES
+    ev_hand_ok: np.ndarray        # [E, R+1] bool: allowed hand sizes (More or Less?)
+    ev_hand_points: np.ndarray    # [E, R+1] int16
+    ev_gain: np.ndarray           # [E, 4] int16: Black Market / Distillery fixed gain
+    ev_any_potion: np.ndarray     # [E] int16: potions of a colour of one's choice
+    ev_limit: np.ndarray          # [E] int16: Empty Handed max potions; The Works max sets
+    ev_points: np.ndarray         # [E] int16
+    ev_pays: np.ndarray           # [E] bool: Upper Hand winner pays the bid
+    ev_terrain_points: np.ndarray  # [E, T] int16: points per pawn by terrain code
+    lightning: np.ndarray         # [L] int16
+    lightning_beyond: int
+
+
+# event codes used by the kernels (Black Market and Distillery share one mechanism)
+EV_NONE, EV_MORE_OR_LESS, EV_ALTERNATIVE, EV_EMPTY_HANDED, EV_PAWN_TERRAIN, EV_UPPER_HAND, \
+    EV_THE_WORKS, EV_FLOCK = range(8)
+EVENT_CODES = {"tenth_event": EV_NONE, "more_or_less": EV_MORE_OR_LESS,
+               "black_market": EV_ALTERNATIVE, "black_distillery": EV_ALTERNATIVE,
+               "empty_handed": EV_EMPTY_HANDED, "perilous_places": EV_PAWN_TERRAIN,
+               "protected_places": EV_PAWN_TERRAIN, "upper_hand": EV_UPPER_HAND,
+               "the_works": EV_THE_WORKS, "flock_together": EV_FLOCK}
+WITCH, GATHERER, DRUID, FAIRY = range(4)
+
+
+def _csr(lists, n):
+    ptr = np.zeros(n + 1, np.int32)
+    for i, x in enumerate(lists):
+        ptr[i + 1] = ptr[i] + len(x)
+    flat = np.array([v for x in lists for v in x], dtype=np.int16)
+    return ptr, flat
+
+
+def _build_tables(r: Rules) -> Tables:
+    b = r.board
+    terr = {t: i for i, t in enumerate(r.terrains)}
+    aidx = {a: i for i, a in enumerate(r.area_ids)}
+    A, R, E, T = len(aidx), len(r.roles), len(r.events), len(terr)
+    nbrs = [set() for _ in range(A)]
+    for x, y in b["adjacent"]:
+        nbrs[aidx[x]].add(aidx[y])
+        nbrs[aidx[y]].add(aidx[x])
+    adj_ptr, adj = _csr([sorted(s) for s in nbrs], A)
+    adjm = np.zeros((A, A), np.bool_)
+    for a, s in enumerate(nbrs):
+        adjm[a, list(s)] = True
+    towers = b["towers"]
+    tower_ptr, tower_areas = _csr([[aidx[n] for n in t["areas"]] for t in towers], len(towers))
+    at = [[k for k, t in enumerate(towers) if aidx_name in t["areas"]] for aidx_name in r.area_ids]
+    area_tower_ptr, area_towers = _csr(at, A)
+    stars = [t["stars"] for t in r.cloud_tiles for _ in range(t["count"])]
+    light = [t["lightning"] for t in r.cloud_tiles for _ in range(t["count"])]
+    role_kind = np.array([ROLE_KINDS.index(x["kind"]) for x in r.roles], np.int8)
+    role_terrains = np.zeros(R, np.int32)
+    role_gain = np.zeros((R, 2, 4), np.int16)
+    for i, x in enumerate(r.roles):
+        for t in x.get("terrain", ()):
+            role_terrains[i] |= 1 << terr[t]
+        for j, side in enumerate(("cowardly", "brave")):
+            for k, res in enumerate(RESOURCES):
+                role_gain[i, j, k] = x.get(side, {}).get(res, 0)
+    ev_kind = np.zeros(E, np.int8)
+    ev_hand_ok = np.zeros((E, R + 1), np.bool_)
+    ev_hand_points = np.zeros((E, R + 1), np.int16)
+    ev_gain = np.zeros((E, 4), np.int16)
+    ev_any = np.zeros(E, np.int16)
+    ev_limit = np.zeros(E, np.int16)
+    ev_points = np.zeros(E, np.int16)
+    ev_pays = np.zeros(E, np.bool_)
+    ev_tp = np.zeros((E, T), np.int16)
+    for i, e in enumerate(r.events):
+        kind = r.event_kind(i)
+        ev_kind[i] = EVENT_CODES[kind]
+        if kind == "more_or_less":
+            for n in e["hand_size_choices"]:
+                ev_hand_ok[i, n] = True
+                ev_hand_points[i, n] = e["points_by_hand_size"][str(n)]
+        elif "gain" in e:
+            for k, res in enumerate(RESOURCES):
+                ev_gain[i, k] = e["gain"].get(res, 0)
+            ev_any[i] = e["gain"].get("any_potion", 0)
+        elif kind == "empty_handed":
+            ev_limit[i], ev_points[i] = e["max_potions"], e["points"]
+        elif "points_per_pawn" in e:
+            for t, v in e["points_per_pawn"].items():
+                ev_tp[i, terr[t]] = v
+        elif kind == "upper_hand":
+            ev_points[i], ev_pays[i] = e["winner_points"], e["winner_pays_bid"]
+        elif kind == "the_works":
+            ev_points[i], ev_limit[i] = e["set_points"], e["max_sets"]
+        elif kind == "flock_together":
+            ev_points[i] = e["points"]
+    no_floor = r.score_floor is None or r.score_floor == "none"
+    return Tables(
+        n_roles=R, rounds=r.rounds, start_score=r.start_score, has_floor=int(not no_floor),
+        floor=0 if no_floor else r.score_floor, hand_size=r.hand_size,
+        start_potions=np.array([r.start_potions.get(c, 0) for c in COLOURS], np.int16),
+        start_wands=np.array([r.start_wands["first_player"], r.start_wands["last_player"],
+                              r.start_wands["others"]], np.int16),
+        enchanted_total=r.enchanted_total, enchanted_penalty=r.enchanted_penalty,
+        bonus_druid=r.brave_bonus["druid"], bonus_fairy=r.brave_bonus["weather_fairy"],
+        reshuffle_all=int(r.enchanted_reshuffle == "all_roles"),
+        druid_needs_terrain=int(r.druid_needs_terrain), events_used=r.events_used,
+        set4=r.resource_sets["four_kinds"], set3=r.resource_sets["three_kinds"],
+        max_bid=r.max_resources(),
+        area_terrain=np.array([terr[a["terrain"]] for a in b["areas"]], np.int8),
+        adj_ptr=adj_ptr, adj=adj, adjm=adjm,
+        castles=np.array([aidx[n] for n in b["castles"]], np.int16),
+        cloud_area=np.array([aidx[n] for n in b["cloud_spaces"]], np.int16),
+        tile_stars=np.array(stars, np.int16), tile_light=np.array(light, np.int16),
+        tower_colour=np.array([COLOURS.index(t["colour"]) for t in towers], np.int8),
+        tower_round=np.array([t["shape"] == "round" for t in towers], np.bool_),
+        tower_points=np.array([t["points"] for t in towers], np.int16),
+        tower_wands=np.array([t["wands"] for t in towers], np.int16),
+        tower_ptr=tower_ptr, tower_areas=tower_areas,
+        area_tower_ptr=area_tower_ptr, area_towers=area_towers,
+        role_kind=role_kind, role_terrains=role_terrains, role_gain=role_gain,
+        ev_kind=ev_kind, ev_hand_ok=ev_hand_ok, ev_hand_points=ev_hand_points, ev_gain=ev_gain,
+        ev_any_potion=ev_any, ev_limit=ev_limit, ev_points=ev_points, ev_pays=ev_pays,
+        ev_terrain_points=ev_tp,
+        lightning=np.array(r.lightning_points, np.int16),
+        lightning_beyond=r.lightning_points_beyond_table)
+
+
+def load_rules(path: str | os.PathLike | None = None, **changes) -> Rules:
+    """The default rules, or a JSON/TOML file's top-level keys laid over them."""
+    base = json.loads(DEFAULT_PATH.read_text())
+    if path is None:
+        return Rules.from_dict({**base, **changes}, source=str(DEFAULT_PATH))
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"rules file {str(p)!r} does not exist")
+    try:
+        if p.suffix.lower() == ".toml":
+            data = tomllib.loads(p.read_text())
+        elif p.suffix.lower() == ".json":
+            data = json.loads(p.read_text())
+        else:
+            raise ValueError(f"rules file {str(p)!r}: use a .json or .toml file")
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as e:
+        raise ValueError(f"rules file {str(p)!r} is not valid {p.suffix[1:].upper()}: {e}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"rules {p}: top level: must be a table/object")
+    return Rules.from_dict({**base, **data, **changes}, source=str(p))
+
+
+def default_rules() -> Rules:
+    """The built-in rules (cached: one conversion to arrays per process)."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = load_rules()
+    return _DEFAULT
+
+
+_DEFAULT: Rules | None = None

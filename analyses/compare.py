@@ -1,0 +1,163 @@
+"""A versus B at the same table on paired games, with a fixed number of games or a sequential
+test (SPRT) that stops as soon as the answer is clear."""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from .games import check_policies, game_module, play, policy_name
+from .stats import Z95, two_sided_p
+from .tournament import rotations
+
+MIN_SEEDS = 20
+"""Sequential mode decides only after this many paired games (the variance estimate needs
+them)."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    a: str
+    b: str
+    seatings: tuple[str, ...]  # the seat orders each game index was played in
+    seeds: int                 # game indices used (each one played in every seating)
+    games: int                 # games used: seeds x seatings
+    diff: float                # mean of (A's win share - B's win share) per game
+    ci_low: float
+    ci_high: float
+    p_value: float             # two-sided, H0: diff = 0
+    win_rate_a: float
+    win_rate_b: float
+    score_diff: float          # mean of (A's score - B's score) per game
+    score_ci_low: float
+    score_ci_high: float
+    decision: str | None       # sequential mode: "A better", "A not better" or "undecided"
+    games_played: int          # games simulated (sequential mode plays in batches)
+
+    def table(self) -> pl.DataFrame:
+        return pl.DataFrame([{k: (", ".join(v) if isinstance(v, tuple) else v)
+                              for k, v in self.__dict__.items()}])
+
+
+def seatings(a: Any, b: Any, field: Sequence[Any]) -> list[tuple[Any, ...]]:
+    """Every rotation of ``[a, b, *field]`` and of the same table with a and b swapped, so
+    that A and B take each seat and each neighbour equally often on every game index."""
+    out: list[tuple[Any, ...]] = []
+    for table in ((a, b, *field), (b, a, *field)):
+        for r in rotations(table):
+            if [policy_name(p) for p in r] not in [[policy_name(p) for p in o] for o in out]:
+                out.append(r)
+    return out
+
+
+def compare(game: Any, a: Any, b: Any, *, field: Sequence[Any] = (), n_games: int = 4000,
+            seed: int = 0, rules: Any = None, score: str | None = None,
+            sequential: bool = False, alpha: float = 0.05, beta: float = 0.05,
+            delta: float = 0.05) -> Comparison:
+    """Compare policy ``a`` with ``b`` at one table (other seats: ``field``).
+
+    Every game index is played in every seating of ``seatings(a, b, field)`` on the same seed
+    (common random numbers), and the unit of analysis is the game index: its difference
+    D = A's win share - B's win share averaged over the seatings. Reported: mean D with a 95%
+    normal interval and p-value, and the same for the score.
+
+    ``sequential=True`` runs Wald's SPRT on D (normal approximation, variance estimated as it
+    goes) for H0: mean D = 0 against H1: mean D = ``delta``, stopping at the first game index
+    where the log-likelihood ratio leaves (log(beta/(1-alpha)), log((1-beta)/alpha)):
+    "A better" (accept H1; chosen with probability <= alpha when A is no better) or "A not
+    better" (accept H0; chosen with probability <= beta when A is better by delta); then
+    ``n_games`` is the most it may use ("undecided" if reached).
+    """
+    mod = game_module(game)
+    check_policies(mod, [a, b, *field], 2)
+    for name, v in (("alpha", alpha), ("beta", beta)):
+        if not 0 < v < 0.5:
+            raise ValueError(f"{name} must be in (0, 0.5), got {v!r}")
+    if not 0 < delta <= 1:
+        raise ValueError(f"delta must be in (0, 1], got {delta!r}")
+    if isinstance(n_games, bool) or not isinstance(n_games, int) or n_games < 1:
+        raise ValueError(f"n_games must be a positive integer, got {n_games!r}")
+    order = seatings(a, b, field)
+    max_seeds = max(1, math.ceil(n_games / len(order)))
+    if not sequential:
+        d, s, wa, wb = _paired(mod, order, policy_name(a), policy_name(b), max_seeds, seed,
+                               rules, score)
+        return _summary(order, a, b, d, s, wa, wb, None, len(d) * len(order))
+    upper, lower = math.log((1 - beta) / alpha), math.log(beta / (1 - alpha))
+    parts: list[tuple[np.ndarray, ...]] = []
+    batch, used, decision = 64, 0, "undecided"
+    while used < max_seeds:
+        n = min(batch, max_seeds - used)
+        # each batch replays games 0..n-1 of its own seed, derived from the user's seed
+        sub = int(np.random.SeedSequence([seed, len(parts)]).generate_state(1, np.uint32)[0])
+        parts.append(_paired(mod, order, policy_name(a), policy_name(b), n, sub, rules, score))
+        d = np.concatenate([p[0] for p in parts])
+        stop, decided = _sprt_stop(d, used, delta, lower, upper)
+        used += n
+        batch = min(batch * 2, 4096)
+        if decided is not None:
+            decision, cut = decided, stop
+            break
+    else:
+        cut = used
+    played = used * len(order)
+    d, s, wa, wb = (np.concatenate([p[i] for p in parts])[:cut] for i in range(4))
+    return _summary(order, a, b, d, s, wa, wb, decision, played)
+
+
+def _sprt_stop(d: np.ndarray, start: int, delta: float, lower: float,
+               upper: float) -> tuple[int, str | None]:
+    """First n > start (n >= MIN_SEEDS) where the LLR crosses a bound: (n, decision)."""
+    n = np.arange(1, d.size + 1)
+    s1 = np.cumsum(d)
+    s2 = np.cumsum(d * d)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = (s2 - s1 * s1 / n) / np.maximum(n - 1, 1)
+        llr = delta / np.maximum(var, 1e-9) * (s1 - n * delta / 2)
+    ok = (n > start) & (n >= MIN_SEEDS)
+    hit = np.flatnonzero(ok & ((llr >= upper) | (llr <= lower)))
+    if hit.size == 0:
+        return d.size, None
+    k = hit[0]
+    return k + 1, ("A better" if llr[k] >= upper else "A not better")
+
+
+def _paired(mod: Any, order: list[tuple[Any, ...]], a: str, b: str, n: int, seed: int,
+            rules: Any, score: str | None) -> tuple[np.ndarray, ...]:
+    """Per game index: D (win share A - B), score difference, A's and B's win share, each
+    averaged over the seatings."""
+    d = np.zeros(n)
+    s = np.zeros(n)
+    wa = np.zeros(n)
+    wb = np.zeros(n)
+    for seating in order:
+        df = play(mod, seating, n, seed, rules)
+        col = score if score is not None else ("score" if "score" in df.columns else "treasures")
+        if col not in df.columns:
+            raise ValueError(f"results lack the score column {col!r}")
+        for sign, name, acc in ((1, a, wa), (-1, b, wb)):
+            rows = df.filter(pl.col("policy") == name).sort("game")
+            w = rows["win"].to_numpy().astype(np.float64)
+            d += sign * w
+            s += sign * rows[col].to_numpy().astype(np.float64)
+            acc += w
+    k = len(order)
+    return d / k, s / k, wa / k, wb / k
+
+
+def _summary(order, a, b, d, s, wa, wb, decision, played) -> Comparison:
+    n = d.size
+    mean, se = float(d.mean()), float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+    smean, sse = float(s.mean()), float(s.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+    return Comparison(
+        a=policy_name(a), b=policy_name(b),
+        seatings=tuple("|".join(policy_name(p) for p in o) for o in order), seeds=n,
+        games=n * len(order), diff=mean, ci_low=mean - Z95 * se, ci_high=mean + Z95 * se,
+        p_value=float(two_sided_p(mean / se)) if se > 0 else math.nan,
+        win_rate_a=float(wa.mean()), win_rate_b=float(wb.mean()), score_diff=smean,
+        score_ci_low=smean - Z95 * sse, score_ci_high=smean + Z95 * sse, decision=decision,
+        games_played=played)

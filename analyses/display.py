@@ -1,0 +1,84 @@
+"""Analysis tables made readable: a value with its interval in one cell, rates as percents.
+Shared by the terminal commands and the HTML report."""
+from __future__ import annotations
+
+import html
+
+import polars as pl
+
+
+def _pct(v: pl.Expr) -> pl.Expr:
+    return (v * 100).round(1).cast(pl.String)
+
+
+def rate_ci(value: str, low: str, high: str) -> pl.Expr:
+    """'43.1% [42.4, 43.8]' from three proportion columns."""
+    return pl.format("{}% [{}, {}]", _pct(pl.col(value)), _pct(pl.col(low)), _pct(pl.col(high)))
+
+
+def num_ci(value: str, low: str, high: str, digits: int = 2) -> pl.Expr:
+    return pl.format("{} [{}, {}]", *(pl.col(c).round(digits).cast(pl.String)
+                                      for c in (value, low, high)))
+
+
+def pvalue(col: str) -> pl.Expr:
+    return pl.col(col).map_elements(lambda p: f"{p:.2g}" if p == p else "", return_dtype=pl.String)
+
+
+def win_rates_table(t: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    return t.select(*by, "games", pl.col("wins").round(1),
+                    rate_ci("win_rate", "ci_low", "ci_high").alias("win rate [95% CI]"))
+
+
+def seats_table(t: pl.DataFrame) -> pl.DataFrame:
+    score = t["score"][0]
+    return t.select("n_players", "seat", "games",
+                    rate_ci("win_rate", "ci_low", "ci_high").alias("win rate [95% CI]"),
+                    _pct(pl.col("expected")).alias("fair share %"),
+                    num_ci("mean_score", "score_ci_low", "score_ci_high").alias(
+                        f"mean {score} [95% CI]"),
+                    pl.col("chi2").round(2).alias("chi2 (all seats equal)"), "dof",
+                    pvalue("p_value").alias("p"))
+
+
+def events_table(t: pl.DataFrame) -> pl.DataFrame:
+    return t.select("kind", "thing", "by", "group", "games_with", "games_without",
+                    rate_ci("win_diff", "win_ci_low", "win_ci_high").alias(
+                        "win rate change [95% CI] (pct points)"),
+                    pvalue("p_win_adj").alias("p adj (win)"),
+                    num_ci("score_diff", "score_ci_low", "score_ci_high").alias(
+                        "score change [95% CI]"),
+                    pvalue("p_score_adj").alias("p adj (score)"))
+
+
+def pairwise_table(t: pl.DataFrame) -> pl.DataFrame:
+    return t.select("policy", "opponent", "games", "meetings",
+                    rate_ci("ahead_rate", "ci_low", "ci_high").alias("finishes ahead [95% CI]"))
+
+
+def ratings_table(t: pl.DataFrame) -> pl.DataFrame:
+    return t.select("policy", "games", rate_ci("win_rate", "ci_low", "ci_high").alias(
+        "win rate [95% CI]"), pl.col("bt_elo").round(0).alias("Bradley-Terry (Elo scale)"))
+
+
+def to_html(t: pl.DataFrame) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in t.columns)
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape('' if v is None else str(v))}</td>"
+                                    for v in r) + "</tr>" for r in t.iter_rows())
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def to_text(t: pl.DataFrame) -> str:
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=80,
+                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True):
+        return str(t)
+
+
+def counterfactual_table(t: pl.DataFrame) -> pl.DataFrame:
+    return t.select("kind", "thing", "change", "by", "group", "games",
+                    rate_ci("win_diff", "win_ci_low", "win_ci_high").alias(
+                        "win rate effect [95% CI] (pct points)"),
+                    pvalue("p_win_adj").alias("p adj (win)"),
+                    num_ci("score_diff", "score_ci_low", "score_ci_high").alias(
+                        "score effect [95% CI]"),
+                    pvalue("p_score_adj").alias("p adj (score)"))

@@ -1,0 +1,50 @@
+"""The one place analyses touch an engine: through its public ``simulate`` and ``POLICIES``."""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
+
+import polars as pl
+
+from .data import GAMES
+
+
+def game_module(game: str | ModuleType | Any) -> Any:
+    """The game's public module from its name (``"bloomsim"``, ``"rapinsim"``) or the module
+    (or any object with ``simulate`` and ``POLICIES``) itself."""
+    if isinstance(game, str):
+        if game not in GAMES:
+            raise ValueError(f"unknown game {game!r}; games are {list(GAMES)}")
+        game = importlib.import_module(game)
+    if not hasattr(game, "simulate") or not hasattr(game, "POLICIES"):
+        raise ValueError(f"{game!r} is not a game module (it needs simulate and POLICIES)")
+    return game
+
+
+def policy_name(p: Any) -> str:
+    """The name results show for a policy: a built-in name or a user policy's ``name``."""
+    return p if isinstance(p, str) else getattr(p, "name", getattr(p, "__name__", repr(p)))
+
+
+def check_policies(mod: Any, policies: Sequence[Any], least: int) -> list[Any]:
+    if isinstance(policies, str) or len(policies) < least:
+        raise ValueError(f"give at least {least} policies as a list, got {policies!r}")
+    for p in policies:
+        if isinstance(p, str) and p not in mod.POLICIES:
+            raise ValueError(f"unknown policy {p!r}; built-in policies are "
+                             f"{sorted(mod.POLICIES)}")
+    names = [policy_name(p) for p in policies]
+    if len(set(names)) != len(names):
+        raise ValueError(f"policies must have distinct names, got {names}")
+    return list(policies)
+
+
+def play(mod: Any, seating: Sequence[Any], n_games: int, seed: int, rules: Any) -> pl.DataFrame:
+    """One line-up in one seat order on games ``0..n_games-1`` of ``seed``: every seating
+    replays the same games (common random numbers); ``seating`` labels the rows."""
+    kwargs = {} if rules is None else {"rules": rules}
+    df = mod.simulate(list(seating), n_games, seed, progress=False, **kwargs)
+    label = "|".join(policy_name(p) for p in seating)
+    return df.with_columns(pl.col("policy").cast(pl.String), seating=pl.lit(label))

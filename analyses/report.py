@@ -1,0 +1,257 @@
+"""The balance report: one HTML page (tables, headline findings, PNG plots beside it) from
+results of either game, aggregated lazily so that a dataset of millions of games is never
+loaded whole."""
+from __future__ import annotations
+
+import html
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import polars as pl
+
+from . import display, plots
+from .data import Frame, collect, columns, detect_game, lazy, score_column
+from .event_impact import event_impact
+from .games import game_module
+from .seats import seat_advantage
+from .tournament import pairwise, ratings, matrix
+from .winrates import win_rates
+
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1150px;
+padding:1em 2em;color:#222;line-height:1.45}
+h1{border-bottom:3px solid #3182bd;padding-bottom:.2em}
+h2{margin-top:2em;border-bottom:1px solid #ccc} h3{margin-top:1.5em}
+table{border-collapse:collapse;font-size:13px;margin:.5em 0 1em}
+th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}
+th{background:#f0f4f8} td:first-child,th:first-child{text-align:left}
+tr:nth-child(even) td{background:#fafafa}
+img{max-width:100%;border:1px solid #eee;margin:.3em 0}
+.headline{background:#eef5fb;border-left:5px solid #3182bd;padding:.6em 1.2em;margin:1em 0}
+.note{color:#555;font-size:13px} nav a{margin-right:1.5em}
+"""
+
+
+@dataclass
+class Section:
+    """One game's part of the page."""
+
+    game: str
+    title: str
+    headlines: list[str] = field(default_factory=list)
+    body: list[str] = field(default_factory=list)
+
+
+def score_histogram(df: Frame, score: str) -> pl.DataFrame:
+    """Exact counts of each score value per policy (scores are small integers)."""
+    return collect(lazy(df).group_by(pl.col("policy").cast(pl.String), score)
+                   .agg(count=pl.len())).sort("policy", score)
+
+
+def broom_usage(df: Frame, board: Any) -> dict[str, dict[str, float]]:
+    """Per game means of the board columns: deliveries per tower, pawns ending per area,
+    share of games each cloud space was charmed."""
+    lf = lazy(df)
+    names = columns(lf)
+    n_games = collect(lf.select(pl.len()))[0, 0] / collect(lf.select(pl.col("n_players").mean()))[0, 0]
+    towers = [c for c in names if c.startswith("deliveries_")]
+    clouds = [c for c in names if c.startswith("charmed_")]
+    means = collect(lf.select([pl.col(c).cast(pl.Float64).mean() for c in towers]
+                              + [(pl.col(c) > 0).cast(pl.Float64).mean() for c in clouds]))
+    area_ids = [a["id"] for a in board["areas"]]
+    pawns: dict[str, float] = {}
+    for col in ("pawn_end_a", "pawn_end_b"):
+        if col in names:
+            for idx, n in collect(lf.group_by(col).agg(n=pl.len())).iter_rows():
+                if idx is not None and 0 <= idx < len(area_ids):
+                    pawns[area_ids[idx]] = pawns.get(area_ids[idx], 0.0) + n / n_games
+    return {"deliveries": {c[len("deliveries_"):]: means[c][0] for c in towers},
+            "charmed": {c[len("charmed_"):]: means[c][0] for c in clouds}, "pawns": pawns}
+
+
+def town_usage(df: Frame) -> tuple[dict[int, float], dict[int, float]]:
+    lf = lazy(df)
+    names = columns(lf)
+    cols = [c for c in names if c.startswith(("searches_d", "found_d"))]
+    means = collect(lf.select([pl.col(c).cast(pl.Float64).mean() for c in cols]))
+    pick = {p: {int(c[len(p):]): means[c][0] for c in cols if c.startswith(p)}
+            for p in ("searches_d", "found_d")}
+    return pick["searches_d"], pick["found_d"]
+
+
+def _figure(fig, out: Path, name: str, alt: str) -> str:
+    fig.savefig(out / name, dpi=100)
+    plt.close(fig)
+    return f'<img src="{html.escape(name)}" alt="{html.escape(alt)}">'
+
+
+def _interval(v: float, lo: float, hi: float, pct: bool = True) -> str:
+    if pct:
+        return f"{v:.1%} [{lo:.1%}, {hi:.1%}]"
+    return f"{v:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+
+
+def board_data(game: str, rules_path: str | None = None) -> dict:
+    """The board as plain data from the game's public ``load_rules``: bloomsim's ``board``
+    mapping (areas with grid x, y; towers; cloud spaces), rapinsim's districts, route and
+    extra edges."""
+    rules = game_module(game).load_rules(rules_path)
+    if game == "bloomsim":
+        return rules.board
+    return {"districts": rules.districts, "route": list(rules.route),
+            "extra_edges": [list(e) for e in rules.extra_edges]}
+
+
+def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = None,
+                 counterfactual: pl.DataFrame | None = None, note: str = "",
+                 board: dict | None = None) -> Section:
+    """Compute every table and plot of one game's results into ``out`` (PNG files) and return
+    its part of the page. ``board`` (plain data, see ``board_data``) defaults to the board of
+    the rules in force (``rules_path`` or the defaults)."""
+    lf = lazy(df)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    game = detect_game(lf)
+    score = score_column(lf)
+    names = columns(lf)
+    p = game  # file name prefix
+    n_rows, n_games_key = collect(lf.select(pl.len(), pl.col("n_players").cast(pl.Float64)
+                                            .mean()))
+    n_games = int(round(n_rows[0] / n_games_key[0]))
+    sec = Section(game, {"bloomsim": "Broom Service (bloomsim)",
+                         "rapinsim": "Lapin treasure hunt (rapinsim)"}[game])
+    b = sec.body
+    b.append(f"<p>{n_games:,} games ({n_rows[0]:,} seat rows). {html.escape(note)}</p>")
+
+    by = ["n_players", "policy"] if collect(lf.select(pl.col("n_players").n_unique()))[0, 0] > 1 \
+        else ["policy"]
+    wr = win_rates(lf, by=by)
+    b.append("<h3>Win rate by policy</h3><p class=note>Wins count 1/k for each of k tied "
+             "winners; intervals are 95% Wilson. Policies are only comparable when they sat in "
+             "every seat equally often (the balance run rotates them).</p>")
+    b.append(display.to_html(display.win_rates_table(wr, by)))
+    label = wr.with_columns(label=pl.concat_str([pl.col(c).cast(pl.String) for c in by],
+                                                separator=", "))
+    b.append(_figure(plots.win_rate_plot(label, by="label", title=f"{game}: win rate by policy"),
+                     out, f"{p}-winrates.png", "win rates"))
+    if wr.height > 1:
+        top = wr.sort("win_rate", descending=True).row(0, named=True)
+        sec.headlines.append(f"Strongest policy by win rate: <b>{html.escape(top['policy'])}</b>"
+                             f" {_interval(top['win_rate'], top['ci_low'], top['ci_high'])} "
+                             f"over {top['games']:,} seat-games.")
+
+    seats = seat_advantage(lf, score=score)
+    b.append("<h3>Seat advantage</h3><p class=note>Chi-square goodness of fit of the wins per "
+             "seat against games/P (P - 1 degrees of freedom).</p>")
+    b.append(display.to_html(display.seats_table(seats)))
+    b.append(_figure(plots.seat_plot(seats, title=f"{game}: seat advantage"), out,
+                     f"{p}-seats.png", "seat advantage"))
+    for g in seats.partition_by("n_players", maintain_order=True):
+        first = g.row(0, named=True)
+        best = g.sort("win_rate", descending=True).row(0, named=True)
+        sec.headlines.append(
+            f"Start seat ({first['n_players']} players): wins "
+            f"{_interval(first['win_rate'], first['ci_low'], first['ci_high'])} against a "
+            f"fair {first['expected']:.1%}; best seat is seat {best['seat']} "
+            f"({best['win_rate']:.1%}); all seats equal: chi2 = {first['chi2']:.1f}, "
+            f"p = {first['p_value']:.2g}.")
+
+    if "seating" in names:
+        pw = pairwise(lf)
+        rt = ratings(lf, pw)
+        b.append("<h3>Head to head</h3><p class=note>Share of meetings at one table where the "
+                 "row policy finished ahead of the column policy (tie = 1/2); 95% intervals "
+                 "treat each game index as one unit. Bradley-Terry ratings summarise the same "
+                 "counts.</p>")
+        b.append(display.to_html(matrix(pw)))
+        b.append(display.to_html(display.ratings_table(rt)))
+
+    hist = score_histogram(lf, score)
+    b.append("<h3>Score distribution</h3>")
+    b.append(_figure(plots.score_plot(hist, score, title=f"{game}: {score} per policy"), out,
+                     f"{p}-scores.png", "score distribution"))
+
+    ev = event_impact(lf, score=score)
+    b.append("<h3>What each event, role, item, trap or character does (observational)</h3>"
+             "<p class=note>Games with minus games without, 95% intervals, p-values Holm-"
+             "adjusted over all rows. Association, not cause: things that compete for the same "
+             "slots (7 of 10 events are drawn) or that players choose (items) are confounded; "
+             "the counterfactual table below, where present, replays the same games without "
+             "the thing.</p>")
+    b.append(_figure(plots.forest_plot(ev, "win", title=f"{game}: win-rate change with the "
+                                                          f"thing (largest 25)"),
+                     out, f"{p}-events-win.png", "event impact on win rate"))
+    b.append(_figure(plots.forest_plot(ev, "score", title=f"{game}: {score} change with the "
+                                                            f"thing (largest 25)"),
+                     out, f"{p}-events-score.png", "event impact on score"))
+    b.append(display.to_html(display.events_table(ev)))
+    sec.headlines += _balance_headlines(counterfactual if counterfactual is not None else ev,
+                                        counterfactual is not None)
+    if counterfactual is not None:
+        b.append("<h3>Counterfactual: the same games replayed without the thing</h3>"
+                 "<p class=note>Each row replays the same seeds with the thing switched off in "
+                 "the rules data (column <i>change</i>); the difference is with minus without "
+                 "on paired games, so it is the thing's causal effect under these rules.</p>")
+        b.append(_figure(plots.forest_plot(counterfactual, "win",
+                                           title=f"{game}: causal win-rate effect"),
+                         out, f"{p}-counterfactual.png", "counterfactual effects"))
+        b.append(display.to_html(display.counterfactual_table(counterfactual)))
+
+    b.append("<h3>The board</h3>")
+    board = board_data(game, rules_path) if board is None else board
+    if game == "bloomsim":
+        fig = plots.broom_board_plot(board, broom_usage(lf, board),
+                                     approximate=rules_path is None)
+    else:
+        searches, found = town_usage(lf)
+        fig = plots.town_plot(board["districts"], board["route"], board["extra_edges"],
+                              searches, found)
+    b.append(_figure(fig, out, f"{p}-board.png", "board usage"))
+    return sec
+
+
+def _balance_headlines(t: pl.DataFrame, causal: bool) -> list[str]:
+    """Most and least balanced thing: the largest win-rate change it makes to any group."""
+    how = "causal, replayed without it" if causal else "observational"
+    per = (t.with_columns(size=pl.col("win_diff").abs())
+           .sort("size", descending=True).group_by("kind", "thing", maintain_order=True)
+           .first().sort("size", descending=True))
+    if per.height < 2:
+        return []
+
+    def say(r: dict) -> str:
+        where = "" if r["group"] == "all" else f" for {r['by']} {html.escape(str(r['group']))}"
+        return (f"<b>{html.escape(r['kind'])} {html.escape(r['thing'])}</b>: "
+                f"{r['win_diff'] * 100:+.1f} points{where} "
+                f"[{r['win_ci_low'] * 100:+.1f}, {r['win_ci_high'] * 100:+.1f}]")
+    most, least = per.row(0, named=True), per.row(-1, named=True)
+    return [f"Least balanced ({how}): {say(most)} win rate; most balanced: {say(least)} at "
+            f"its largest."]
+
+
+def write_page(sections: list[Section], out: str | os.PathLike, title: str) -> Path:
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    nav = "".join(f'<a href="#{s.game}">{html.escape(s.title)}</a>' for s in sections)
+    parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8><title>"
+             f"{html.escape(title)}</title><style>{CSS}</style></head><body>"
+             f"<h1>{html.escape(title)}</h1><nav>{nav}</nav>"]
+    for s in sections:
+        heads = "".join(f"<li>{h}</li>" for h in s.headlines)
+        parts.append(f'<h2 id="{s.game}">{html.escape(s.title)}</h2>'
+                     f'<div class=headline><b>Headlines</b><ul>{heads}</ul></div>'
+                     + "".join(s.body))
+    parts.append("</body></html>")
+    page = out / "index.html"
+    page.write_text("".join(parts), encoding="utf-8")
+    return page
+
+
+def report(results: Frame, out: str | os.PathLike, rules_path: str | None = None,
+           board: dict | None = None) -> Path:
+    """Write ``out/index.html`` for one results frame or dataset (either game)."""
+    sec = game_section(results, out, rules_path, board=board)
+    return write_page([sec], out, f"Balance report: {sec.title}")

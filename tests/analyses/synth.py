@@ -1,0 +1,116 @@
+"""Synthetic result frames with the schema of docs/results-schema.md and planted effects, so
+that every analysis can be checked against a known truth without running an engine."""
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+BLOOM_EVENTS = ["more_or_less", "black_market", "black_distillery", "empty_handed",
+                "perilous_places", "protected_places", "upper_hand", "the_works",
+                "flock_together", "tenth_event"]
+BLOOM_ROLES = ["forest_witch", "meadow_witch", "hill_witch", "mountain_witch", "herb_gatherer",
+               "fruit_gatherer", "root_gatherer", "valley_druid", "peak_druid", "weather_fairy"]
+BLOOM_TOWERS = [f"T{i:02d}" for i in range(1, 22)] + [f"S{i:02d}" for i in range(1, 7)]
+BLOOM_CLOUDS = ["A03", "A05", "A12", "A14", "A15", "A16", "A20", "A24", "A26", "A30", "A34",
+                "A36", "A40", "A41", "A42", "A44", "A51", "A53"]
+RAPIN_ITEMS = ["lamp", "coffee", "disguise", "bicycle", "map"]
+RAPIN_TRAPS = ["alarm", "pitfall", "prank"]
+RAPIN_CHARACTERS = ["lapin", "chimame", "aoyama", "inaba", "cocoa", "chiya"]
+
+
+def ranks_and_wins(score: np.ndarray, tiebreak: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rank 1 = best by (score, tiebreak); k tied winners share 1/k (as simcore.results)."""
+    better = ((score[:, None, :] > score[:, :, None])
+              | ((score[:, None, :] == score[:, :, None])
+                 & (tiebreak[:, None, :] > tiebreak[:, :, None])))
+    rank = 1 + better.sum(axis=2)
+    best = rank == 1
+    return rank.astype(np.int8), (best / best.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def _frame(policies, seat_cols: dict, game_cols: dict, start: int = 0) -> pl.DataFrame:
+    n_games, players = next(iter(seat_cols.values())).shape
+    cols = {"game": np.repeat(np.arange(start, start + n_games, dtype=np.int64), players),
+            "seat": np.tile(np.arange(players, dtype=np.int8), n_games)}
+    df = pl.DataFrame(cols).with_columns(
+        policy=pl.Series(np.tile(np.array(policies, dtype=object), n_games),
+                         dtype=pl.String).cast(pl.Categorical))
+    return df.with_columns(
+        [pl.Series(k, v.reshape(-1)) for k, v in seat_cols.items()]
+        + [pl.Series(k, np.repeat(v, players)) for k, v in game_cols.items()])
+
+
+def bloom_frame(n_games: int, policies=("random",) * 4, seed: int = 0,
+                event_bonus: dict[str, int] | None = None, policy_bonus: dict | None = None,
+                seat_bonus: tuple[float, ...] | None = None, start: int = 0) -> pl.DataFrame:
+    """Broom-Service-shaped results. Scores are noise plus planted effects:
+    ``event_bonus[e]`` points to seat 0 in games where event ``e`` is drawn,
+    ``policy_bonus[p]`` points to every seat playing ``p``, ``seat_bonus[s]`` points to seat s."""
+    rng = np.random.default_rng(seed)
+    players = len(policies)
+    score = rng.normal(40, 8, (n_games, players))
+    game_cols: dict[str, np.ndarray] = {}
+    drawn = np.argsort(rng.random((n_games, len(BLOOM_EVENTS))), axis=1)[:, :7]
+    for k, e in enumerate(BLOOM_EVENTS):
+        hit = (drawn == k)
+        rnd = np.where(hit.any(axis=1), hit.argmax(axis=1) + 1, 0).astype(np.int8)
+        game_cols[f"event_{e}"] = rnd
+        if event_bonus and e in event_bonus:
+            score[:, 0] += np.where(rnd > 0, event_bonus[e], 0)
+    for r in BLOOM_ROLES:
+        game_cols[f"enchanted_{r}"] = rng.integers(0, 128, n_games).astype(np.uint8)
+    for t in BLOOM_TOWERS:
+        game_cols[f"deliveries_{t}"] = rng.poisson(1.5, n_games).astype(np.int16)
+    for a in BLOOM_CLOUDS:
+        game_cols[f"charmed_{a}"] = rng.integers(0, 8, n_games).astype(np.int8)
+    if policy_bonus:
+        for s, p in enumerate(policies):
+            score[:, s] += policy_bonus.get(p, 0)
+    if seat_bonus:
+        score += np.asarray(seat_bonus)[None, :]
+    score = np.round(score).astype(np.int16)
+    left = rng.integers(0, 5, (n_games, players)).astype(np.int16)
+    rank, win = ranks_and_wins(score, left)
+    seat_cols = {"score": score, "rank": rank, "win": win, "resources_left": left,
+                 "pts_towers": (score - 10).astype(np.int16),
+                 "deliveries": rng.integers(0, 12, (n_games, players)).astype(np.int16),
+                 "pawn_end_a": rng.integers(0, 42, (n_games, players)).astype(np.int8),
+                 "pawn_end_b": rng.integers(0, 42, (n_games, players)).astype(np.int8)}
+    game_cols = {"n_players": np.full(n_games, players, np.int8),
+                 "decisions": np.full(n_games, 100, np.int32), **game_cols}
+    return _frame(policies, seat_cols, game_cols, start)
+
+
+def rapin_frame(n_games: int, policies=("random",) * 4, seed: int = 0,
+                item_bonus: dict[str, float] | None = None, start: int = 0) -> pl.DataFrame:
+    """Lapin-shaped results; ``item_bonus[i]`` treasures to each seat that used item ``i``."""
+    rng = np.random.default_rng(seed)
+    players = len(policies)
+    treasures = rng.poisson(3, (n_games, players)).astype(np.float64)
+    seat_cols: dict[str, np.ndarray] = {}
+    for i in RAPIN_ITEMS:
+        used = (rng.random((n_games, players)) < 0.3).astype(np.int8)
+        seat_cols[f"item_{i}"] = used
+        if item_bonus and i in item_bonus:
+            treasures += used * item_bonus[i]
+    for t in RAPIN_TRAPS:
+        seat_cols[f"trap_{t}"] = (rng.random((n_games, players)) < 0.2).astype(np.int8)
+    treasures = treasures.astype(np.int8)
+    rabbits = (treasures * 2 + rng.integers(0, 3, (n_games, players))).astype(np.int16)
+    rank, win = ranks_and_wins(treasures, rabbits)
+    chars = np.argsort(rng.random((n_games, len(RAPIN_CHARACTERS))), axis=1)[:, :players]
+    seat_cols = {"treasures": treasures, "rabbits": rabbits, "rank": rank, "win": win,
+                 "found": rng.poisson(0.5, (n_games, players)).astype(np.int16), **seat_cols}
+    game_cols = {"n_players": np.full(n_games, players, np.int8),
+                 "decisions": np.full(n_games, 60, np.int32),
+                 "turns": rng.integers(20, 80, n_games).astype(np.int16),
+                 "stalled": rng.random(n_games) < 0.01,
+                 "dawn": rng.random(n_games) < 0.9,
+                 "rize_start": np.where(rng.random(n_games) < 0.5, 2, 7).astype(np.int8)}
+    for k in range(1, 11):
+        game_cols[f"searches_d{k}"] = rng.poisson(3, n_games).astype(np.int16)
+        game_cols[f"found_d{k}"] = rng.poisson(0.3, n_games).astype(np.int16)
+    df = _frame(policies, seat_cols, game_cols, start)
+    return df.with_columns(character=pl.Series(
+        np.array(RAPIN_CHARACTERS, dtype=object)[chars.reshape(-1)],
+        dtype=pl.String).cast(pl.Categorical))

@@ -1,0 +1,194 @@
+"""Decision kinds, what a policy sees, and the built-in policies of the Lapin treasure hunt.
+
+A policy is ``f(kind, obs, opts, n_opts, rng) -> index`` (``simcore.policy``). It sees only what
+its player knows at the table (rules section 9): pawns, Rize, markers, face-up tiles, every
+player's treasures and item count, its own items, and the face-down tiles *it* has looked at.
+
+Decision kinds (``kind``):
+
+- ``PLACE``    choose the start district (options: free districts).
+- ``ACTION``   the next action of the turn: pass, step, search a house, use an item, the skill.
+- ``STEP``     one more step of a bicycle or Cocoa move (options: districts, then ``STOP``).
+- ``HOUSE``    choose a house: each coffee search, the map, Chimame's take, the notice letter.
+- ``DISTRICT`` choose a district: Lapin's notice letter, Inaba's look.
+- ``TARGET``   choose a player: Aoyama's hypnotism.
+- ``DISGUISE`` reaction when Rize finds you holding a disguise: ``NO`` or ``YES``.
+
+Each option is one row of ``opts`` (float32, ``N_FEATURES`` columns):
+
+- ``F_WHAT``     option code: ``O_PASS, O_STEP, O_SEARCH, O_ITEM, O_SKILL, O_STOP, O_HOUSE,
+  O_DISTRICT, O_PLAYER, O_NO, O_YES``.
+- ``F_ARG``      item id for ``O_ITEM`` (``rules.ITEMS`` order), target seat for ``O_PLAYER``,
+  else -1.
+- ``F_DISTRICT`` the district the option concerns (0-based: step destination, the house's
+  district, the marked district, the target's district; else the player's own district).
+- ``F_HOUSE``    house index (district * houses + k) for ``O_SEARCH`` and ``O_HOUSE``, else -1.
+- ``F_KNOWN``    1 if the player knows that house's tile (face up or looked at), else 0.
+- ``F_TILE``     known tile kind: 0 treasure, 1 item, 2 trap, 3 Inaba's chest; -1 unknown.
+- ``F_VALUE``    known treasure's brown rabbits (a white-rabbit tile counts half a pair).
+- ``F_SUB``      known item or trap id, else -1.
+- ``F_RIZE``     Rize's patrol steps until he enters that district (0: he is there; 1: next).
+- ``F_PLAYERS``  other players in that district.
+- ``F_TILES``    tiles on the board there.
+- ``F_UNSEEN``   face-down tiles there the player has not looked at.
+- ``F_EXTRA``    ``O_ITEM``: how many of that item the player holds; ``O_SKILL``: the
+  character id; ``O_PLAYER``: the target's treasures; else 0.
+
+``obs`` (float32, ``N_OBS``): ``OB_SEAT, OB_PLAYERS, OB_DISTRICT, OB_RIZE`` (districts 0-based),
+``OB_ACTIONS`` (actions left), ``OB_TURN`` (player turns so far), ``OB_MARKERS`` (time markers
+on the board), ``OB_DAWN`` (dawn district, -1 before dawn), ``OB_CHAR`` (own character id),
+``OB_SKILL`` (1 while the skill is unused), ``OB_LETTER`` (own notice-letter district, -1 none),
+``OB_RIZE_STEPS`` (Rize's steps to the own district), ``OB_TREASURES, OB_RABBITS`` (own),
+``OB_SEARCHED`` (searched this turn), then ``OB_ITEMS + i`` own count of item i, and per seat
+``s`` (``MAX_PLAYERS`` slots, -1 where no seat): ``OB_POS + s``, ``OB_TREAS + s``,
+``OB_NITEMS + s``, ``OB_CHARS + s``.
+
+Built-in policies (``POLICIES``, dispatched by id inside the engine):
+
+``random``: every legal option equally likely, at every decision; a baseline and the fastest.
+
+``careful``: a thief who never ends a turn where Rize steps next: it scores each option and
+takes the best (ties broken at random). Searching or passing in the district Rize enters next
+is nearly ruled out; it steps away, or plays Chiya's skill to hold Rize, instead. It uses what
+it has seen: known treasures first, unseen tiles next, known items after, known traps never;
+the lamp before searching a district with unseen tiles; it starts far ahead of Rize and always
+uses a disguise when found.
+
+``greedy``: uses items and its skill as soon as they are legal (coffee, lamp, map, skill),
+searches whatever it can (known treasures first, avoiding known traps), walks toward the most
+tiles and ignores Rize except that it always uses a disguise.
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from simcore.policy import POLICY_SIG, UserPolicy, policy
+from simcore.rng import randint, uniform
+
+from .rules import AOYAMA, BICYCLE, CHIMAME, CHIYA, COCOA, COFFEE, INABA, LAMP, LAPIN, MAP
+
+PLACE, ACTION, STEP, HOUSE, DISTRICT, TARGET, DISGUISE = range(7)
+KIND_NAMES = ("place", "action", "step", "house", "district", "target", "disguise")
+
+O_PASS, O_STEP, O_SEARCH, O_ITEM, O_SKILL, O_STOP, O_HOUSE, O_DISTRICT, O_PLAYER, O_NO, O_YES \
+    = range(11)
+OPTION_NAMES = ("pass", "step", "search", "item", "skill", "stop", "house", "district",
+                "player", "no", "yes")
+
+(F_WHAT, F_ARG, F_DISTRICT, F_HOUSE, F_KNOWN, F_TILE, F_VALUE, F_SUB, F_RIZE, F_PLAYERS,
+ F_TILES, F_UNSEEN, F_EXTRA) = range(13)
+N_FEATURES = 13
+CHEST_TILE = 3
+
+(OB_SEAT, OB_PLAYERS, OB_DISTRICT, OB_RIZE, OB_ACTIONS, OB_TURN, OB_MARKERS, OB_DAWN, OB_CHAR,
+ OB_SKILL, OB_LETTER, OB_RIZE_STEPS, OB_TREASURES, OB_RABBITS, OB_SEARCHED) = range(15)
+OB_ITEMS = 15
+OB_POS = 20
+OB_TREAS = 26
+OB_NITEMS = 32
+OB_CHARS = 38
+N_OBS = 44
+MAX_OPTS = 128
+
+RANDOM, CAREFUL, GREEDY = range(3)
+POLICIES = {"random": RANDOM, "careful": CAREFUL, "greedy": GREEDY}
+
+__all__ = ["POLICIES", "policy", "UserPolicy", "POLICY_SIG", "KIND_NAMES", "choose_builtin"]
+
+
+@njit(cache=True)
+def _best(scores_fn_id, kind, obs, opts, n, rng):
+    """Index of the highest score (``_score``), ties broken by a random jitter below 0.5."""
+    best, arg = -1e30, 0
+    for i in range(n):
+        s = _score(scores_fn_id, kind, obs, opts[i]) + 0.5 * uniform(rng, 0)
+        if s > best:
+            best, arg = s, i
+    return arg
+
+
+@njit(cache=True)
+def _tile_score(o, inaba):
+    """What a house is worth to search, from what the player knows of it."""
+    if o[F_KNOWN] == 0:
+        return 8.0
+    t = o[F_TILE]
+    if t == CHEST_TILE:
+        return 40.0 if inaba else 12.0
+    if t == 0:
+        return 20.0 + o[F_VALUE]
+    if t == 1:
+        return 12.0
+    return -50.0
+
+
+@njit(cache=True)
+def _score(pid, kind, obs, o):
+    w = o[F_WHAT]
+    inaba = obs[OB_CHAR] == INABA
+    last = obs[OB_ACTIONS] <= 1
+    here_danger = obs[OB_RIZE_STEPS] == 1
+    if kind == DISGUISE:
+        return 1.0 if w == O_YES else 0.0
+    if kind == PLACE:
+        return o[F_RIZE] + 0.3 * o[F_TILES]
+    if kind == TARGET:
+        return o[F_EXTRA]
+    if kind == DISTRICT:
+        return o[F_UNSEEN] + 0.5 * o[F_TILES] - 3.0 * (o[F_RIZE] == 1)
+    if kind == HOUSE:
+        return _tile_score(o, inaba)
+    greedy = pid == GREEDY
+    danger = o[F_RIZE] == 1 and not greedy
+    if w == O_PASS or w == O_STOP:
+        if kind == STEP:       # stopping keeps the player where it is
+            return -40.0 if danger else 2.0 + o[F_TILES] * (o[F_PLAYERS] == 0)
+        return -100.0 if (danger or here_danger and not greedy) else -5.0
+    if w == O_SEARCH:
+        return _tile_score(o, inaba) - (100.0 if danger else 0.0)
+    if w == O_STEP:
+        free = o[F_PLAYERS] == 0 and o[F_RIZE] != 0
+        s = 3.0 + o[F_TILES] * free + 0.5 * o[F_UNSEEN]
+        if danger:
+            s -= 40.0 if last else 6.0
+        return s
+    if w == O_ITEM:
+        item = o[F_ARG]
+        if item == COFFEE:
+            return 30.0 if greedy else 9.0 - 100.0 * danger
+        if item == LAMP:
+            return 25.0 if greedy else 15.0 * (o[F_UNSEEN] > 0) - 20.0 * danger
+        if item == MAP:
+            return 20.0 if greedy else 1.0
+        if item == BICYCLE:
+            return 15.0 if greedy else (18.0 if here_danger else -1.0)
+        return 0.0
+    if w == O_SKILL:
+        if greedy:
+            return 28.0
+        c = o[F_EXTRA]
+        if c == CHIYA:
+            return 40.0 if here_danger else -2.0
+        if c == COCOA:
+            return 17.0 if here_danger else 1.0
+        if c == CHIMAME:
+            return -90.0 if danger else 25.0
+        if c == AOYAMA:
+            return -90.0 if danger else 18.0
+        if c == LAPIN or c == INABA:
+            return 4.0
+        return 0.0
+    return 0.0
+
+
+@njit(cache=True)
+def random_policy(kind, obs, opts, n_opts, rng):
+    return randint(rng, 0, n_opts)
+
+
+@njit(cache=True)
+def choose_builtin(pid, kind, obs, opts, n_opts, rng):
+    """The built-in policy ``pid``'s choice."""
+    if pid == RANDOM:
+        return random_policy(kind, obs, opts, n_opts, rng)
+    return _best(pid, kind, obs, opts, n_opts, rng)

@@ -1,0 +1,386 @@
+"""Every rule parameter of the Lapin treasure hunt, validated, and its array form for the kernels.
+
+The file format is the one of ``data/rules.json`` (nested as the published defaults); a user's
+file may be JSON or TOML and needs only the keys it changes. ``Rules.replace(**kw)`` overrides
+from Python with the flat field names below. Each field is tagged in ``TAGS``: [R] the rules say
+so, [D] a decision where they are unclear (a named option), [A] an assumption for an unpublished
+value. ``docs/rapinsim-rules.md`` explains each one.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+DATA = Path(__file__).parent / "data" / "rules.json"
+
+# Components whose effects are code: the rules data sets how many of each there are.
+ITEMS = ("lamp", "coffee", "disguise", "bicycle", "map")
+TRAPS = ("alarm", "pitfall", "prank")
+CHARACTERS = ("lapin", "chimame", "aoyama", "inaba", "cocoa", "chiya")
+LAMP, COFFEE, DISGUISE, BICYCLE, MAP = range(5)
+ALARM, PITFALL, PRANK = range(3)
+LAPIN, CHIMAME, AOYAMA, INABA, COCOA, CHIYA = range(6)
+
+# Tile kinds.
+TREASURE, ITEM, TRAP = 0, 1, 2
+MAX_PLAYERS = 6
+
+TAGS = {
+    "players_min": ("R", "fewest players"),
+    "players_max": ("R", "most players"),
+    "actions_per_turn": ("R", "actions in a turn"),
+    "districts": ("A", "districts on the board"),
+    "houses_per_district": ("R", "houses (tiles) per district"),
+    "route": ("A", "Rize's patrol route, district numbers in order (a ring)"),
+    "extra_edges": ("A", "roads/bridges players may step along besides the ring"),
+    "rize_start": ("R", "Rize's start district for each face of the die"),
+    "die_sides": ("R", "sides of the die"),
+    "treasures": ("A", "treasure tiles: (brown rabbits, white rabbits, count)"),
+    "items": ("A", "item tiles by item"),
+    "traps": ("A", "trap tiles by trap"),
+    "inaba_replaces_brown": ("R", "brown value of the treasure the chest replaces with Inaba"),
+    "white_pair_value": ("R", "brown rabbits a pair of white-rabbit tiles counts as"),
+    "empty_districts_for_dawn": ("R", "empty districts that bring the dawn marker"),
+    "time_markers_permanent": ("D", "a refilled district keeps its time marker"),
+    "coffee_ends_turn": ("D", "the coffee ends the turn like a search"),
+    "max_player_turns": ("D", "safety cap on player turns (stalled games)"),
+    "characters": ("R", "the roster characters are drawn from"),
+    "inaba_can_win_on_count": ("A", "Inaba may also win on treasure count"),
+    "step_into_rize_next": ("D", "a player may step into the district Rize enters next"),
+    "bicycle_steps": ("A", "steps the bicycle gives for one action"),
+    "cocoa_steps": ("A", "steps Cocoa's skill gives for one action"),
+}
+
+# Where each field lives in a rules file (nested as the published defaults).
+FILE_KEYS = {
+    ("players", "min"): "players_min",
+    ("players", "max"): "players_max",
+    ("board", "districts"): "districts",
+    ("board", "houses_per_district"): "houses_per_district",
+    ("board", "route"): "route",
+    ("board", "extra_edges"): "extra_edges",
+    ("tiles", "treasure"): "treasures",
+    ("tiles", "item"): "items",
+    ("tiles", "trap"): "traps",
+    ("inaba_tiles", "replace_treasure_brown"): "inaba_replaces_brown",
+}
+_NESTED = {k[0] for k in FILE_KEYS}
+
+
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """All rule parameters; see ``TAGS`` and docs/rapinsim-rules.md. Validated on creation."""
+
+    players_min: int = 2
+    players_max: int = 6
+    actions_per_turn: int = 3
+    districts: int = 10
+    houses_per_district: int = 3
+    route: tuple = tuple(range(1, 11))
+    extra_edges: tuple = ((3, 8),)
+    rize_start: tuple = (2, 2, 7, 7)
+    die_sides: int = 4
+    treasures: tuple = ((1, 0, 5), (2, 0, 4), (3, 0, 4), (0, 4, 2))
+    items: dict = field(default_factory=lambda: {"lamp": 2, "coffee": 2, "disguise": 2,
+                                                 "bicycle": 1, "map": 1})
+    traps: dict = field(default_factory=lambda: {"alarm": 2, "pitfall": 3, "prank": 2})
+    inaba_replaces_brown: int = 1
+    white_pair_value: int = 4
+    empty_districts_for_dawn: int = 6
+    time_markers_permanent: bool = True
+    coffee_ends_turn: bool = True
+    max_player_turns: int = 400
+    characters: tuple = CHARACTERS
+    inaba_can_win_on_count: bool = False
+    step_into_rize_next: bool = True
+    bicycle_steps: int = 3
+    cocoa_steps: int = 3
+    source: str = field(default="<rules>", compare=False)
+
+    def __post_init__(self):
+        norm = _normalise(self)
+        for k, v in norm.items():
+            object.__setattr__(self, k, v)
+        _validate(self)
+
+    def replace(self, **kw) -> Rules:
+        """A copy with some fields changed (flat field names, see ``TAGS``)."""
+        bad = sorted(set(kw) - set(TAGS))
+        if bad:
+            raise ValueError(f"{self.source}: unknown rules field(s) {bad}; "
+                             f"fields are {sorted(TAGS)}")
+        return dataclasses.replace(self, source=f"{self.source} (with overrides)", **kw)
+
+    @property
+    def n_tiles(self) -> int:
+        return self.districts * self.houses_per_district
+
+    def arrays(self) -> RuleArrays:
+        """The rules as a NamedTuple of numpy arrays and ints, built once for the kernels."""
+        return _arrays(self)
+
+    def tile_set(self, with_inaba: bool) -> list[tuple[int, int, int, int, int]]:
+        """The house tiles as (kind, sub, brown, white tile 0/1, chest) in order: treasures,
+        items, traps. With Inaba one ``inaba_replaces_brown`` treasure becomes the chest."""
+        tiles = []
+        chest_done = not with_inaba
+        for brown, white, count in self.treasures:
+            for _ in range(count):
+                if not chest_done and white == 0 and brown == self.inaba_replaces_brown:
+                    tiles.append((TREASURE, -1, 0, 0, 1))
+                    chest_done = True
+                else:
+                    tiles.append((TREASURE, -1, brown, int(white > 0), 0))
+        for i, name in enumerate(ITEMS):
+            tiles += [(ITEM, i, 0, 0, 0)] * self.items.get(name, 0)
+        for i, name in enumerate(TRAPS):
+            tiles += [(TRAP, i, 0, 0, 0)] * self.traps.get(name, 0)
+        return tiles
+
+
+class RuleArrays(NamedTuple):
+    """Rules for the kernels: districts 0-based, tiles indexed by physical tile number."""
+
+    n_districts: int
+    n_houses: int             # houses per district
+    actions: int
+    die_sides: int
+    dawn_empties: int
+    max_turns: int
+    white_pair: int
+    permanent_markers: bool
+    coffee_ends_turn: bool
+    inaba_count_win: bool
+    step_into_rize_next: bool
+    bicycle_steps: int
+    cocoa_steps: int
+    route: np.ndarray         # [D] int8: districts in patrol order
+    route_pos: np.ndarray     # [D] int8: index of each district in the route
+    adj: np.ndarray           # [D, D] bool: players may step between the two
+    rize_start: np.ndarray    # [die_sides] int8: start district per die face - 1
+    tile_kind: np.ndarray     # [2, N] int8: tile set without / with Inaba
+    tile_sub: np.ndarray      # [2, N] int8: item or trap id, -1 for treasures
+    tile_brown: np.ndarray    # [2, N] int8
+    tile_white: np.ndarray    # [2, N] int8: 1 for a white-rabbit tile
+    tile_chest: np.ndarray    # [2, N] int8
+    roster: np.ndarray        # [C] int8: character ids players are drawn from
+
+
+def _arrays(r: Rules) -> RuleArrays:
+    d = r.districts
+    route = np.array([x - 1 for x in r.route], np.int8)
+    pos = np.zeros(d, np.int8)
+    pos[route] = np.arange(d, dtype=np.int8)
+    adj = np.zeros((d, d), np.bool_)
+    for i in range(d):
+        a, b = route[i], route[(i + 1) % d]
+        adj[a, b] = adj[b, a] = True
+    for a, b in r.extra_edges:
+        adj[a - 1, b - 1] = adj[b - 1, a - 1] = True
+    np.fill_diagonal(adj, False)
+    sets = [r.tile_set(False), r.tile_set(True)]
+    cols = [np.array([[t[k] for t in s] for s in sets], np.int8) for k in range(5)]
+    return RuleArrays(
+        d, r.houses_per_district, r.actions_per_turn, r.die_sides, r.empty_districts_for_dawn,
+        r.max_player_turns, r.white_pair_value, r.time_markers_permanent, r.coffee_ends_turn,
+        r.inaba_can_win_on_count, r.step_into_rize_next, r.bicycle_steps, r.cocoa_steps,
+        route, pos, adj, np.array([x - 1 for x in r.rize_start], np.int8), *cols,
+        np.array([CHARACTERS.index(c) for c in r.characters], np.int8))
+
+
+# ---------------------------------------------------------------- validation
+
+def _err(r: Rules, name: str, msg: str) -> ValueError:
+    return ValueError(f"{r.source}: rules field {name!r}: {msg}")
+
+
+def _normalise(r: Rules) -> dict[str, Any]:
+    """Lists from files become tuples; mappings are copied. Shapes are checked here."""
+    out = {}
+    for name in ("route", "characters"):
+        v = getattr(r, name)
+        if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple)):
+            raise _err(r, name, f"must be a list, got {v!r}")
+        out[name] = tuple(v)
+    for name, width in (("extra_edges", 2), ("treasures", 3)):
+        v = getattr(r, name)
+        if not isinstance(v, (list, tuple)) or not all(
+                isinstance(e, (list, tuple)) and len(e) == width for e in v):
+            raise _err(r, name, f"must be a list of {width}-element lists, got {v!r}")
+        out[name] = tuple(tuple(e) for e in v)
+    for name in ("items", "traps"):
+        v = getattr(r, name)
+        if not isinstance(v, dict):
+            raise _err(r, name, f"must be a mapping of name to count, got {v!r}")
+        out[name] = dict(v)
+    rs = r.rize_start
+    if isinstance(rs, dict):
+        rs = _faces_from_keys(r, rs)
+    if not isinstance(rs, (list, tuple)):
+        raise _err(r, "rize_start", f"must be a list (district per die face), got {rs!r}")
+    out["rize_start"] = tuple(rs)
+    return out
+
+
+def _faces_from_keys(r: Rules, m: dict) -> list:
+    """The published form ``{"d4_1_2": 2, "d4_3_4": 7}``: faces 1, 2 -> district 2, ..."""
+    faces = {}
+    for k, v in m.items():
+        mt = re.fullmatch(r"d(\d+)((?:_\d+)+)", str(k))
+        if not mt or int(mt.group(1)) != r.die_sides:
+            raise _err(r, "rize_start", f"key {k!r} must look like 'd{r.die_sides}_1_2'")
+        for f in mt.group(2).strip("_").split("_"):
+            if int(f) in faces:
+                raise _err(r, "rize_start", f"die face {f} given twice")
+            faces[int(f)] = v
+    if sorted(faces) != list(range(1, r.die_sides + 1)):
+        raise _err(r, "rize_start", f"must name every die face 1..{r.die_sides} once, "
+                                    f"got faces {sorted(faces)}")
+    return [faces[f] for f in range(1, r.die_sides + 1)]
+
+
+def _validate(r: Rules) -> None:
+    ints = {"players_min": (2, MAX_PLAYERS), "players_max": (2, MAX_PLAYERS),
+            "actions_per_turn": (1, 10), "districts": (3, 40), "houses_per_district": (1, 6),
+            "die_sides": (1, 20), "inaba_replaces_brown": (0, 20), "white_pair_value": (0, 100),
+            "empty_districts_for_dawn": (1, 40), "max_player_turns": (1, 30000),
+            "bicycle_steps": (1, 10), "cocoa_steps": (1, 10)}
+    for name, (lo, hi) in ints.items():
+        v = getattr(r, name)
+        if not _is_int(v):
+            raise _err(r, name, f"must be an integer, got {v!r}")
+        if not lo <= v <= hi:
+            raise _err(r, name, f"must be from {lo} to {hi}, got {v}")
+    for name in ("time_markers_permanent", "coffee_ends_turn", "inaba_can_win_on_count",
+                 "step_into_rize_next"):
+        if not isinstance(getattr(r, name), bool):
+            raise _err(r, name, f"must be true or false, got {getattr(r, name)!r}")
+    if r.players_min > r.players_max:
+        raise _err(r, "players_min", f"{r.players_min} exceeds players_max {r.players_max}")
+    d = r.districts
+    if r.n_tiles > 120:
+        raise _err(r, "districts", f"{d} districts x {r.houses_per_district} houses exceeds "
+                                   f"120 houses")
+    districts = set(range(1, d + 1))
+    if not all(_is_int(x) for x in r.route) or sorted(r.route) != sorted(districts):
+        raise _err(r, "route", f"must be a permutation of the districts 1..{d}, got "
+                               f"{list(r.route)}")
+    for e in r.extra_edges:
+        if not all(_is_int(x) and x in districts for x in e) or e[0] == e[1]:
+            raise _err(r, "extra_edges", f"edge {list(e)} must join two different districts "
+                                         f"of 1..{d}")
+    if len(r.rize_start) != r.die_sides or not all(_is_int(x) and x in districts
+                                                     for x in r.rize_start):
+        raise _err(r, "rize_start", f"must give a district of 1..{d} for each of the "
+                                    f"{r.die_sides} die faces, got {list(r.rize_start)}")
+    for t in r.treasures:
+        if not all(_is_int(x) and x >= 0 for x in t) or t[0] > 20 or t[1] > 20:
+            raise _err(r, "treasures", f"entry {list(t)} must be (brown, white, count) of "
+                                       f"small non-negative integers")
+        if t[0] > 0 and t[1] > 0:
+            raise _err(r, "treasures", f"entry {list(t)}: a tile shows brown or white "
+                                       f"rabbits, not both")
+    for name, known in (("items", ITEMS), ("traps", TRAPS)):
+        for k, v in getattr(r, name).items():
+            if k not in known:
+                raise _err(r, name, f"unknown {name[:-1]} {k!r}; known: {list(known)}")
+            if not _is_int(v) or v < 0:
+                raise _err(r, name, f"count of {k!r} must be a non-negative integer, got {v!r}")
+    for c in r.characters:
+        if c not in CHARACTERS:
+            raise _err(r, "characters", f"unknown character {c!r}; known: {list(CHARACTERS)}")
+    if len(set(r.characters)) != len(r.characters) or len(r.characters) < 2:
+        raise _err(r, "characters", f"must list at least 2 distinct characters, got "
+                                    f"{list(r.characters)}")
+    n = sum(t[2] for t in r.treasures) + sum(r.items.values()) + sum(r.traps.values())
+    if n != r.n_tiles:
+        raise _err(r, "treasures", f"the tiles ({n}: treasures + items + traps) must match "
+                                   f"the {r.n_tiles} houses ({d} districts x "
+                                   f"{r.houses_per_district})")
+    if "inaba" in r.characters and not any(t[0] == r.inaba_replaces_brown and t[1] == 0
+                                           and t[2] > 0 for t in r.treasures):
+        raise _err(r, "inaba_replaces_brown", f"no brown-{r.inaba_replaces_brown} treasure "
+                                              f"for the chest to replace")
+
+
+# ---------------------------------------------------------------- files
+
+def load_rules(path: str | Path | None = None) -> Rules:
+    """Rules from a JSON or TOML file (keys it lacks keep the defaults); None: the defaults."""
+    if path is None:
+        return _from_mapping(json.loads(DATA.read_text()), str(DATA))
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"rules file {str(p)!r} does not exist")
+    try:
+        if p.suffix.lower() == ".toml":
+            data = tomllib.loads(p.read_text())
+        else:
+            data = json.loads(p.read_text())
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"{p}: not a valid {'TOML' if p.suffix == '.toml' else 'JSON'} "
+                         f"file: {e}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{p}: a rules file must hold a mapping at the top")
+    return _from_mapping(data, str(p))
+
+
+def _from_mapping(data: dict, source: str) -> Rules:
+    kw: dict[str, Any] = {}
+    for key, val in data.items():
+        if key == "about":
+            continue
+        if key in _NESTED:
+            if not isinstance(val, dict):
+                raise ValueError(f"{source}: rules key {key!r} must be a mapping")
+            for sub, v in val.items():
+                if key == "inaba_tiles" and sub == "with":
+                    if v != "chest":
+                        raise ValueError(f"{source}: rules key 'inaba_tiles.with' must be "
+                                         f"'chest', got {v!r}")
+                    continue
+                if (key, sub) not in FILE_KEYS:
+                    raise ValueError(f"{source}: unknown rules key '{key}.{sub}'")
+                kw[FILE_KEYS[key, sub]] = v
+        elif key in TAGS and key not in FILE_KEYS.values():
+            kw[key] = val
+        else:
+            raise ValueError(f"{source}: unknown rules key {key!r}")
+    if "treasures" in kw:
+        kw["treasures"] = _treasures_from_file(kw["treasures"], source)
+    if isinstance(kw.get("rize_start"), dict) and "die_sides" not in kw:
+        kw.setdefault("die_sides", 4)
+    return Rules(source=source, **kw)
+
+
+def _treasures_from_file(v, source):
+    out = []
+    if not isinstance(v, list):
+        raise ValueError(f"{source}: rules field 'treasures': must be a list")
+    for e in v:
+        if not isinstance(e, dict) or set(e) - {"brown", "white", "count"} or "count" not in e:
+            raise ValueError(f"{source}: rules field 'treasures': entry {e!r} must be "
+                             f"{{'brown' or 'white': n, 'count': k}}")
+        out.append((e.get("brown", 0), e.get("white", 0), e["count"]))
+    return out
+
+
+def rules_or_default(rules: Rules | str | Path | None) -> Rules:
+    if rules is None:
+        return load_rules()
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, (str, Path)):
+        return load_rules(rules)
+    raise ValueError(f"rules must be a Rules, a path to a rules file or None, got {rules!r}")

@@ -111,21 +111,30 @@ def _compare_with_without(lf: pl.LazyFrame, chosen: list[Thing], group: str | No
     return pl.DataFrame(rows)
 
 
+MIN_GROUP = 30
+"""Fewest seat-games on each side for a p-value: below it the normal approximation fails
+and the row gets no p-value (NaN), so it cannot be flagged by chance."""
+
+
 def _difference(r: dict, i: str) -> dict:
-    """With minus without, for win share and score, from the running sums of one group."""
-    out: dict = {"games_with": int(r["n" + i]), "games_without": int(r["n"] - r["n" + i])}
+    """With minus without, for win share and score, from the running sums of one group. The
+    interval uses each side's own variance; the p-value the pooled variance of the group
+    (the variance under "no difference", which stays sound when one side is small)."""
+    n1, n0 = r["n" + i], r["n"] - r["n" + i]
+    out: dict = {"games_with": int(n1), "games_without": int(n0)}
     for key, label in (("w", "win"), ("s", "score")):
-        n1, n0 = r["n" + i], r["n"] - r["n" + i]
         m1, se1, _, _ = mean_interval(r[key + i], r[key + key + i], n1)
         m0, se0, _, _ = mean_interval(r[key] - r[key + i], r[key + key] - r[key + key + i], n0)
+        _, se_all, _, _ = mean_interval(r[key], r[key + key], r["n"])
         diff = float(m1 - m0)
         se = float(np.sqrt(se1 ** 2 + se0 ** 2))
+        pooled = float(se_all * np.sqrt(r["n"] * (1 / n1 + 1 / n0))) if min(n1, n0) > 0 else 0.0
         out |= {f"{label}_with": float(m1), f"{label}_without": float(m0),
                 f"{label}_diff": diff, f"{label}_ci_low": diff - Z95 * se,
                 f"{label}_ci_high": diff + Z95 * se,
-                f"p_{label}": float(two_sided_p(diff / se)) if se > 0 else np.nan}
+                f"p_{label}": (float(two_sided_p(diff / pooled))
+                               if min(n1, n0) >= MIN_GROUP and pooled > 0 else np.nan)}
     return out
-
 
 Variant = tuple[str, str, str, Any]
 """(kind, name, what was changed, the rules without it)."""
@@ -140,8 +149,10 @@ def switch_offs(game: Any, rules: Any = None) -> list[Variant]:
     being found have no switch in the rules data and are measured observationally only.
     """
     mod = game_module(game)
-    rules = mod.load_rules() if rules is None else rules
     name = getattr(mod, "__name__", "")
+    if name not in ("bloomsim", "rapinsim"):
+        raise ValueError(f"no switch-offs known for {name!r}; pass variants=[...] explicitly")
+    rules = mod.load_rules() if rules is None else rules
     out: list[Variant] = []
     if name == "bloomsim":
         events = rules.to_dict()["events"]
@@ -150,23 +161,20 @@ def switch_offs(game: Any, rules: Any = None) -> list[Variant]:
             out.append(("event", e, "removed from the event deck",
                         rules.replace(events=rest, events_used=min(rules.events_used, len(rest)))))
         return out
-    if name == "rapinsim":
-        plain = [t for t in rules.treasures if t[1] == 0 and t[2] > 0]
-        brown = min(t[0] for t in plain)
-        for field_name, kind in (("items", "item"), ("traps", "trap")):
-            for thing, n in getattr(rules, field_name).items():
-                if n == 0:
-                    continue
-                treasures = tuple((t[0], t[1], t[2] + n) if t[0] == brown and t[1] == 0 else t
-                                  for t in rules.treasures)
-                out.append((kind, thing, f"its {n} tiles become brown-{brown} treasures",
-                            rules.replace(**{field_name: {**getattr(rules, field_name),
-                                                          thing: 0}}, treasures=treasures)))
-        for c in rules.characters:
-            out.append(("character", c, "left out of the roster",
-                        rules.replace(characters=tuple(x for x in rules.characters if x != c))))
-        return out
-    raise ValueError(f"no switch-offs known for {name!r}; pass variants=[...] explicitly")
+    brown = min(t[0] for t in rules.treasures if t[1] == 0 and t[2] > 0)
+    for field_name, kind in (("items", "item"), ("traps", "trap")):
+        for thing, n in getattr(rules, field_name).items():
+            if n == 0:
+                continue
+            treasures = tuple((t[0], t[1], t[2] + n) if t[0] == brown and t[1] == 0 else t
+                              for t in rules.treasures)
+            out.append((kind, thing, f"its {n} tiles become brown-{brown} treasures",
+                        rules.replace(**{field_name: {**getattr(rules, field_name), thing: 0}},
+                                      treasures=treasures)))
+    for c in rules.characters:
+        out.append(("character", c, "left out of the roster",
+                    rules.replace(characters=tuple(x for x in rules.characters if x != c))))
+    return out
 
 
 def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed: int, *,

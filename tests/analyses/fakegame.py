@@ -9,7 +9,7 @@ import polars as pl
 
 from synth import ranks_and_wins
 
-POLICIES = {"weak": 0.0, "mid": 0.3, "strong": 0.6}
+POLICIES = {"weak": 0.0, "mid": 0.3, "twin": 0.3, "strong": 0.6}
 SEAT_BONUS = 0.2
 calls: list[tuple[tuple[str, ...], int, int]] = []
 

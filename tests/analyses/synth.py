@@ -58,7 +58,8 @@ def bloom_frame(n_games: int, policies=("random",) * 4, seed: int = 0,
         if event_bonus and e in event_bonus:
             score[:, 0] += np.where(rnd > 0, event_bonus[e], 0)
     for r in BLOOM_ROLES:
-        game_cols[f"enchanted_{r}"] = rng.integers(0, 128, n_games).astype(np.uint8)
+        bits = rng.random((n_games, 7)) < 0.1   # enchanted in about half of the games
+        game_cols[f"enchanted_{r}"] = (bits * (1 << np.arange(7))).sum(axis=1).astype(np.uint8)
     for t in BLOOM_TOWERS:
         game_cols[f"deliveries_{t}"] = rng.poisson(1.5, n_games).astype(np.int16)
     for a in BLOOM_CLOUDS:

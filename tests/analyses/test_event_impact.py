@@ -1,0 +1,76 @@
+"""Event impact: planted effects are recovered, null effects are not flagged beyond the rate
+the adjustment promises, and the counterfactual mode measures cause on paired games."""
+import numpy as np
+import polars as pl
+import pytest
+
+import fakegame
+from analyses import counterfactual_impact, event_impact
+from synth import BLOOM_EVENTS, BLOOM_ROLES, bloom_frame, rapin_frame
+
+
+def test_planted_event_effect_is_recovered():
+    df = bloom_frame(20000, event_bonus={"upper_hand": 4}, seed=11)
+    t = event_impact(df)
+    assert set(t["kind"]) == {"event", "enchanted"}
+    assert set(t.filter(pl.col("kind") == "event")["thing"]) == set(BLOOM_EVENTS)
+    assert set(t.filter(pl.col("kind") == "enchanted")["thing"]) == set(BLOOM_ROLES)
+    assert t["by"].unique().to_list() == ["seat"]  # one policy: grouped by seat
+    row = t.filter((pl.col("thing") == "upper_hand") & (pl.col("group") == "0")).row(0, named=True)
+    assert row["score_ci_low"] < 4 < row["score_ci_high"]   # the planted +4 points
+    assert row["win_ci_low"] > 0.05 and row["p_win_adj"] < 1e-6
+    assert row["games_with"] + row["games_without"] == 20000
+    top = t.sort(pl.col("win_diff").abs(), descending=True).row(0, named=True)
+    assert (top["thing"], top["group"]) == ("upper_hand", "0")
+    # the other seats lose what seat 0 gains
+    others = t.filter((pl.col("thing") == "upper_hand") & (pl.col("group") != "0"))
+    assert (others["win_ci_high"] < 0).all()
+
+
+def test_null_effects_flagged_no_more_than_holm_promises():
+    # 20 data sets without any planted effect, 80 rows each: Holm keeps the chance of any
+    # adjusted p < 0.05 in a data set at 5%, so about 1 of 20; allow 3 (fixed seeds)
+    flagged, raw = 0, []
+    for i in range(20):
+        t = event_impact(bloom_frame(3000, seed=200 + i))
+        flagged += int((t["p_win_adj"] < 0.05).any() or (t["p_score_adj"] < 0.05).any())
+        raw.append(t["p_win"].to_numpy())
+    assert flagged <= 3
+    assert np.mean(np.concatenate(raw) < 0.05) < 0.08  # raw p-values near their 5%
+
+
+def test_rapinsim_seat_level_things_and_planted_item():
+    df = rapin_frame(20000, policies=("a", "b", "a", "b"), item_bonus={"lamp": 1}, seed=12)
+    t = event_impact(df)
+    assert set(t["kind"]) == {"item", "trap", "character", "found"}
+    assert t["group"].unique().to_list() == ["all"]
+    lamp = t.filter(pl.col("thing") == "lamp").row(0, named=True)
+    assert lamp["score_ci_low"] < 1 < lamp["score_ci_high"]
+    assert lamp["p_win_adj"] < 1e-6
+    rest = t.filter(pl.col("thing") != "lamp")
+    assert (rest["p_score_adj"] > 0.05).all()
+
+
+def test_by_policy_when_several_policies_and_explicit_by():
+    df = bloom_frame(2000, policies=("p", "q", "p", "q"), seed=3)
+    assert event_impact(df)["by"].unique().to_list() == ["policy"]
+    assert set(event_impact(df, by="seat")["group"]) == {"0", "1", "2", "3"}
+    assert event_impact(df, adjust="bh")["p_win_adj"].min() >= 0
+
+
+def test_counterfactual_measures_cause_on_the_same_games():
+    variants = [("policy", "strong", "plays as weak", {"strong": 0.0}),
+                ("policy", "nothing", "no change", {})]
+    t = counterfactual_impact(fakegame, ["strong", "weak", "mid"], 3000, 5, variants=variants)
+    strong = t.filter((pl.col("thing") == "strong") & (pl.col("group") == "strong")).row(0, named=True)
+    assert strong["win_ci_low"] > 0.1 and strong["p_win_adj"] < 1e-6
+    assert strong["games"] == 3000
+    # switching nothing off replays exactly the same games: no difference at all
+    same = t.filter(pl.col("thing") == "nothing")
+    assert (same["win_diff"] == 0).all() and (same["score_diff"] == 0).all()
+    assert same["p_win"].is_nan().all()
+
+
+def test_counterfactual_needs_a_game_it_knows_or_variants():
+    with pytest.raises(ValueError, match="variants"):
+        counterfactual_impact(fakegame, ["strong", "weak"], 10, 0)

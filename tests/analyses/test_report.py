@@ -1,0 +1,97 @@
+"""The HTML report and the command line on small synthetic files; bad input."""
+import shutil
+import subprocess
+import sys
+
+import polars as pl
+import pytest
+
+from analyses import report, scan
+from analyses.cli import main
+from analyses.data import InputError, detect_game
+from synth import bloom_frame, rapin_frame
+
+
+@pytest.fixture(scope="module")
+def bloom_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("res") / "bloom.parquet"
+    bloom_frame(3000, policies=("a", "b", "c", "a"), event_bonus={"flock_together": 3},
+                seed=1).write_parquet(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def rapin_dataset(tmp_path_factory):
+    """A directory dataset as simulate(out=DIR) writes it: part-*.parquet files."""
+    folder = tmp_path_factory.mktemp("rapin")
+    for k in range(3):
+        rapin_frame(1000, seed=k, start=1000 * k).write_parquet(folder / f"part-{k:06d}.parquet")
+    return folder
+
+
+def test_report_on_a_file(bloom_file, bloom_board, tmp_path):
+    page = report(scan(bloom_file), tmp_path / "r", board=bloom_board)
+    text = page.read_text()
+    assert "Broom Service (bloomsim)" in text and "Headlines" in text
+    assert "Start seat (4 players)" in text and "Strongest policy" in text
+    for img in ("winrates", "seats", "scores", "events-win", "events-score", "board"):
+        assert f'src="bloomsim-{img}.png"' in text
+        assert (tmp_path / "r" / f"bloomsim-{img}.png").stat().st_size > 5000
+    assert "flock_together" in text
+
+
+def test_report_on_a_dataset_directory(rapin_dataset, town_board, tmp_path):
+    lf = scan(rapin_dataset)
+    assert detect_game(lf) == "rapinsim"
+    assert lf.select(pl.len()).collect().item() == 3000 * 4
+    page = report(lf, tmp_path / "r", board=town_board)
+    text = page.read_text()
+    assert "Lapin treasure hunt" in text and "mean treasures" in text
+    assert (tmp_path / "r" / "rapinsim-board.png").exists()
+
+
+def test_cli_tables(bloom_file, rapin_dataset, capsys):
+    assert main(["winrates", str(bloom_file)]) == 0
+    out = capsys.readouterr().out
+    assert "win rate [95% CI]" in out and "│ a " in out
+    assert main(["seats", str(rapin_dataset)]) == 0
+    assert "mean treasures" in capsys.readouterr().out
+    assert main(["events", str(bloom_file), "--adjust", "bh"]) == 0
+    assert "flock_together" in capsys.readouterr().out
+    assert main(["winrates", str(bloom_file), "--by", "policy", "seat"]) == 0
+
+
+@pytest.mark.parametrize("make,message", [
+    (lambda p: None, "no such file"),
+    (lambda p: p.write_text("not parquet"), "not a readable Parquet file"),
+    (lambda p: pl.DataFrame({"x": [1]}).write_parquet(p), "missing columns"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, make, message):
+    path = tmp_path / "in.parquet"
+    make(path)
+    assert main(["seats", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_bad_input_in_a_subprocess_exits_2(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "analyses", "report", str(tmp_path / "none"),
+                        "--out", str(tmp_path / "r")], capture_output=True, text=True)
+    assert r.returncode == 2 and r.stderr.startswith("analyses: error:")
+    assert "Traceback" not in r.stderr
+
+
+def test_unknown_game_and_wrong_columns_are_named():
+    with pytest.raises(InputError, match="which game"):
+        detect_game(pl.LazyFrame({"game": [0], "seat": [0]}))
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed")
+def test_page_renders_in_headless_chromium(bloom_file, bloom_board, tmp_path):
+    page = report(scan(bloom_file), tmp_path / "r", board=bloom_board)
+    shot = tmp_path / "shot.png"
+    subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                    "--disable-background-networking", f"--screenshot={shot}",
+                    "--window-size=1200,3000", page.as_uri()],
+                   capture_output=True, timeout=120, check=True)
+    assert shot.stat().st_size > 50_000  # a rendered page with tables and plots, not blank

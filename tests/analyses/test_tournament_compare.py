@@ -1,0 +1,96 @@
+"""Tournament seat rotation and seed reuse; paired comparison and SPRT error rates, on a fake
+game module whose strengths and seat advantage are planted."""
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+
+import fakegame
+from analyses import compare, tournament
+from analyses.compare import seatings
+from analyses.tournament import lineups, rotations
+
+
+def test_lineups_and_rotations():
+    assert len(lineups(["a", "b", "c"], 2)) == 3
+    assert lineups(["a", "b"], 3) == [("a", "a", "b"), ("a", "b", "b")]
+    assert rotations(("a", "a", "b", "b")) == [("a", "a", "b", "b"), ("a", "b", "b", "a"),
+                                               ("b", "b", "a", "a"), ("b", "a", "a", "b")]
+    assert rotations(("a", "b", "a", "b")) == [("a", "b", "a", "b"), ("b", "a", "b", "a")]
+
+
+def test_tournament_rotates_seats_and_reuses_seeds():
+    fakegame.calls.clear()
+    t = tournament(fakegame, ["weak", "mid", "strong"], 3, 500, 42)
+    played = [c[0] for c in fakegame.calls]
+    assert len(played) == len(set(played)) == 21  # 7 line-ups x 3 rotations, each once
+    assert {(n, s) for _, n, s in fakegame.calls} == {(500, 42)}  # same games for all
+    # every policy sits in every seat equally often
+    counts = t.results.group_by("policy", "seat").len()["len"].unique().to_list()
+    assert counts == [21 * 500 * 3 // 9]  # 3 policies x 3 seats, all equal
+    # the same game index has the same luck whatever the seating: common random numbers
+    g0 = t.results.filter(pl.col("game") == 0).group_by("seating").agg(pl.col("rank"))
+    assert g0.height == 21
+    assert t.ratings["policy"].to_list() == ["strong", "mid", "weak"]
+    assert t.ratings["bt_elo"].sum() == pytest.approx(0, abs=1e-9)
+
+
+def test_pairwise_is_complementary_with_intervals():
+    t = tournament(fakegame, ["weak", "strong"], 2, 2000, 1)
+    pw = t.pairwise.sort("policy")
+    assert pw["policy"].to_list() == ["strong", "weak"]
+    assert pw["ahead_rate"].sum() == pytest.approx(1)
+    assert pw["ci_low"][0] > 0.5 > pw["ci_high"][1]
+    assert pw["games"].to_list() == [2000, 2000]  # the unit is the game index
+    assert t.matrix.columns == ["policy", "strong", "weak"]
+
+
+def test_tournament_bad_input():
+    with pytest.raises(ValueError, match="unknown policy 'nope'"):
+        tournament(fakegame, ["weak", "nope"], 2, 10, 0)
+    with pytest.raises(ValueError, match="unknown game"):
+        tournament("chess", ["a", "b"], 2, 10, 0)
+    with pytest.raises(ValueError, match="players"):
+        tournament(fakegame, ["weak", "mid"], 1, 10, 0)
+
+
+def test_compare_is_paired_and_its_interval_matches_scipy():
+    assert len(seatings("a", "b", ["c"])) == 6
+    res = compare(fakegame, "strong", "weak", n_games=4000, seed=3)
+    assert res.seatings == ("strong|weak", "weak|strong")
+    assert res.games == 4000 and res.seeds == 2000
+    assert res.ci_low > 0.2 and res.decision is None
+    # recompute D per game index by hand and check the interval against scipy's t interval
+    d = np.zeros(2000)
+    for seating, sign in ((["strong", "weak"], 1), (["weak", "strong"], -1)):
+        w = fakegame.simulate(seating, 2000, 3)["win"].to_numpy().reshape(2000, 2)
+        d += sign * (w[:, 0] - w[:, 1]) / 2
+    assert res.diff == pytest.approx(d.mean())
+    ci = stats.ttest_1samp(d, 0).confidence_interval()
+    assert res.ci_low == pytest.approx(ci.low, rel=2e-3)
+    assert res.ci_high == pytest.approx(ci.high, rel=2e-3)
+    assert res.win_rate_a + res.win_rate_b == pytest.approx(1)
+
+
+def test_sprt_error_rates_in_simulation():
+    # H0 true (two equally strong policies): "A better" at most alpha = 0.05 of the time;
+    # A far better than delta: "A not better" at most beta = 0.05. 200 runs each, fixed seeds;
+    # bounds allow 3 standard errors over the nominal rate.
+    null = [compare(fakegame, "twin", "mid", n_games=20000, seed=s, sequential=True,
+                    delta=0.1) for s in range(200)]
+    false_pos = np.mean([r.decision == "A better" for r in null])
+    assert false_pos <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 200)
+    assert np.mean([r.decision == "undecided" for r in null]) < 0.05
+    alt = [compare(fakegame, "strong", "mid", n_games=20000, seed=s, sequential=True,
+                   delta=0.1) for s in range(200)]
+    assert np.mean([r.decision == "A not better" for r in alt]) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 200)
+    # it stops early: far fewer games than the cap, and games = seeds x seatings
+    assert max(r.games for r in alt) < 20000
+    assert all(r.games == 2 * r.seeds and r.games_played >= r.games for r in alt + null)
+
+
+def test_compare_bad_input():
+    with pytest.raises(ValueError, match="alpha"):
+        compare(fakegame, "strong", "weak", sequential=True, alpha=0.7)
+    with pytest.raises(ValueError, match="unknown policy"):
+        compare(fakegame, "strong", "zzz")

@@ -847,3 +847,210 @@ def test_score_floor_0_and_the_no_floor_option():
     g2, log = new(n=2, rules=default_rules().replace(score_floor=None))
     R.add_points(g2, 0, -15, "pts_events")
     assert g2.score[0] == -5
+
+
+# ----------------------------------------------------------------------------------------------
+# More edge cases
+# ----------------------------------------------------------------------------------------------
+
+def test_brave_witch_that_does_not_move_cannot_deliver():
+    g, log = new()
+    g.pawns[0] = [A(g, "A11"), A(g, "A56")]  # A11 touches T01 and S03, but no move: no delivery
+    script(g, 0, move=[DECLINE])  # a DELIVER question would fail
+    R.witch(g, 0, Ro(g, "meadow_witch"), brave=True)
+    assert pawns(g, 0) == names(g, ["A11", "A56"]) and g.score[0] == 10
+
+
+def test_witch_may_move_into_an_area_with_other_pawns():
+    g, log = new()
+    g.pawns[1] = [A(g, "A10"), A(g, "A10")]
+    g.pawns[0] = [A(g, "A00"), A(g, "A56")]
+    sc = script(g, 0, move=[A(g, "A10")])
+    R.witch(g, 0, Ro(g, "meadow_witch"), brave=False)
+    assert A(g, "A10") in sc.offered("move") and pawns(g, 0) == names(g, ["A10", "A56"])
+
+
+def test_brave_witch_next_to_a_filled_round_tower_can_use_the_square_one():
+    g, log = new()
+    g.tower_filled[T(g, "T08")] = True  # A20 touches T08 (filled) and S01 (orange square 3)
+    g.pawns[0] = [A(g, "A21"), A(g, "A56")]
+    sc = script(g, 0, move=[A(g, "A20")], deliver=[T(g, "S01")])
+    R.witch(g, 0, Ro(g, "forest_witch"), brave=True)
+    assert sc.offered("deliver") == {T(g, "S01")}
+    assert g.score[0] == 13 and list(g.potions[0]) == [1, 1, 0] and g.wands[0] == 1
+
+
+def test_round_tower_without_wands_gives_none():
+    g, log = new()
+    g.pawns[0] = [A(g, "A13"), A(g, "A00")]
+    script(g, 0, deliver=[T(g, "T03")])  # orange round 4, no wands
+    R.druid(g, 0, Ro(g, "peak_druid"), brave=False)
+    assert g.score[0] == 14 and g.wands[0] == 1 and g.tower_filled[T(g, "T03")]
+
+
+def test_druid_without_terrain_condition_option():
+    # seed 000 only asks for a pawn in an area of the tower; the spec keeps that reading as the
+    # named option druid_needs_terrain = false
+    g, log = new(rules=default_rules().replace(druid_needs_terrain=False))
+    g.pawns[0] = [A(g, "A13"), A(g, "A00")]  # hill, with the valley (forest/meadow) druid
+    sc = script(g, 0, deliver=[T(g, "T03")])
+    R.druid(g, 0, Ro(g, "valley_druid"), brave=True)
+    assert sc.offered("deliver") == {T(g, "T03"), T(g, "S06")}
+    assert g.score[0] == 17
+
+
+def test_fairy_uses_either_pawn_and_pays_all_stars():
+    g, log = new()
+    g.pawns[0] = [A(g, "A56"), A(g, "A31")]  # A31 next to A30 (cloud space), A21, A41, A32
+    g.wands[0] = 3
+    light = put_cloud(g, "A30", 3)
+    sc = script(g, 0, charm=[A(g, "A30")])
+    R.weather_fairy(g, 0, Ro(g, "weather_fairy"), brave=True)
+    assert sc.offered("charm") == {A(g, "A30")}
+    assert g.wands[0] == 0 and g.lightning[0] == light == 3 and g.score[0] == 13
+
+
+def test_lightning_scores_on_the_total_of_bolts_not_per_tile():
+    g, log = new(n=2)
+    g.pawns[0] = [A(g, "A02"), A(g, "A56")]
+    g.wands[0] = 4
+    put_cloud(g, "A03", 2)
+    put_cloud(g, "A12", 2)
+    script(g, 0, charm=[A(g, "A03"), A(g, "A12")])
+    R.weather_fairy(g, 0, Ro(g, "weather_fairy"), brave=False)
+    R.weather_fairy(g, 0, Ro(g, "weather_fairy"), brave=False)
+    assert g.lightning[0] == 4 and g.wands[0] == 0
+    g.potions[0] = [0, 0, 0]
+    R.end_of_game(g)
+    assert g.score[0] == 10 + 8  # table[4], not table[2] + table[2]
+
+
+def test_lead_offers_every_card_cowardly_and_brave_follow_offers_no_pass():
+    g, log = new(n=2)
+    herb, root, fairy = (Ro(g, n) for n in ("herb_gatherer", "root_gatherer", "weather_fairy"))
+    g, log = _turn(n=2, leader=0, hands={0: {herb, root, fairy}, 1: {herb}})
+    s0 = script(g, 0, log, lead=[(herb, False)], gather=[ANY])
+    s1 = script(g, 1, log, follow=[False], gather=[ANY])
+    R.play_turn(g)
+    rows = s0.asked("lead")[0]
+    assert sorted((int(r[0]), int(r[1])) for r in rows) == sorted(
+        (r, b) for r in (herb, root, fairy) for b in (0, 1))
+    rows = s1.asked("follow")[0]
+    assert len(rows) == 2 and (rows[:, F_PASS] == 0).all()
+    assert sorted(int(r[1]) for r in rows) == [0, 1]
+
+
+def test_more_or_less_requires_at_least_one_card():
+    g, log = new(n=2)
+    g.event = ev(g, "more_or_less")
+    scs = [script(g, s, select=[ANY, DECLINE]) for s in range(2)]
+    R.select_roles(g)
+    for sc in scs:
+        first = sc.asked("select")[0]
+        assert (first[:, F_PASS] == 0).all() and len(first) == 10
+    assert g.score == [16, 16]
+
+
+def test_enchanted_deck_empty_at_the_start_of_a_reveal_is_reshuffled():
+    g = R.new_game(n_players=3, seed=9)
+    g.round = 5
+    g.enchanted_deck = []
+    R.reveal_enchanted_roles(g)
+    assert len(g.enchanted) == 2 and g.enchanted <= set(range(10))
+
+
+def test_the_works_exactly_one_set_leaves_nothing():
+    g, log = new(n=2)
+    g.event = ev(g, "the_works")
+    g.potions = [[1, 1, 1], [1, 1, 1]]
+    g.wands = [1, 1]
+    script(g, 0, works=[ANY])
+    script(g, 1, works=[ANY])
+    R.round_end_event(g)
+    assert g.score == [16, 16]
+    assert [list(p) for p in g.potions] == [[0, 0, 0]] * 2 and list(g.wands) == [0, 0]
+
+
+def test_upper_hand_single_highest_wins():
+    g, log = new(n=3)
+    g.event = ev(g, "upper_hand")
+    g.potions = [[2, 0, 0], [1, 1, 1], [0, 0, 0]]
+    g.wands = [0, 0, 4]
+    script(g, 0, bid=[2])  # one kind held: no PAY question
+    script(g, 1, bid=[1])
+    script(g, 2, bid=[1])
+    R.round_end_event(g)
+    assert g.score == [15, 10, 10]
+    assert list(g.potions[0]) == [0, 0, 0]
+    assert list(g.potions[1]) == [1, 1, 1] and g.wands[2] == 4
+
+
+def test_enchanted_penalty_is_paid_when_played_before_the_brave_effect():
+    # spec 3.6: the 3 points go "the moment the card is played": 2 -> 0 (floor), then +5 +3
+    g, log = new(n=2)
+    druid = Ro(g, "valley_druid")
+    g, log = _turn(n=2, leader=0, hands={0: {druid}})
+    g.enchanted = {druid}
+    g.score[0] = 2
+    g.pawns[0] = [A(g, "A20"), A(g, "A00")]  # forest: T08 (purple 2, +2 wands), S01 (orange 3)
+    script(g, 0, log, lead=[(druid, True)], deliver=[T(g, "S01")])
+    R.play_turn(g)
+    assert g.score[0] == 0 + 3 + 3
+
+
+def test_enchanted_penalty_is_paid_before_the_cowardly_effect():
+    g, log = new(n=2)
+    druid = Ro(g, "valley_druid")
+    g, log = _turn(n=2, leader=0, hands={0: {druid}})
+    g.enchanted = {druid}
+    g.score[0] = 1
+    g.pawns[0] = [A(g, "A20"), A(g, "A00")]
+    script(g, 0, log, lead=[(druid, False)], deliver=[T(g, "S01")])
+    R.play_turn(g)
+    assert g.score[0] == 0 + 3
+
+
+def test_more_or_less_loss_respects_the_floor():
+    g, log = new(n=2)
+    g.event = ev(g, "more_or_less")
+    g.score = [2, 2]
+    script(g, 0, select=[ANY] * 5)
+    script(g, 1, select=[ANY, DECLINE])
+    R.select_roles(g)
+    assert g.score == [0, 8]
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_a_game_is_7_rounds_with_7_different_events(n):
+    from bloomsim.policies import O_EVENT, O_ROUND
+
+    g = R.new_game(n_players=n, seed=11)
+    seen = {}
+    for s in range(n):
+        base = g.policies[s]
+
+        def pol(kind, obs, opts, n_opts, rng, _base=base):
+            seen.setdefault(int(obs[O_ROUND]), set()).add(int(obs[O_EVENT]))
+            return _base(kind, obs, opts, n_opts, rng)
+        g.policies[s] = pol
+    R.play_game(g)
+    assert sorted(seen) == list(range(1, 8))
+    events = [seen[r] for r in range(1, 8)]
+    assert all(len(e) == 1 for e in events)  # one event per round
+    events = [e.pop() for e in events]
+    assert len(set(events)) == 7 and set(events) <= set(range(10))
+    assert all(not h for h in g.hands)
+
+
+def test_observation_hides_other_hands_and_future_decks():
+    # spec 7: one's own hand is private; others' hands and the future decks are never seen
+    g, log = new(n=3)
+    herb, root = Ro(g, "herb_gatherer"), Ro(g, "root_gatherer")
+    g.hands = [{herb}, {root}, {herb}]
+    before = R.observe(g, 0).copy()
+    g.hands = [{herb}, {herb}, {root}]  # same counts, other roles
+    g.event_deck = list(reversed(g.event_deck))
+    g.enchanted_deck = list(reversed(g.enchanted_deck))
+    assert (R.observe(g, 0) == before).all()
+    g.hands = [{root}, {herb}, {root}]  # one's own hand is seen
+    assert not (R.observe(g, 0) == before).all()

@@ -208,8 +208,25 @@ class Table:
         return sorted(R.tile_name(self.st, t) for t in tiles)
 
 
+_TABLES: list[Table] = []
+
+
 def new(chars=("lapin", "cocoa"), **kw):
-    return Table(chars, **kw)
+    t = Table(chars, **kw)
+    _TABLES.append(t)
+    return t
+
+
+@pytest.fixture(autouse=True)
+def _scripts_used_up():
+    """Every scripted answer and die face must have been asked for (no vacuous scenario)."""
+    _TABLES.clear()
+    yield
+    for t in _TABLES:
+        for s, pol in enumerate(t.pol):
+            assert not pol.queue, f"seat {s} was never asked for {pol.queue}"
+        assert not t.rng.values or len(t.rng.values) > 100, \
+            f"unused chance values {t.rng.values}"
 
 
 # ---------------------------------------------------------------------------- setup (§2)
@@ -1121,3 +1138,225 @@ def test_score_inaba_with_chest_wins_alone():
 
 def test_score_inaba_never_wins_on_count():
     assert _score_table(["inaba", "cocoa"], [["brown3"], ["brown1"]]) == [0.0, 1.0]
+
+
+# ---------------------------------------------------------------------------- more edges
+
+def test_turn_order_clockwise_rize_moves_after_every_turn():
+    rules = Rules().replace(max_player_turns=3)
+    t = new(("lapin", "cocoa", "chiya"), rules=rules).fill().at(rize=1, p0=5, p1=7, p2=9)
+    order = []
+    for s in range(3):
+        orig = t.pol[s]
+
+        def spy(kind, obs, opts, n, rng, s=s, orig=orig):
+            if kind == P.ACTION:
+                order.append((s, int(obs[P.OB_RIZE])))
+            return orig(kind, obs, opts, n, rng)
+        t.st.policies[s] = spy
+    R.play(t.st)
+    # seat 0 sees Rize at 1, seat 1 at 2, seat 2 at 3: he moved after every turn
+    assert order == [(0, D(1)), (1, D(2)), (2, D(3))]
+    assert t.st.rize == D(4)
+
+
+def test_search_needs_a_tile_in_the_district():
+    t = new().fill(empty={H(5, k) for k in range(3)}).at(rize=1, p0=5, p1=9).turn(0)
+    assert not R.can_search(t.st, 0)
+
+
+def test_step_option_forbids_district_rize_enters_next():
+    # the named option step_into_rize_next = False forbids the district Rize enters next
+    rules = Rules().replace(step_into_rize_next=False)
+    t = new(rules=rules).fill().at(rize=2, p0=4, p1=8).turn(0)
+    assert set(R.legal_steps(t.st, 0)) == {D(5)}
+
+
+def test_player_moved_into_rize_district_may_stay_and_step_out():
+    t = new().fill().at(rize=5, p0=5, p1=9).turn(0)
+    assert set(R.legal_steps(t.st, 0)) == {D(4), D(6)}
+    R.play_turn(t.st, 0)                                 # passing is allowed
+    assert t.st.pos[0] == D(5)
+
+
+def test_bicycle_steps_never_into_rize_district():
+    t = new()
+    t.give(0, "bicycle")
+    t.fill().at(rize=4, p0=2, p1=9)
+    t.script(0, want(P.ACTION, P.O_ITEM, arg=ITEMS.index("bicycle")),
+             want(P.STEP, P.O_STEP, D(3)))
+    R.play_turn(t.st, 0)
+    second = [r for k, _, r in t.pol[0].log if k == P.STEP][1]
+    offered = {int(o[P.F_DISTRICT]) for o in second if int(o[P.F_WHAT]) == P.O_STEP}
+    assert offered == {D(2), D(8)}                       # from 3: not 4, Rize's district
+    assert t.st.pos[0] == D(3)
+
+
+def test_map_does_not_offer_face_up_tiles():
+    t = new()
+    t.give(0, "map")
+    up = t.put("brown2", H(9, 0), face_up=True)
+    t.fill().at(rize=1, p0=3, p1=6).turn(0)
+    t.script(0, want(P.HOUSE, house=H(9, 1)))
+    R.map_(t.st, 0)
+    offered = {int(o[P.F_HOUSE]) for o in t.pol[0].options(P.HOUSE)}
+    assert H(9, 0) not in offered and H(9, 1) in offered
+    assert t.st.board[H(9, 0)] == up
+
+
+def test_dawn_marker_placed_once():
+    t = new()
+    t.put("brown1", H(8, 2))
+    _five_marked(t, {H(7, k) for k in range(3)} | {H(8, 0), H(8, 1)})
+    t.st.marker[D(7)] = 6
+    t.st.n_marked, t.st.next_marker = 6, 7
+    t.st.dawn = D(1)
+    t.at(rize=9, p0=8, p1=3).turn(0)
+    R.search(t.st, 0, H(8, 2))                           # the 7th empty district
+    assert t.st.marker[D(8)] == 7
+    R.rize_moves(t.st)
+    R.dawn_check(t.st)
+    assert t.st.dawn == D(1)
+
+
+def test_game_ends_when_chain_move_passes_through_dawn_district():
+    # "the moment Rize next enters the dawn district (by ... a chain move)": every district of
+    # the escort is entered, so passing through the dawn district ends the game there
+    t = new()
+    b = t.give(0, "brown3")
+    _five_marked(t, {H(7, k) for k in range(3)})
+    t.st.marker[D(7)] = 6
+    t.st.n_marked, t.st.next_marker = 6, 7
+    t.st.dawn = D(10)
+    t.at(rize=7, p0=8, p1=4)
+    t.rng.push(2)                                        # d4 = 3: 8 -> 9 -> 10 -> 1
+    R.rize_moves(t.st)
+    assert t.st.over and t.st.dawn_end
+    assert t.st.rize == D(10)
+    assert b in t.st.bag
+
+
+def test_lapin_letter_take_during_bicycle_ride():
+    t = new(("lapin", "cocoa"))
+    t.give(0, "bicycle")
+    b = t.put("brown3", H(6, 0))
+    t.fill().at(rize=1, p0=5, p1=9)
+    t.st.letter[0] = D(6)
+    t.st.skill_used[0] = True
+    t.script(0, want(P.ACTION, P.O_ITEM, arg=ITEMS.index("bicycle")),
+             want(P.STEP, P.O_STEP, D(6)), want(P.HOUSE, house=H(6, 0)),
+             want(P.STEP, P.O_STEP, D(7)))
+    R.play_turn(t.st, 0)
+    assert t.st.loc[b] == R.HAND + 0
+    assert t.st.pos[0] == D(7)
+
+
+def test_aoyama_random_treasure_of_target():
+    t = new(("aoyama", "cocoa"))
+    b1 = t.give(1, "brown1")
+    b3 = t.give(1, "brown3")
+    t.fill(empty={H(3, 2)}).at(rize=1, p0=3, p1=2).turn(0)
+    t.script(0, want(P.TARGET, P.O_PLAYER, arg=1))
+    t.rng.push(0)                                        # the first treasure in tile order
+    R.use_skill(t.st, 0)
+    assert t.hand(1) == [b3]
+    assert t.st.board[H(3, 2)] == b1 and not t.st.face_up[H(3, 2)]
+
+
+def test_chest_is_a_treasure_of_zero_rabbits_for_others():
+    # cocoa: chest + brown1 = 2 tiles beat chiya's single brown3
+    assert _score_table(["inaba", "cocoa", "chiya"], [[], ["chest", "brown1"], ["brown3"]]) \
+        == [0.0, 1.0, 0.0]
+
+
+def test_inaba_can_win_on_count_option():
+    rules = Rules().replace(inaba_can_win_on_count=True)
+    t = new(("inaba", "cocoa"), rules=rules)
+    t.give(0, "brown3")
+    t.fill().at(rize=1, p0=2, p1=3)
+    t.st.over = True
+    R.score(t.st)
+    assert [float(x) for x in t.st.win] == [1.0, 0.0]
+
+
+def test_inaba_found_loses_his_only_tile():
+    t = new(("inaba", "cocoa"))
+    chest = t.give(0, "chest")
+    t.fill().at(rize=4, p0=5, p1=9)
+    t.rng.push(0)
+    R.rize_moves(t.st)
+    assert t.hand(0) == [] and t.st.bag == [chest]
+
+
+def test_pitfall_skips_only_one_turn():
+    rules = Rules().replace(max_player_turns=3)
+    t = new(rules=rules).fill().at(rize=1, p0=5, p1=9)
+    t.st.skip[0] = 1
+    R.play(t.st)
+    acts = [k for k in t.pol[0].kinds() if k == P.ACTION]
+    assert len(acts) == 1                                # turn 1 skipped, turn 3 played
+    assert t.st.turns == 3
+
+
+def test_alarm_then_rize_still_patrols_after_the_turn():
+    rules = Rules().replace(max_player_turns=1)
+    t = new(rules=rules)
+    t.put("alarm", H(8, 1))
+    t.fill().at(rize=2, p0=8, p1=4)
+    t.script(0, want(P.ACTION, P.O_SEARCH, house=H(8, 1)))
+    t.rng.push(0)                                        # found at 8 by the alarm, d4 = 1 -> 9
+    R.play(t.st)
+    assert t.st.pos[0] == D(9)
+    assert t.st.rize == D(10)                            # his patrol step after the turn
+
+
+def test_letter_take_emptying_district_gets_time_marker():
+    t = new(("lapin", "cocoa"))
+    t.put("brown1", H(6, 2))
+    t.fill(empty={H(6, 0), H(6, 1)}).at(rize=1, p0=5, p1=9).turn(0)
+    t.st.letter[0] = D(6)
+    t.st.skill_used[0] = True
+    t.script(0, want(P.HOUSE, house=H(6, 2)))
+    R.step(t.st, 0, D(6))
+    assert t.st.marker[D(6)] == 1
+
+
+def test_refilled_marked_district_still_counts_for_dawn():
+    t = new()
+    t.put("brown1", H(8, 2))
+    _five_marked(t, {H(8, 0), H(8, 1)})
+    # district 2 keeps its marker but has been refilled meanwhile
+    for k in range(3):
+        t.st.board[H(2, k)] = t.st.board[H(9, k)]
+    t.at(rize=9, p0=8, p1=4).turn(0)
+    R.search(t.st, 0, H(8, 2))
+    assert t.st.marker[D(8)] == 6
+    R.rize_moves(t.st)
+    R.dawn_check(t.st)
+    assert t.st.dawn == D(10)
+
+
+def test_knowledge_options_show_only_what_the_player_has_seen():
+    t = new(("lapin", "cocoa"))
+    a = t.put("alarm", H(5, 0))
+    t.put("brown3", H(5, 1), face_up=True)
+    t.fill().at(rize=1, p0=5, p1=9)
+    t.st.seen[1][a] = True                               # seat 1 looked at it (e.g. the map)
+    mine = R.option(t.st, 0, P.O_SEARCH, D(5), house=H(5, 0))
+    theirs = R.option(t.st, 1, P.O_SEARCH, D(5), house=H(5, 0))
+    assert mine[P.F_KNOWN] == 0 and mine[P.F_TILE] == -1 and mine[P.F_SUB] == -1
+    assert theirs[P.F_KNOWN] == 1 and theirs[P.F_TILE] == 2
+    up = R.option(t.st, 0, P.O_SEARCH, D(5), house=H(5, 1))
+    assert up[P.F_KNOWN] == 1 and up[P.F_TILE] == 0 and up[P.F_VALUE] == 3
+
+
+def test_knowledge_observation_item_counts_not_kinds():
+    t = new(("lapin", "cocoa"))
+    t.give(1, "lamp")
+    t.give(1, "map")
+    t.give(0, "coffee")
+    t.fill().at(rize=1, p0=5, p1=9)
+    obs = R.observation(t.st, 0)
+    assert obs[P.OB_NITEMS + 1] == 2
+    assert obs[P.OB_ITEMS + ITEMS.index("coffee")] == 1
+    assert obs[P.OB_ITEMS + ITEMS.index("lamp")] == 0

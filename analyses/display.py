@@ -22,7 +22,14 @@ def num_ci(value: str, low: str, high: str, digits: int = 2) -> pl.Expr:
 
 
 def pvalue(col: str) -> pl.Expr:
-    return pl.col(col).map_elements(lambda p: f"{p:.2g}" if p == p else "", return_dtype=pl.String)
+    return pl.col(col).map_elements(format_p, return_dtype=pl.String)
+
+
+def format_p(p: float) -> str:
+    """A p-value for reading: 2 significant digits, "< 1e-300" where it underflows."""
+    if p != p:
+        return ""
+    return f"{p:.2g}" if p > 0 else "< 1e-300"
 
 
 def win_rates_table(t: pl.DataFrame, by: list[str]) -> pl.DataFrame:

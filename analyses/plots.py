@@ -13,8 +13,8 @@ import polars as pl  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
-TERRAIN_COLOURS = {"castle": "#bbbbbb", "water": "#9ecae1", "forest": "#a1d99b",
-                   "meadow": "#e5f5a0", "hill": "#fdd0a2", "mountain": "#d9d9d9"}
+TERRAIN_COLOURS = {"castle": "#8c8c8c", "water": "#9ecae1", "forest": "#a1d99b",
+                   "meadow": "#e5f5a0", "hill": "#fdd0a2", "mountain": "#bcaaa4"}
 POTION_COLOURS = {"orange": "#e6550d", "purple": "#756bb1", "green": "#31a354"}
 
 
@@ -24,12 +24,18 @@ def _light(name: str) -> matplotlib.colors.Colormap:
         f"{name}_light", plt.get_cmap(name)(np.linspace(0.05, 0.6, 64)))
 
 
+def _xerr(value, low, high) -> np.ndarray:
+    """Error bar lengths, never negative (a Wilson bound can sit a rounding error past 0)."""
+    value, low, high = (np.asarray(v, dtype=float) for v in (value, low, high))
+    return np.maximum(np.vstack([value - low, high - value]), 0.0)
+
+
 def _interval_bars(ax, labels: Sequence[str], value, low, high, fair: float | None,
                    xlabel: str) -> None:
     y = np.arange(len(labels))
     value, low, high = (np.asarray(v, dtype=float) for v in (value, low, high))
     ax.barh(y, value, color="#6baed6")
-    ax.errorbar(value, y, xerr=[value - low, high - value], fmt="none", ecolor="black",
+    ax.errorbar(value, y, xerr=_xerr(value, low, high), fmt="none", ecolor="black",
                 capsize=4)
     if fair is not None:
         ax.axvline(fair, color="#d62728", ls="--", lw=1, label=f"fair share {fair:.1%}")
@@ -64,8 +70,8 @@ def seat_plot(table: pl.DataFrame, title: str = "Seat advantage") -> Figure:
                        f"win rate, {k} players (p = {g['p_value'][0]:.2g}, all seats equal)")
         y = np.arange(g.height)
         m = g["mean_score"].to_numpy()
-        ax_s.errorbar(m, y, xerr=[m - g["score_ci_low"].to_numpy(),
-                                  g["score_ci_high"].to_numpy() - m], fmt="o", capsize=4)
+        ax_s.errorbar(m, y, xerr=_xerr(m, g["score_ci_low"], g["score_ci_high"]), fmt="o",
+                      capsize=4)
         ax_s.set_yticks(y, labels)
         ax_s.invert_yaxis()
         ax_s.set_xlabel(f"mean {g['score'][0]} (95% interval)")
@@ -76,7 +82,7 @@ def seat_plot(table: pl.DataFrame, title: str = "Seat advantage") -> Figure:
 def score_plot(hist: pl.DataFrame, score: str, title: str = "Score distribution") -> Figure:
     """Distribution of the final score per policy from ``score_histogram`` counts."""
     fig, ax = plt.subplots(figsize=(7, 3.6), layout="constrained")
-    for (name,), g in hist.sort(score).group_by(["policy"], maintain_order=True):
+    for (name,), g in hist.sort("policy", score).group_by(["policy"], maintain_order=True):
         share = g["count"].to_numpy() / g["count"].sum()
         ax.step(g[score].to_numpy(), share, where="mid", label=str(name))
     ax.set_xlabel(score)
@@ -103,7 +109,7 @@ def forest_plot(table: pl.DataFrame, effect: str = "win", top: int = 25,
     for mask, colour, name in ((sig, "#d62728", "significant (adjusted p < 0.05)"),
                                (~sig, "#555555", "not significant")):
         if mask.any():
-            ax.errorbar(d[mask], y[mask], xerr=[d[mask] - lo[mask], hi[mask] - d[mask]],
+            ax.errorbar(d[mask], y[mask], xerr=_xerr(d[mask], lo[mask], hi[mask]),
                         fmt="o", color=colour, capsize=3, label=name)
     ax.axvline(0, color="black", lw=0.8)
     ax.set_yticks(y, labels, fontsize=8)
@@ -128,13 +134,13 @@ def broom_board_plot(board: Mapping, usage: Mapping[str, Mapping[str, float]],
     cmap_p = _light("Blues")
     for ax in (ax_t, ax_p):
         for a in areas.values():
-            if ax is ax_t:
+            water = a["terrain"] == "water"
+            if ax is ax_t or water:
                 face = TERRAIN_COLOURS.get(a["terrain"], "#ffffff")
             else:
-                face = ("#9ecae1" if a["terrain"] == "water"
-                        else cmap_p(usage["pawns"].get(a["id"], 0) / pawn_max))
+                face = cmap_p(usage["pawns"].get(a["id"], 0) / pawn_max)
             ax.add_patch(Rectangle((a["x"] - 0.5, a["y"] - 0.5), 1, 1, facecolor=face,
-                                   edgecolor="white", lw=1.5))
+                                   edgecolor="white", lw=1.5, hatch="//" if water else None))
             if a["terrain"] == "castle":
                 ax.text(a["x"], a["y"] + 0.3, "castle", ha="center", fontsize=7)
         xs = [a["x"] for a in areas.values()]
@@ -159,6 +165,10 @@ def broom_board_plot(board: Mapping, usage: Mapping[str, Mapping[str, float]],
                  ax=ax_t, shrink=0.7, label="potions delivered per game")
     ax_t.set_title("Towers (ring = potion colour, round or square): deliveries per game",
                    fontsize=10)
+    ax_t.legend(handles=[Rectangle((0, 0), 1, 1, facecolor=c, label=t)
+                         for t, c in TERRAIN_COLOURS.items()],
+                loc="upper center", bbox_to_anchor=(0.5, -0.01), ncol=6, fontsize=8,
+                frameon=False)
     for aid in board.get("cloud_spaces", []):
         a = areas[aid]
         share = usage["charmed"].get(aid, 0.0)

@@ -157,7 +157,7 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
             f"{_interval(first['win_rate'], first['ci_low'], first['ci_high'])} against a "
             f"fair {first['expected']:.1%}; best seat is seat {best['seat']} "
             f"({best['win_rate']:.1%}); all seats equal: chi2 = {first['chi2']:.1f}, "
-            f"p = {first['p_value']:.2g}.")
+            f"p = {display.format_p(first['p_value'])}.")
 
     if "seating" in names:
         pw = pairwise(lf)

@@ -33,7 +33,7 @@ from bloomsim.policies import F_PASS
 from bloomsim.rules import default_rules
 
 from spec_helpers import (ANY, CARD, DECLINE, EVENT, A, Ro, T, brute_sets, ev, new,
-                          put_cloud, script, tiles, total_resources)
+                          put_cloud, script, tiles)
 
 GREEN, PURPLE, ORANGE = 0, 1, 2
 
@@ -1137,3 +1137,28 @@ def test_upper_hand_reveals_are_simultaneous():
 
     (k1, o1, r1), (k3, o3, r3) = second_bidder_view(1), second_bidder_view(3)
     assert k1 == k3 and (o1 == o3).all() and (r1 == r3).all()
+
+
+def test_lead_options_do_not_depend_on_other_players_hidden_cards():
+    # spec 7: option features (e.g. the risk of being cancelled) use public knowledge only
+    def lead_view(other):
+        g, log = new(n=3, seed=2)
+        herb, root, fruit = (Ro(g, n) for n in ("herb_gatherer", "root_gatherer",
+                                                "fruit_gatherer"))
+        g, log = _turn(n=3, leader=0, hands={0: {herb, root}, 1: {other, fruit}, 2: {fruit}})
+        sc = script(g, 0, log, lead=[(root, False)], gather=[ANY])
+        obs = []
+        base = sc.__call__
+
+        def rec(kind, o, opts, n, rng):
+            obs.append((o.copy(), opts[:n].copy()))
+            return base(kind, o, opts, n, rng)
+        g.policies[0] = rec
+        script(g, 1, log, follow=[False], gather=[ANY])
+        R.play_turn(g)
+        return obs[0]
+
+    ids = list(default_rules().role_ids)
+    (o1, r1) = lead_view(ids.index("herb_gatherer"))
+    (o2, r2) = lead_view(ids.index("weather_fairy"))
+    assert (o1 == o2).all() and (r1 == r2).all()

@@ -723,8 +723,8 @@ def test_prank_discards_random_item():
     R.search(t.st, 0, H(5, 0))
     assert t.st.loc[prank] == R.REMOVED
     assert tr in t.hand(0)
-    assert len([x for x in (l1, c1) if t.st.loc[x] == R.HAND]) == 1
-    assert len([x for x in (l1, c1) if t.st.loc[x] == R.DISCARDED]) == 1
+    assert t.st.loc[l1] == R.HAND + 0                   # pick 1: the coffee, in tile order
+    assert t.st.loc[c1] == R.DISCARDED
     assert t.st.board[H(5, 0)] == R.EMPTY
 
 
@@ -1360,3 +1360,61 @@ def test_knowledge_observation_item_counts_not_kinds():
     assert obs[P.OB_NITEMS + 1] == 2
     assert obs[P.OB_ITEMS + ITEMS.index("coffee")] == 1
     assert obs[P.OB_ITEMS + ITEMS.index("lamp")] == 0
+
+
+def test_carried_tile_dropped_on_entry_found_player_tile_goes_on_the_way():
+    t = new()
+    x = t.tile("brown2")
+    t.st.loc[x] = R.BAG
+    t.st.bag = [x]
+    b = t.give(0, "brown3")
+    t.fill(empty={H(5, 0), H(5, 1)}).at(rize=4, p0=5, p1=9)
+    t.rng.push(0)                                        # d4 = 1: 5 -> 6 (full)
+    R.rize_moves(t.st)
+    assert t.st.board[H(5, 0)] == x and t.st.face_up[H(5, 0)]
+    assert t.st.board[H(5, 1)] == R.EMPTY                # the lost tile is not put down where
+    assert t.st.bag == [b]                               # she was found, but on the way
+
+
+def test_re_emptied_marked_district_gets_no_second_marker():
+    t = new()
+    t.put("brown1", H(5, 2))
+    t.fill(empty={H(5, 0), H(5, 1)}).at(rize=1, p0=5, p1=9).turn(0)
+    t.st.marker[D(5)] = 1                                # emptied before, then refilled
+    t.st.n_marked, t.st.next_marker = 1, 2
+    R.search(t.st, 0, H(5, 2))
+    assert t.st.marker[D(5)] == 1
+    assert t.st.next_marker == 2 and t.st.n_marked == 1
+
+
+def test_lamp_usable_in_shared_district():
+    t = new()
+    t.give(0, "lamp")
+    t.fill().at(rize=1, p0=5, p1=5).turn(0)
+    assert R.item_usable(t.st, 0, ITEMS.index("lamp"))
+
+
+def test_chimame_all_looked_tiles_traps_with_an_empty_house():
+    t = new(("chimame", "cocoa"))
+    a = t.put("prank", H(5, 0))
+    p = t.put("pitfall", H(5, 2))
+    t.fill(empty={H(5, 1)}).at(rize=1, p0=5, p1=9).turn(0)
+    t.script(0, want(P.HOUSE, house=H(5, 2)))
+    R.use_skill(t.st, 0)
+    assert t.st.loc[p] == R.REMOVED and t.st.skip[0] == 1
+    assert t.st.board[H(5, 0)] == a
+
+
+def test_chiya_hold_lasts_one_rize_move():
+    rules = Rules().replace(max_player_turns=2)
+    t = new(("chiya", "cocoa"), rules=rules).fill().at(rize=1, p0=5, p1=8)
+    t.script(0, want(P.ACTION, P.O_SKILL))
+    R.play(t.st)
+    assert t.st.rize == D(2)
+
+
+def test_skill_once_per_game():
+    t = new(("cocoa", "lapin")).fill().at(rize=1, p0=5, p1=9).turn(0)
+    assert R.skill_usable(t.st, 0)
+    t.st.skill_used[0] = True
+    assert not R.skill_usable(t.st, 0)

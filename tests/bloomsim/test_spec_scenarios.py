@@ -1162,3 +1162,15 @@ def test_lead_options_do_not_depend_on_other_players_hidden_cards():
     (o1, r1) = lead_view(ids.index("herb_gatherer"))
     (o2, r2) = lead_view(ids.index("weather_fairy"))
     assert (o1 == o2).all() and (r1 == r2).all()
+
+
+def test_black_market_offered_even_when_the_card_could_do_nothing_and_penalty_still_paid():
+    g, log = new(n=2)
+    druid = Ro(g, "valley_druid")
+    g, log = _turn(n=2, leader=0, hands={0: {druid}})
+    g.event = ev(g, "black_market")
+    g.enchanted = {druid}
+    g.pawns[0] = [A(g, "A00"), A(g, "A56")]  # the druid could deliver nothing from the castles
+    script(g, 0, log, lead=[(druid, False)], alternative=[EVENT])
+    R.play_turn(g)
+    assert g.wands[0] == 2 and g.score[0] == 7 and list(g.potions[0]) == [1, 1, 1]

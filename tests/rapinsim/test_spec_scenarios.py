@@ -1408,3 +1408,61 @@ def test_skill_once_per_game():
     assert R.skill_usable(t.st, 0)
     t.st.skill_used[0] = True
     assert not R.skill_usable(t.st, 0)
+
+
+def test_coffee_first_tile_alarm_no_second_search():
+    # the alarm brings Rize, who finds and escorts the player: the search conditions no
+    # longer hold, so the coffee's second search does not happen
+    t = new()
+    t.give(0, "coffee")
+    alarm = t.put("alarm", H(5, 0))
+    b = t.put("brown3", H(5, 1))
+    t.fill().at(rize=1, p0=5, p1=9).turn(0)
+    t.script(0, want(P.HOUSE, house=H(5, 0)))
+    t.rng.push(0)                                        # found at 5, d4 = 1 -> 6
+    R.coffee(t.st, 0)
+    assert t.st.loc[alarm] == R.REMOVED
+    assert t.pol[0].kinds() == [P.HOUSE]
+    assert t.st.board[H(5, 1)] == b
+    assert t.st.pos[0] == D(6) and t.st.rize == D(6)
+    assert t.st.turn_end
+
+
+def test_dawn_marker_where_rize_ends_a_chain_move():
+    t = new()
+    t.put("brown1", H(8, 2))
+    _five_marked(t, {H(8, 0), H(8, 1)})
+    t.at(rize=9, p0=8, p1=10).turn(0)
+    R.search(t.st, 0, H(8, 2))                           # the 6th empty district
+    t.rng.push(2)                                        # Rize 9 -> 10 finds seat 1, d4 = 3
+    R.rize_moves(t.st)
+    R.dawn_check(t.st)
+    assert t.st.rize == D(3)
+    assert t.st.dawn == D(3)
+
+
+def test_disguise_at_chain_end_stops_the_chain():
+    t = new(("lapin", "cocoa", "chiya"))
+    a = t.give(0, "brown1")
+    dis = t.give(1, "disguise")
+    b = t.give(1, "brown2")
+    t.fill().at(rize=4, p0=5, p1=7, p2=1)
+    t.script(1, want(P.DISGUISE, P.O_YES))
+    t.rng.push(1)                                        # seat 0 found, d4 = 2 -> 7
+    R.rize_moves(t.st)
+    assert t.rng.dice() == [2]
+    assert t.st.loc[dis] == R.DISCARDED
+    assert t.hand(1) == [b] and t.st.pos[1] == D(7)
+    assert t.st.bag == [a] and t.st.pos[0] == D(7) and t.st.rize == D(7)
+
+
+def test_bicycle_may_stop_after_one_step():
+    t = new()
+    t.give(0, "bicycle")
+    t.fill().at(rize=10, p0=2, p1=9)
+    t.script(0, want(P.ACTION, P.O_ITEM, arg=ITEMS.index("bicycle")),
+             want(P.STEP, P.O_STEP, D(3)), want(P.STEP, P.O_STOP))
+    R.play_turn(t.st, 0)
+    assert t.st.pos[0] == D(3)
+    assert t.pol[0].kinds()[:3] == [P.ACTION, P.STEP, P.STEP]
+    assert int(t.pol[0].log[3][1][P.OB_ACTIONS]) == 2

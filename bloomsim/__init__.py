@@ -1,0 +1,12 @@
+"""bloomsim: a fast, verified simulator of Broom Service (alea 2015).
+
+>>> import bloomsim
+>>> df = bloomsim.simulate(["random", "greedy", "careful", "cloud"], 1000, seed=1)
+"""
+from simcore.policy import policy
+
+from .api import replay, simulate
+from .policies import POLICIES
+from .rules import Rules, load_rules
+
+__all__ = ["simulate", "replay", "load_rules", "Rules", "POLICIES", "policy"]

@@ -372,6 +372,7 @@ def play_round(g: Game) -> None:
     g.say(f"== Round {g.round}: start player seat {g.start_player}")
     reveal_event(g)
     reveal_enchanted_roles(g)
+    g.played = [set() for _ in range(g.n_players)]
     select_roles(g)
     g.leader = g.start_player
     while any(g.hands):
@@ -422,7 +423,6 @@ def select_roles(g: Game) -> None:
     scores the sizes)."""
     sizes = hand_sizes(g)
     for s in range(g.n_players):
-        g.played[s] = set()
         hand = g.hands[s] = set()
         while len(hand) < max(sizes):
             rows = [card_features(g, s, r, 1) for r in range(len(g.rules.roles)) if r not in hand]

@@ -261,8 +261,8 @@ class Rules:
                    required=("areas", "adjacent", "castles", "cloud_spaces", "towers"))
         ids = {}
         c.list("board.areas", b["areas"], 2)
-        if len(b["areas"]) > 30000:
-            c.fail("board.areas", "too many areas")
+        if len(b["areas"]) > 127:
+            c.fail("board.areas", f"at most 127 areas, got {len(b['areas'])}")
         for i, a in enumerate(b["areas"]):
             c.dict(f"board.areas[{i}]", a, required=("id", "terrain"), optional=("x", "y"))
             c.str(f"board.areas[{i}].id", a["id"])
@@ -417,57 +417,43 @@ class Rules:
         return gains[0] + self.rounds * hand * max(per_play)
 
 
-class Tables(NamedTuple):
-    """The rules as arrays (codes: terrain 0 castle, 1 water, 2+ land; resources g, p, o, wand)."""
+# Scalar parameters, slots of Tables.p
+(P_N_ROLES, P_ROUNDS, P_START_SCORE, P_HAS_FLOOR, P_FLOOR, P_HAND_SIZE, P_START_GREEN,
+ P_START_PURPLE, P_START_ORANGE, P_WANDS_FIRST, P_WANDS_LAST, P_WANDS_OTHERS, P_ENCH_TOTAL,
+ P_ENCH_PENALTY, P_BONUS_DRUID, P_BONUS_FAIRY, P_RESHUFFLE_ALL, P_DRUID_TERRAIN, P_EVENTS_USED,
+ P_SET4, P_SET3, P_MAX_BID, P_LIGHT_BEYOND, P_CASTLE_A, P_CASTLE_B, P_ADJ_PTR, P_ADJ,
+ P_TOWER_PTR, P_TOWER_AREAS, P_AREA_TOWER_PTR, P_AREA_TOWERS) = range(31)
+# columns of Tables.tower
+TW_COLOUR, TW_ROUND, TW_POINTS, TW_WANDS = range(4)
+# columns of Tables.role: kind, terrain bitmask, cowardly gain (g, p, o, wand), brave gain
+RO_KIND, RO_TERRAINS, RO_COWARDLY, RO_BRAVE = 0, 1, 2, 6
+# columns of Tables.event; EC_HAND + n: More or Less? points for hand size n (NO_HAND: not
+# allowed); then points per pawn by terrain code from ev_terrain_col(n_roles)
+EC_KIND, EC_LIMIT, EC_POINTS, EC_PAYS, EC_ANY_POTION, EC_GAIN, EC_HAND = 0, 1, 2, 3, 4, 5, 9
+NO_HAND = -32768
 
-    n_roles: int
-    rounds: int
-    start_score: int
-    has_floor: int
-    floor: int
-    hand_size: int
-    start_potions: np.ndarray     # [3] int16
-    start_wands: np.ndarray       # [3] int16: first player, last player, others
-    enchanted_total: int
-    enchanted_penalty: int
-    bonus_druid: int
-    bonus_fairy: int
-    reshuffle_all: int            # enchanted_reshuffle == "all_roles"
-    druid_needs_terrain: int
-    events_used: int
-    set4: int
-    set3: int
-    max_bid: int                  # max_resources(): the bid options never exceed it
-    area_terrain: np.ndarray      # [A] int8
-    adj_ptr: np.ndarray           # [A+1] int32: neighbours of a are adj[adj_ptr[a]:adj_ptr[a+1]]
-    adj: np.ndarray               # [2*E] int16
-    adjm: np.ndarray              # [A, A] bool
-    castles: np.ndarray           # [2] int16
-    cloud_area: np.ndarray        # [C] int16: area of each cloud space
-    tile_stars: np.ndarray        # [N] int16: every cloud tile
-    tile_light: np.ndarray        # [N] int16
-    tower_colour: np.ndarray      # [K] int8
-    tower_round: np.ndarray       # [K] bool
-    tower_points: np.ndarray      # [K] int16
-    tower_wands: np.ndarray       # [K] int16
-    tower_ptr: np.ndarray         # [K+1] int32: areas of tower k
-    tower_areas: np.ndarray       # [*] int16
-    area_tower_ptr: np.ndarray    # [A+1] int32: towers touching area a (ascending)
-    area_towers: np.ndarray       # [*] int16
-    role_kind: np.ndarray         # [R] int8: index in ROLE_KINDS
-    role_terrains: np.ndarray     # [R] int32: bitmask of terrain codes
-    role_gain: np.ndarray         # [R, 2, 4] int16: gatherer gains (cowardly, brave)
-    ev_kind: np.ndarray           # [E] int8: index in EVENT_CODES
-    ev_hand_ok: np.ndarray        # [E, R+1] bool: allowed hand sizes (More or Less?)
-    ev_hand_points: np.ndarray    # [E, R+1] int16
-    ev_gain: np.ndarray           # [E, 4] int16: Black Market / Distillery fixed gain
-    ev_any_potion: np.ndarray     # [E] int16: potions of a colour of one's choice
-    ev_limit: np.ndarray          # [E] int16: Empty Handed max potions; The Works max sets
-    ev_points: np.ndarray         # [E] int16
-    ev_pays: np.ndarray           # [E] bool: Upper Hand winner pays the bid
-    ev_terrain_points: np.ndarray  # [E, T] int16: points per pawn by terrain code
-    lightning: np.ndarray         # [L] int16
-    lightning_beyond: int
+
+def ev_terrain_col(n_roles: int) -> int:
+    return EC_HAND + n_roles + 1
+
+
+class Tables(NamedTuple):
+    """The rules packed into a few arrays for the kernels (few arrays keep calls cheap).
+
+    Codes: terrain 0 castle, 1 water, 2+ land (``Rules.terrains``); colours and resources in
+    ``RESOURCES`` order; role kinds in ``ROLE_KINDS`` order; event codes ``EV_*``.
+    """
+
+    p: np.ndarray           # [31] int64 scalar parameters (P_*)
+    area: np.ndarray        # [A, 1 + A] int16: terrain code, then adjacency row (0/1)
+    graph: np.ndarray       # int32 CSR lists at offsets p[P_ADJ_PTR], ...: neighbours of each
+    #                         area (ascending), areas of each tower, towers of each area
+    tower: np.ndarray       # [K, 4] int16 (TW_*)
+    role: np.ndarray        # [R, 10] int32 (RO_*)
+    event: np.ndarray       # [E, EC_HAND + R + 1 + T] int16 (EC_*)
+    cloud_area: np.ndarray  # [C] int16 area of each cloud space
+    tiles: np.ndarray       # [N, 2] int16 every cloud tile: stars, lightning
+    lightning: np.ndarray   # [L] int16 lightning points by bolts
 
 
 # event codes used by the kernels (Black Market and Distillery share one mechanism)
@@ -481,103 +467,91 @@ EVENT_CODES = {"tenth_event": EV_NONE, "more_or_less": EV_MORE_OR_LESS,
 WITCH, GATHERER, DRUID, FAIRY = range(4)
 
 
-def _csr(lists, n):
-    ptr = np.zeros(n + 1, np.int32)
-    for i, x in enumerate(lists):
-        ptr[i + 1] = ptr[i] + len(x)
-    flat = np.array([v for x in lists for v in x], dtype=np.int16)
-    return ptr, flat
-
-
 def _build_tables(r: Rules) -> Tables:
     b = r.board
     terr = {t: i for i, t in enumerate(r.terrains)}
     aidx = {a: i for i, a in enumerate(r.area_ids)}
     A, R, E, T = len(aidx), len(r.roles), len(r.events), len(terr)
+    towers = b["towers"]
     nbrs = [set() for _ in range(A)]
     for x, y in b["adjacent"]:
         nbrs[aidx[x]].add(aidx[y])
         nbrs[aidx[y]].add(aidx[x])
-    adj_ptr, adj = _csr([sorted(s) for s in nbrs], A)
-    adjm = np.zeros((A, A), np.bool_)
-    for a, s in enumerate(nbrs):
-        adjm[a, list(s)] = True
-    towers = b["towers"]
-    tower_ptr, tower_areas = _csr([[aidx[n] for n in t["areas"]] for t in towers], len(towers))
-    at = [[k for k, t in enumerate(towers) if aidx_name in t["areas"]] for aidx_name in r.area_ids]
-    area_tower_ptr, area_towers = _csr(at, A)
-    stars = [t["stars"] for t in r.cloud_tiles for _ in range(t["count"])]
-    light = [t["lightning"] for t in r.cloud_tiles for _ in range(t["count"])]
-    role_kind = np.array([ROLE_KINDS.index(x["kind"]) for x in r.roles], np.int8)
-    role_terrains = np.zeros(R, np.int32)
-    role_gain = np.zeros((R, 2, 4), np.int16)
+    area = np.zeros((A, 1 + A), np.int16)
+    for i, a in enumerate(b["areas"]):
+        area[i, 0] = terr[a["terrain"]]
+        for j in nbrs[i]:
+            area[i, 1 + j] = 1
+    lists = {P_ADJ_PTR: [sorted(s) for s in nbrs],
+             P_TOWER_PTR: [[aidx[n] for n in t["areas"]] for t in towers],
+             P_AREA_TOWER_PTR: [[k for k, t in enumerate(towers) if a in t["areas"]]
+                                for a in r.area_ids]}
+    p = np.zeros(31, np.int64)
+    graph: list[int] = []
+    for slot, ls in lists.items():           # a pointer block, then the flat list after it
+        p[slot] = len(graph)
+        p[slot + 1] = len(graph) + len(ls) + 1
+        acc = [0]
+        for x in ls:
+            acc.append(acc[-1] + len(x))
+        graph += [int(p[slot + 1]) + v for v in acc] + [v for x in ls for v in x]
+    tower = np.array([[COLOURS.index(t["colour"]), t["shape"] == "round", t["points"],
+                       t["wands"]] for t in towers], np.int16)
+    role = np.zeros((R, 10), np.int32)
     for i, x in enumerate(r.roles):
+        role[i, RO_KIND] = ROLE_KINDS.index(x["kind"])
         for t in x.get("terrain", ()):
-            role_terrains[i] |= 1 << terr[t]
-        for j, side in enumerate(("cowardly", "brave")):
-            for k, res in enumerate(RESOURCES):
-                role_gain[i, j, k] = x.get(side, {}).get(res, 0)
-    ev_kind = np.zeros(E, np.int8)
-    ev_hand_ok = np.zeros((E, R + 1), np.bool_)
-    ev_hand_points = np.zeros((E, R + 1), np.int16)
-    ev_gain = np.zeros((E, 4), np.int16)
-    ev_any = np.zeros(E, np.int16)
-    ev_limit = np.zeros(E, np.int16)
-    ev_points = np.zeros(E, np.int16)
-    ev_pays = np.zeros(E, np.bool_)
-    ev_tp = np.zeros((E, T), np.int16)
+            role[i, RO_TERRAINS] |= 1 << terr[t]
+        for k, res in enumerate(RESOURCES):
+            role[i, RO_COWARDLY + k] = x.get("cowardly", {}).get(res, 0)
+            role[i, RO_BRAVE + k] = x.get("brave", {}).get(res, 0)
+    tcol = ev_terrain_col(R)
+    event = np.zeros((E, tcol + T), np.int16)
+    event[:, EC_HAND:tcol] = NO_HAND
     for i, e in enumerate(r.events):
         kind = r.event_kind(i)
-        ev_kind[i] = EVENT_CODES[kind]
+        event[i, EC_KIND] = EVENT_CODES[kind]
         if kind == "more_or_less":
             for n in e["hand_size_choices"]:
-                ev_hand_ok[i, n] = True
-                ev_hand_points[i, n] = e["points_by_hand_size"][str(n)]
+                event[i, EC_HAND + n] = e["points_by_hand_size"][str(n)]
         elif "gain" in e:
             for k, res in enumerate(RESOURCES):
-                ev_gain[i, k] = e["gain"].get(res, 0)
-            ev_any[i] = e["gain"].get("any_potion", 0)
+                event[i, EC_GAIN + k] = e["gain"].get(res, 0)
+            event[i, EC_ANY_POTION] = e["gain"].get("any_potion", 0)
         elif kind == "empty_handed":
-            ev_limit[i], ev_points[i] = e["max_potions"], e["points"]
+            event[i, EC_LIMIT], event[i, EC_POINTS] = e["max_potions"], e["points"]
         elif "points_per_pawn" in e:
             for t, v in e["points_per_pawn"].items():
-                ev_tp[i, terr[t]] = v
+                event[i, tcol + terr[t]] = v
         elif kind == "upper_hand":
-            ev_points[i], ev_pays[i] = e["winner_points"], e["winner_pays_bid"]
+            event[i, EC_POINTS], event[i, EC_PAYS] = e["winner_points"], e["winner_pays_bid"]
         elif kind == "the_works":
-            ev_points[i], ev_limit[i] = e["set_points"], e["max_sets"]
+            event[i, EC_POINTS], event[i, EC_LIMIT] = e["set_points"], e["max_sets"]
         elif kind == "flock_together":
-            ev_points[i] = e["points"]
+            event[i, EC_POINTS] = e["points"]
     no_floor = r.score_floor is None or r.score_floor == "none"
-    return Tables(
-        n_roles=R, rounds=r.rounds, start_score=r.start_score, has_floor=int(not no_floor),
-        floor=0 if no_floor else r.score_floor, hand_size=r.hand_size,
-        start_potions=np.array([r.start_potions.get(c, 0) for c in COLOURS], np.int16),
-        start_wands=np.array([r.start_wands["first_player"], r.start_wands["last_player"],
-                              r.start_wands["others"]], np.int16),
-        enchanted_total=r.enchanted_total, enchanted_penalty=r.enchanted_penalty,
-        bonus_druid=r.brave_bonus["druid"], bonus_fairy=r.brave_bonus["weather_fairy"],
-        reshuffle_all=int(r.enchanted_reshuffle == "all_roles"),
-        druid_needs_terrain=int(r.druid_needs_terrain), events_used=r.events_used,
-        set4=r.resource_sets["four_kinds"], set3=r.resource_sets["three_kinds"],
-        max_bid=r.max_resources(),
-        area_terrain=np.array([terr[a["terrain"]] for a in b["areas"]], np.int8),
-        adj_ptr=adj_ptr, adj=adj, adjm=adjm,
-        castles=np.array([aidx[n] for n in b["castles"]], np.int16),
-        cloud_area=np.array([aidx[n] for n in b["cloud_spaces"]], np.int16),
-        tile_stars=np.array(stars, np.int16), tile_light=np.array(light, np.int16),
-        tower_colour=np.array([COLOURS.index(t["colour"]) for t in towers], np.int8),
-        tower_round=np.array([t["shape"] == "round" for t in towers], np.bool_),
-        tower_points=np.array([t["points"] for t in towers], np.int16),
-        tower_wands=np.array([t["wands"] for t in towers], np.int16),
-        tower_ptr=tower_ptr, tower_areas=tower_areas,
-        area_tower_ptr=area_tower_ptr, area_towers=area_towers,
-        role_kind=role_kind, role_terrains=role_terrains, role_gain=role_gain,
-        ev_kind=ev_kind, ev_hand_ok=ev_hand_ok, ev_hand_points=ev_hand_points, ev_gain=ev_gain,
-        ev_any_potion=ev_any, ev_limit=ev_limit, ev_points=ev_points, ev_pays=ev_pays,
-        ev_terrain_points=ev_tp,
-        lightning=np.array(r.lightning_points, np.int16),
-        lightning_beyond=r.lightning_points_beyond_table)
+    p[P_N_ROLES], p[P_ROUNDS], p[P_START_SCORE] = R, r.rounds, r.start_score
+    p[P_HAS_FLOOR], p[P_FLOOR] = int(not no_floor), 0 if no_floor else r.score_floor
+    p[P_HAND_SIZE] = r.hand_size
+    p[P_START_GREEN:P_START_ORANGE + 1] = [r.start_potions.get(c, 0) for c in COLOURS]
+    p[P_WANDS_FIRST] = r.start_wands["first_player"]
+    p[P_WANDS_LAST] = r.start_wands["last_player"]
+    p[P_WANDS_OTHERS] = r.start_wands["others"]
+    p[P_ENCH_TOTAL], p[P_ENCH_PENALTY] = r.enchanted_total, r.enchanted_penalty
+    p[P_BONUS_DRUID] = r.brave_bonus["druid"]
+    p[P_BONUS_FAIRY] = r.brave_bonus["weather_fairy"]
+    p[P_RESHUFFLE_ALL] = r.enchanted_reshuffle == "all_roles"
+    p[P_DRUID_TERRAIN] = r.druid_needs_terrain
+    p[P_EVENTS_USED] = r.events_used
+    p[P_SET4], p[P_SET3] = r.resource_sets["four_kinds"], r.resource_sets["three_kinds"]
+    p[P_MAX_BID] = r.max_resources()
+    p[P_LIGHT_BEYOND] = r.lightning_points_beyond_table
+    p[P_CASTLE_A], p[P_CASTLE_B] = (aidx[n] for n in b["castles"])
+    tiles = np.array([[t["stars"], t["lightning"]] for t in r.cloud_tiles
+                      for _ in range(t["count"])], np.int16).reshape(-1, 2)
+    return Tables(p=p, area=area, graph=np.array(graph, np.int32), tower=tower, role=role,
+                  event=event, cloud_area=np.array([aidx[n] for n in b["cloud_spaces"]], np.int16),
+                  tiles=tiles, lightning=np.array(r.lightning_points, np.int16))
 
 
 def load_rules(path: str | os.PathLike | None = None, **changes) -> Rules:

@@ -1,0 +1,202 @@
+"""The user-facing API: ``simulate`` many games into one tidy frame, ``replay`` one game as text.
+
+Columns follow ``docs/results-schema.md``. Both engines fill the same arrays, so
+``engine="reference"`` returns the same frame as the compiled engine (only much slower).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from numba.typed import List
+
+from simcore import runner
+from simcore.policy import PolicyFunc, SeatPolicies, illegal_choice_error, resolve
+from simcore.progress import ProgressArg
+from simcore.results import frame
+from simcore.rng import root_key
+
+from . import engine as E
+from . import reference as ref
+from .policies import BUILTIN_IDS, KIND_NAMES, POLICIES
+from .rules import P_MAX_BID, Rules, default_rules, load_rules
+
+ENGINES = ("compiled", "reference")
+BLOCK = 64            # games per prange block (one scratch State per block)
+LOG_CAP = 4096        # decisions kept per game when a decision log is asked for
+
+
+def as_rules(rules) -> Rules:
+    """None (the defaults), a ``Rules``, or a path to a JSON/TOML rules file."""
+    if rules is None:
+        return default_rules()
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, str | os.PathLike):
+        return load_rules(rules)
+    raise ValueError(f"rules must be None, a bloomsim.Rules or a path to a rules file, "
+                     f"got {rules!r}")
+
+
+def seat_policies(policies: Sequence, rules: Rules) -> SeatPolicies:
+    return resolve(policies, BUILTIN_IDS, "bloomsim",
+                   (rules.players["min"], rules.players["max"]))
+
+
+def max_opts(rules: Rules) -> int:
+    """Rows of the option buffer: the largest decision the rules allow."""
+    t = rules.tables()
+    deg = int(t.area[:, 1:].sum(axis=1).max())
+    R, K, C = t.role.shape[0], t.tower.shape[0], t.cloud_area.shape[0]
+    return max(2 * R, R + 1, 2 * deg + 1, K + 1, C + 1, int(t.p[P_MAX_BID]) + 1, 4)
+
+
+SEAT_COLS = ("score", "pts_start", "pts_towers", "pts_brave", "pts_events", "pts_enchanted",
+             "pts_lightning", "pts_sets", "pts_floor", "deliveries", "clouds", "brave_done",
+             "brave_cancelled", "resources_left", "pawn_end_a", "pawn_end_b")
+
+
+@dataclass
+class Batch:
+    """Raw results of games start .. start+n-1, as the kernel fills them."""
+
+    start: int
+    seat_out: np.ndarray      # [G, P, 16] int16 (SEAT_COLS)
+    rank: np.ndarray          # [G, P] int8
+    win: np.ndarray           # [G, P] float32
+    game_out: np.ndarray      # [G, 1 + E + R + K + C] int32: decisions, event round, enchanted
+    #                           rounds mask per role, deliveries per tower, charmed round per
+    #                           cloud space
+    logs: list | None = None  # per game: [(seat, kind, n_opts, choice), ...]
+
+
+def _empty(rules: Rules, n: int, n_players: int, start: int) -> Batch:
+    width = 1 + len(rules.events) + len(rules.roles) + len(rules.tower_ids) + \
+        len(rules.board["cloud_spaces"])
+    return Batch(start, np.zeros((n, n_players, len(SEAT_COLS)), np.int16),
+                 np.zeros((n, n_players), np.int8), np.zeros((n, n_players), np.float32),
+                 np.zeros((n, width), np.int32))
+
+
+def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
+                  log: bool = False) -> Batch:
+    """Games start .. start+n-1 on the compiled engine (``log``: keep the decision logs)."""
+    b = _empty(rules, n, len(sp.ids), start)
+    errors = np.zeros((n, 6), np.int64)
+    logs = np.zeros((n, LOG_CAP if log else 0, 4), np.int16)
+    E.play_batch(rules.tables(), np.uint64(key), start, n, sp.ids, sp.user_funcs,
+                 max_opts(rules), BLOCK, b.seat_out, b.rank, b.win, b.game_out, errors, logs)
+    bad = np.flatnonzero(errors[:, 0])
+    if bad.size:
+        i = int(bad[0])
+        seat, kind, choice, n_opts = (int(x) for x in errors[i, 1:5])
+        raise illegal_choice_error("bloomsim", sp.names, seat, KIND_NAMES[kind], choice,
+                                   n_opts, start + i)
+    if log:
+        if (errors[:, 5] > LOG_CAP).any():
+            raise RuntimeError(f"a game made more than {LOG_CAP} decisions; raise LOG_CAP")
+        b.logs = [[tuple(int(v) for v in logs[i, k]) for k in range(errors[i, 5])]
+                  for i in range(n)]
+    return b
+
+
+def reference_policies(sp: SeatPolicies) -> list:
+    funcs = list(POLICIES.values())
+    return [funcs[i] if i >= 0 else sp.user_py[-1 - i] for i in sp.ids]
+
+
+def reference_game(rules: Rules, sp: SeatPolicies, seed: int, game: int,
+                   verbose: bool = False) -> ref.Game:
+    g = ref.new_game(rules, len(sp.ids), reference_policies(sp), seed, game,
+                     names=sp.names, verbose=verbose)
+    return ref.play_game(g)
+
+
+def play_reference(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int) -> Batch:
+    """Games start .. start+n-1 on the reference engine, into the same arrays."""
+    P_ = len(sp.ids)
+    b = _empty(rules, n, P_, start)
+    b.logs = []
+    spaces = [rules.area_ids.index(a) for a in rules.board["cloud_spaces"]]
+    for i in range(n):
+        g = reference_game(rules, sp, seed, start + i)
+        rank, win = ref.ranks(g)
+        for s in range(P_):
+            b.seat_out[i, s] = [g.score[s], rules.start_score] + [g.pts[k][s] for k in ref.PTS] + [
+                g.deliveries[s], g.clouds_charmed[s], g.brave_done[s], g.brave_cancelled[s],
+                sum(ref.resources(g, s)), g.pawns[s][0], g.pawns[s][1]]
+        b.rank[i], b.win[i] = rank, win
+        b.game_out[i] = ([len(g.decisions)] + g.event_round + g.enchanted_rounds
+                         + g.tower_deliveries + [g.charmed_round[a] for a in spaces])
+        b.logs.append(list(g.decisions))
+    return b
+
+
+def to_frame(rules: Rules, names: Sequence[str], b: Batch) -> pl.DataFrame:
+    """The tidy frame of ``docs/results-schema.md``."""
+    int8 = {"clouds", "pawn_end_a", "pawn_end_b"}
+    seat = {"score": b.seat_out[:, :, 0], "rank": b.rank, "win": b.win}
+    for j, name in enumerate(SEAT_COLS[1:], start=1):
+        seat[name] = b.seat_out[:, :, j].astype(np.int8 if name in int8 else np.int16)
+    n = b.rank.shape[0]
+    game = {"n_players": np.full(n, len(names), np.int8), "decisions": b.game_out[:, 0]}
+    col = 1
+    for prefix, ids, dtype in (("event", rules.event_ids, np.int8),
+                               ("enchanted", rules.role_ids, np.uint8),
+                               ("deliveries", rules.tower_ids, np.int16),
+                               ("charmed", rules.board["cloud_spaces"], np.int8)):
+        for x in ids:
+            game[f"{prefix}_{x}"] = b.game_out[:, col].astype(dtype)
+            col += 1
+    return frame(b.start, names, seat, game)
+
+
+def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None,
+             engine: str = "compiled", threads: int | None = None,
+             progress: ProgressArg = None, out: str | os.PathLike | None = None):
+    """Play ``n_games`` games of Broom Service, one policy per seat (2-5 seats).
+
+    ``policies``: built-in names (``bloomsim.POLICIES``) or user policies
+    (``@bloomsim.policy``). Game i of seed s is the same game in every engine, thread count
+    and batch split. Returns a polars DataFrame, one row per game and seat; with ``out`` the
+    rows stream to a Parquet dataset in that folder (resumable) and a LazyFrame is returned.
+    """
+    rules = as_rules(rules)
+    sp = seat_policies(policies, rules)
+    key = root_key(seed)
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if progress is not None and not isinstance(progress, bool) and not callable(progress):
+        raise ValueError(f"progress must be None, True, False or a callable, got {progress!r}")
+
+    def chunk(start: int, n: int) -> pl.DataFrame:
+        if engine == "compiled":
+            b = play_compiled(rules, sp, key, start, n)
+        else:
+            b = play_reference(rules, sp, seed, start, n)
+        return to_frame(rules, sp.names, b)
+
+    manifest = {"game": "bloomsim", "policies": list(sp.names), "seed": seed,
+                "engine": engine, "rules": rules.to_dict()}
+    return runner.run(chunk, n_games, threads=threads, progress=progress, out=out,
+                      manifest=manifest, label="bloomsim")
+
+
+def replay(policies: Sequence, seed: int, game: int, rules=None) -> str:
+    """The readable log of game ``game`` of ``simulate(policies, ..., seed)``."""
+    rules = as_rules(rules)
+    sp = seat_policies(policies, rules)
+    root_key(seed)
+    if isinstance(game, bool) or not isinstance(game, int) or game < 0:
+        raise ValueError(f"game must be a non-negative integer, got {game!r}")
+    g = reference_game(rules, sp, seed, game, verbose=True)
+    rank, win = ref.ranks(g)
+    head = [f"Broom Service, seed {seed}, game {game}: " +
+            ", ".join(f"seat {s} {n}" for s, n in enumerate(sp.names))]
+    tail = [f"seat {s} ({sp.names[s]}): {g.score[s]} points, "
+            f"{sum(ref.resources(g, s))} resources left, rank {rank[s]}"
+            for s in range(g.n_players)]
+    return "\n".join(head + g.log + tail) + "\n"

@@ -168,7 +168,7 @@ def switch_offs(game: Any, rules: Any = None) -> list[Variant]:
                 continue
             treasures = tuple((t[0], t[1], t[2] + n) if t[0] == brown and t[1] == 0 else t
                               for t in rules.treasures)
-            out.append((kind, thing, f"its {n} tiles become brown-{brown} treasures",
+            out.append((kind, thing, f"its {n} tile(s) become brown-{brown} treasures",
                         rules.replace(**{field_name: {**getattr(rules, field_name), thing: 0}},
                                       treasures=treasures)))
     for c in rules.characters:

@@ -17,7 +17,7 @@ from .data import Frame, collect, columns, detect_game, lazy, score_column
 from .event_impact import event_impact
 from .games import game_module
 from .seats import seat_advantage
-from .tournament import pairwise, ratings, matrix
+from .tournament import matrix, pairwise, ratings
 from .winrates import win_rates
 
 CSS = """
@@ -45,6 +45,13 @@ class Section:
     body: list[str] = field(default_factory=list)
 
 
+def count_games(df: Frame) -> tuple[int, int]:
+    """(games, seat rows): a game has n_players rows (tournament results reuse game indices
+    across seatings, so the indices are not counted)."""
+    rows, games = collect(lazy(df).select(pl.len(), (1.0 / pl.col("n_players")).sum())).row(0)
+    return int(round(games)), int(rows)
+
+
 def score_histogram(df: Frame, score: str) -> pl.DataFrame:
     """Exact counts of each score value per policy (scores are small integers)."""
     return collect(lazy(df).group_by(pl.col("policy").cast(pl.String), score)
@@ -56,7 +63,7 @@ def broom_usage(df: Frame, board: Any) -> dict[str, dict[str, float]]:
     share of games each cloud space was charmed."""
     lf = lazy(df)
     names = columns(lf)
-    n_games = collect(lf.select(pl.len()))[0, 0] / collect(lf.select(pl.col("n_players").mean()))[0, 0]
+    n_games, _ = count_games(lf)
     towers = [c for c in names if c.startswith("deliveries_")]
     clouds = [c for c in names if c.startswith("charmed_")]
     means = collect(lf.select([pl.col(c).cast(pl.Float64).mean() for c in towers]
@@ -118,13 +125,11 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
     score = score_column(lf)
     names = columns(lf)
     p = game  # file name prefix
-    n_rows, n_games_key = collect(lf.select(pl.len(), pl.col("n_players").cast(pl.Float64)
-                                            .mean()))
-    n_games = int(round(n_rows[0] / n_games_key[0]))
+    n_games, n_rows = count_games(lf)
     sec = Section(game, {"bloomsim": "Broom Service (bloomsim)",
                          "rapinsim": "Lapin treasure hunt (rapinsim)"}[game])
     b = sec.body
-    b.append(f"<p>{n_games:,} games ({n_rows[0]:,} seat rows). {html.escape(note)}</p>")
+    b.append(f"<p>{n_games:,} games ({n_rows:,} seat rows). {html.escape(note)}</p>")
 
     by = ["n_players", "policy"] if collect(lf.select(pl.col("n_players").n_unique()))[0, 0] > 1 \
         else ["policy"]

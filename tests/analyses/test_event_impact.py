@@ -74,3 +74,23 @@ def test_counterfactual_measures_cause_on_the_same_games():
 def test_counterfactual_needs_a_game_it_knows_or_variants():
     with pytest.raises(ValueError, match="variants"):
         counterfactual_impact(fakegame, ["strong", "weak"], 10, 0)
+
+
+def test_switch_offs_of_the_real_rules_remove_each_thing():
+    bloomsim = pytest.importorskip("bloomsim")
+    rapinsim = pytest.importorskip("rapinsim")
+    from analyses import switch_offs
+    bloom = switch_offs(bloomsim)
+    base = bloomsim.load_rules()
+    assert [name for _, name, _, _ in bloom] == list(base.event_ids)
+    for _, name, _, rules in bloom:
+        assert name not in rules.event_ids and len(rules.event_ids) == len(base.event_ids) - 1
+    lapin = switch_offs(rapinsim)
+    kinds = {(k, n) for k, n, _, _ in lapin}
+    assert ("item", "lamp") in kinds and ("trap", "alarm") in kinds
+    assert ("character", "inaba") in kinds
+    for kind, name, _, rules in lapin:
+        if kind == "item":
+            assert rules.items[name] == 0 and rules.n_tiles == rapinsim.load_rules().n_tiles
+        if kind == "character":
+            assert name not in rules.characters

@@ -61,9 +61,10 @@ def win_rate_plot(table: pl.DataFrame, by: str = "policy", title: str = "Win rat
 def seat_plot(table: pl.DataFrame, title: str = "Seat advantage") -> Figure:
     """Per seat win rate against the fair share 1/P, and mean score, with 95% intervals."""
     groups = table.partition_by("n_players", maintain_order=True)
-    fig, axes = plt.subplots(len(groups), 2, figsize=(9, 1.0 + 0.45 * table.height + 0.6 * len(groups)),
+    height = 1.0 + 0.45 * table.height + 0.6 * len(groups)
+    fig, axes = plt.subplots(len(groups), 2, figsize=(9, height),
                              layout="constrained", squeeze=False)
-    for (ax_w, ax_s), g in zip(axes, groups):
+    for (ax_w, ax_s), g in zip(axes, groups, strict=True):
         k = int(g["n_players"][0])
         labels = [f"seat {s}" + (" (start)" if s == 0 else "") for s in g["seat"]]
         _interval_bars(ax_w, labels, g["win_rate"], g["ci_low"], g["ci_high"], 1 / k,
@@ -100,7 +101,8 @@ def forest_plot(table: pl.DataFrame, effect: str = "win", top: int = 25,
     ``top`` rows with the largest effects."""
     t = table.with_columns(size=pl.col(f"{effect}_diff").abs()).sort("size", descending=True)
     t = t.head(top).reverse()
-    labels = [f"{r['kind']}: {r['thing']}" + ("" if r["group"] == "all" else f" ({r['by']} {r['group']})")
+    labels = [f"{r['kind']}: {r['thing']}"
+              + ("" if r["group"] == "all" else f" ({r['by']} {r['group']})")
               for r in t.iter_rows(named=True)]
     d, lo, hi = (t[f"{effect}_{c}"].to_numpy() for c in ("diff", "ci_low", "ci_high"))
     sig = t[f"p_{effect}_adj"].to_numpy() < 0.05
@@ -199,10 +201,10 @@ def town_plot(districts: int, route: Sequence[int], extra_edges: Sequence[Sequen
     for ax, values, cmap, label in ((axes[0], searches, "Greens", "searches per game"),
                                     (axes[1], found, "Reds", "players found per game")):
         ring = list(route) + [route[0]]
-        for u, v in zip(ring, ring[1:]):
-            ax.plot(*zip(pos[u], pos[v]), color="#888888", lw=2, zorder=1)
+        for u, v in zip(ring, ring[1:], strict=False):
+            ax.plot(*zip(pos[u], pos[v], strict=True), color="#888888", lw=2, zorder=1)
         for u, v in extra_edges:
-            ax.plot(*zip(pos[u], pos[v]), color="#555555", lw=1.5, ls="--", zorder=1)
+            ax.plot(*zip(pos[u], pos[v], strict=True), color="#555555", lw=1.5, ls="--", zorder=1)
         vmax = max(values.values(), default=0) or 1
         cm = _light(cmap)
         for d in range(1, districts + 1):

@@ -87,7 +87,8 @@ def pairwise(df: Frame) -> pl.DataFrame:
 
 def matrix(pw: pl.DataFrame) -> pl.DataFrame:
     """The pairwise table as ``policy`` rows by opponent columns, cells "ahead_rate [low, high]"."""
-    cell = pl.format("{} [{}, {}]", *(pl.col(c).round(3) for c in ("ahead_rate", "ci_low", "ci_high")))
+    cell = pl.format("{} [{}, {}]",
+                     *(pl.col(c).round(3) for c in ("ahead_rate", "ci_low", "ci_high")))
     wide = pw.with_columns(cell=cell).pivot("opponent", index="policy", values="cell")
     names = sorted(set(pw["policy"]) | set(pw["opponent"]))
     return wide.select("policy", *[n for n in names if n in wide.columns]).sort("policy")

@@ -15,14 +15,18 @@ calls: list[tuple[tuple[str, ...], int, int]] = []
 
 
 def simulate(policies, n_games, seed, *, rules=None, progress=None):
-    """Scores: per-game luck (a function of seed and game index only) + policy strength
-    + a start-seat bonus + per-seat luck; ranked with a random tie-break."""
+    """Scores: per-seat luck (a function of seed and game index only) + the policy's own noise
+    + policy strength + a start-seat bonus; ranked with a random tie-break."""
     calls.append((tuple(policies), n_games, seed))
     strength = dict(POLICIES, **(rules or {}))
     players = len(policies)
     luck = np.random.default_rng([seed, 1]).normal(0, 1, (n_games, 6))[:, :players]
     pol = np.array([strength[p] for p in policies])
-    score = luck + pol[None, :]
+    # each policy plays in its own way: noise from its own stream (seed, policy, seat), so two
+    # equally strong policies still differ game by game
+    style = np.stack([np.random.default_rng([seed, 3, list(POLICIES).index(p), s])
+                      .normal(0, 0.7, n_games) for s, p in enumerate(policies)], axis=1)
+    score = luck + style + pol[None, :]
     score[:, 0] += SEAT_BONUS
     score = np.round(score * 4).astype(np.int16)
     tie = np.random.default_rng([seed, 2]).random((n_games, players))

@@ -62,7 +62,8 @@ def test_counterfactual_measures_cause_on_the_same_games():
     variants = [("policy", "strong", "plays as weak", {"strong": 0.0}),
                 ("policy", "nothing", "no change", {})]
     t = counterfactual_impact(fakegame, ["strong", "weak", "mid"], 3000, 5, variants=variants)
-    strong = t.filter((pl.col("thing") == "strong") & (pl.col("group") == "strong")).row(0, named=True)
+    strong = t.filter((pl.col("thing") == "strong")
+                      & (pl.col("group") == "strong")).row(0, named=True)
     assert strong["win_ci_low"] > 0.1 and strong["p_win_adj"] < 1e-6
     assert strong["games"] == 3000
     # switching nothing off replays exactly the same games: no difference at all

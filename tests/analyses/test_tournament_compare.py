@@ -73,17 +73,18 @@ def test_compare_is_paired_and_its_interval_matches_scipy():
 
 
 def test_sprt_error_rates_in_simulation():
+    bound = 0.05 + 3 * np.sqrt(0.05 * 0.95 / 200)
     # H0 true (two equally strong policies): "A better" at most alpha = 0.05 of the time;
     # A far better than delta: "A not better" at most beta = 0.05. 200 runs each, fixed seeds;
     # bounds allow 3 standard errors over the nominal rate.
     null = [compare(fakegame, "twin", "mid", n_games=20000, seed=s, sequential=True,
                     delta=0.1) for s in range(200)]
     false_pos = np.mean([r.decision == "A better" for r in null])
-    assert false_pos <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 200)
+    assert false_pos <= bound
     assert np.mean([r.decision == "undecided" for r in null]) < 0.05
     alt = [compare(fakegame, "strong", "mid", n_games=20000, seed=s, sequential=True,
                    delta=0.1) for s in range(200)]
-    assert np.mean([r.decision == "A not better" for r in alt]) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 200)
+    assert np.mean([r.decision == "A not better" for r in alt]) <= bound
     # it stops early: far fewer games than the cap, and games = seeds x seatings
     assert max(r.games for r in alt) < 20000
     assert all(r.games == 2 * r.seeds and r.games_played >= r.games for r in alt + null)

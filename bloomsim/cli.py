@@ -1,0 +1,94 @@
+"""Command line: ``bloomsim simulate | replay | rules``. Errors are one line and exit code 2."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+import polars as pl
+
+from .rules import ASSUMPTIONS
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate (ties count as fractional wins)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, c - h), min(1.0, c + h)
+
+
+def win_table(df: pl.DataFrame) -> str:
+    """Per-policy win rate with n (seats played) and a 95% Wilson interval."""
+    g = (df.group_by("policy").agg(n=pl.len(), wins=pl.col("win").sum(),
+                                   score=pl.col("score").mean())
+         .sort("policy"))
+    lines = [f"{'policy':<14}{'n':>10}{'win rate':>10}{'95% CI':>18}{'mean score':>12}"]
+    for row in g.iter_rows(named=True):
+        lo, hi = wilson(row["wins"], row["n"])
+        lines.append(f"{str(row['policy']):<14}{row['n']:>10}{row['wins'] / row['n']:>10.3f}"
+                     f"{f'[{lo:.3f}, {hi:.3f}]':>18}{row['score']:>12.1f}")
+    return "\n".join(lines)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        print(f"bloomsim: error: {message} (see bloomsim --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = _Parser(prog="bloomsim", description="Broom Service simulator")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sim = sub.add_parser("simulate", help="play many games and print win rates")
+    sim.add_argument("--policy", action="append", required=True,
+                     help="one per seat, seat 0 first: a built-in name")
+    sim.add_argument("--games", type=int, default=10_000)
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--out", help="stream results to this Parquet dataset folder")
+    sim.add_argument("--rules", help="a JSON or TOML rules file")
+    sim.add_argument("--threads", type=int)
+    sim.add_argument("--engine", default="compiled", choices=("compiled", "reference"))
+    rep = sub.add_parser("replay", help="print the log of one game")
+    rep.add_argument("--policy", action="append", required=True)
+    rep.add_argument("--seed", type=int, default=0)
+    rep.add_argument("--game", type=int, default=0)
+    rep.add_argument("--rules")
+    rules = sub.add_parser("rules", help="print the rules in force and the assumptions")
+    rules.add_argument("--rules")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from . import api
+    from .rules import load_rules
+    try:
+        if args.cmd == "simulate":
+            df = api.simulate(args.policy, args.games, args.seed, rules=args.rules,
+                              engine=args.engine, threads=args.threads,
+                              out=args.out)
+            if args.out:
+                df = df.collect()
+                print(f"wrote {args.games} games to {args.out}")
+            print(win_table(df))
+        elif args.cmd == "replay":
+            print(api.replay(args.policy, args.seed, args.game, rules=args.rules), end="")
+        else:
+            r = load_rules(args.rules)
+            print(f"# rules from {r.source}")
+            print(json.dumps(r.to_dict(), indent=1))
+            print("\n# assumptions and rules options (replace them in your own rules file):")
+            for k, v in ASSUMPTIONS.items():
+                print(f"- {k}: {v}")
+    except ValueError as e:
+        print(f"bloomsim: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("bloomsim: interrupted", file=sys.stderr)
+        return 130
+    return 0

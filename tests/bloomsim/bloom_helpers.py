@@ -1,0 +1,30 @@
+"""Helpers for the bloomsim tests: names to indices, hand-built positions."""
+from bloomsim import reference as R
+from bloomsim.rules import default_rules
+
+
+def area(name):
+    return default_rules().area_ids.index(name)
+
+
+def role(name):
+    return default_rules().role_ids.index(name)
+
+
+def event(name):
+    return default_rules().event_ids.index(name)
+
+
+def tower(name):
+    return default_rules().tower_ids.index(name)
+
+
+def position(n_players=3, seed=1, rules=None, **fields):
+    """A game after setup, with every seat's policy scripted to fail if asked, and some fields
+    replaced (e.g. potions=[[0, 0, 1], ...])."""
+    g = R.new_game(rules, n_players=n_players, seed=seed)
+    g.policies = [R.scripted([]) for _ in range(n_players)]
+    g.clouds = {}
+    for k, v in fields.items():
+        setattr(g, k, v)
+    return g

@@ -1,0 +1,106 @@
+"""Rules data: loading, replacing, and a clear ValueError naming field and file for bad input."""
+import json
+
+import pytest
+
+from bloomsim import load_rules
+from bloomsim.rules import DEFAULT_PATH, Rules
+
+
+def test_defaults_load_and_round_trip(rules):
+    assert rules.rounds == 7 and rules.enchanted_penalty == 3
+    assert Rules.from_dict(rules.to_dict()).to_dict() == rules.to_dict()
+
+
+def test_replace_one_value(rules):
+    r = rules.replace(enchanted_penalty=2)
+    assert r.enchanted_penalty == 2 and rules.enchanted_penalty == 3
+    assert r.tables().p is not rules.tables().p
+
+
+def test_json_and_toml_files_override_top_level_keys(tmp_path):
+    j = tmp_path / "r.json"
+    j.write_text(json.dumps({"start_score": 5, "lightning_points": [0, 2, 4]}))
+    r = load_rules(j)
+    assert r.start_score == 5 and r.lightning_points == (0, 2, 4) and r.rounds == 7
+    t = tmp_path / "r.toml"
+    t.write_text('start_score = 6\nenchanted_reshuffle = "all_roles"\n[resource_sets]\n'
+                 'four_kinds = 5\nthree_kinds = 1\n')
+    r = load_rules(t)
+    assert r.start_score == 6 and r.resource_sets["four_kinds"] == 5
+    assert r.enchanted_reshuffle == "all_roles"
+
+
+def _bad(tmp_path, change, match):
+    data = json.loads(DEFAULT_PATH.read_text())
+    change(data)
+    f = tmp_path / "bad.json"
+    f.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match=match) as e:
+        load_rules(f)
+    assert "bad.json" in str(e.value)
+
+
+def test_unknown_key(tmp_path):
+    _bad(tmp_path, lambda d: d.update(enchanted_penality=2), r"unknown key.*enchanted_penality")
+
+
+def test_wrong_type(tmp_path):
+    _bad(tmp_path, lambda d: d.update(rounds="7"), r"rounds: must be an integer")
+
+
+def test_adjacency_to_missing_area(tmp_path):
+    _bad(tmp_path, lambda d: d["board"]["adjacent"].append(["A00", "Z99"]),
+         r"board.adjacent\[\d+\]: unknown area 'Z99'")
+
+
+def test_tower_touching_water(tmp_path):
+    _bad(tmp_path, lambda d: d["board"]["towers"][0]["areas"].append("A22"),
+         r"towers\[0\].areas: tower 'T01' touches water area 'A22'")
+
+
+def test_cloud_space_on_castle(tmp_path):
+    _bad(tmp_path, lambda d: d["board"]["cloud_spaces"].append("A00"),
+         r"cloud space cannot be on castle area 'A00'")
+
+
+def test_event_of_unknown_kind(tmp_path):
+    _bad(tmp_path, lambda d: d["events"].append({"id": "storm", "timing": "turns"}),
+         r"event 'storm' has unknown kind")
+
+
+def test_event_wrong_timing(tmp_path):
+    def change(d):
+        d["events"][3]["timing"] = "turns"
+    _bad(tmp_path, change, r"events\[3\].timing")
+
+
+def test_role_terrain_not_on_board(tmp_path):
+    def change(d):
+        d["roles"][0]["terrain"] = ["desert"]
+    _bad(tmp_path, change, r"roles\[0\].terrain: 'desert' is not a land terrain")
+
+
+def test_too_few_cloud_tiles(tmp_path):
+    def change(d):
+        d["cloud_tiles"] = [{"stars": 1, "lightning": 1, "count": 3}]
+    _bad(tmp_path, change, r"cloud_tiles: 3 tiles cannot cover 18")
+
+
+def test_bad_option_value(rules):
+    with pytest.raises(ValueError, match="enchanted_reshuffle: must be one of"):
+        rules.replace(enchanted_reshuffle="sometimes")
+
+
+def test_missing_file_and_bad_suffix(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        load_rules(tmp_path / "nope.json")
+    (tmp_path / "r.yaml").write_text("x: 1")
+    with pytest.raises(ValueError, match="use a .json or .toml"):
+        load_rules(tmp_path / "r.yaml")
+
+
+def test_invalid_json(tmp_path):
+    (tmp_path / "r.json").write_text("{")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        load_rules(tmp_path / "r.json")

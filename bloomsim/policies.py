@@ -65,6 +65,8 @@ KIND_NAMES = ("select", "lead", "follow", "alternative", "colour", "move", "deli
 (F_ROLE, F_BRAVE, F_POINTS, F_PAY_POTIONS, F_PAY_WANDS, F_GAIN_POTIONS, F_GAIN_WANDS,
  F_LIGHTNING, F_RISK, F_PENALTY, F_TARGET, F_PASS) = range(12)
 N_FEATURES = 12
+BRAVE_OK = 0.0
+"""F_RISK at or below which no later player can hold the role (nobody can cancel)."""
 
 (O_ROUND, O_PLAYERS, O_SEAT, O_EVENT, O_EVENT_CODE, O_ENCHANTED, O_HAND, O_LEADER, O_TURN,
  O_PLAYED) = range(10)
@@ -110,7 +112,7 @@ def greedy_policy(kind, obs, opts, n_opts, rng):
 @njit(POLICY_SIG, cache=True)
 def careful_policy(kind, obs, opts, n_opts, rng):
     """Greedy, but brave only when no later player can still hold the role."""
-    return _best(opts, n_opts, 1.0, 0.5, 1.0, 0.0)
+    return _best(opts, n_opts, 1.0, 0.5, 1.0, BRAVE_OK)
 
 
 @njit(POLICY_SIG, cache=True)

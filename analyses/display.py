@@ -69,9 +69,15 @@ def ratings_table(t: pl.DataFrame) -> pl.DataFrame:
 
 
 def to_html(t: pl.DataFrame) -> str:
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in t.columns)
-    rows = "".join("<tr>" + "".join(f"<td>{html.escape('' if v is None else str(v))}</td>"
-                                    for v in r) + "</tr>" for r in t.iter_rows())
+    """An HTML table; numbers (and value [interval] cells) right-aligned, words left."""
+    numeric = [t.schema[c].is_numeric() or (t.schema[c] == pl.String and t.height > 0
+                                             and str(t[c][0] or "")[:1] in "-0123456789<")
+               for c in t.columns]
+    cls = [' class="n"' if n else "" for n in numeric]
+    head = "".join(f"<th{k}>{html.escape(c)}</th>" for c, k in zip(t.columns, cls, strict=True))
+    rows = "".join("<tr>" + "".join(f"<td{k}>{html.escape('' if v is None else str(v))}</td>"
+                                    for v, k in zip(r, cls, strict=True)) + "</tr>"
+                   for r in t.iter_rows())
     return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 

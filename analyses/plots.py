@@ -119,7 +119,7 @@ def forest_plot(table: pl.DataFrame, effect: str = "win", top: int = 25,
     ax.set_xlabel(f"difference in {unit}, with - without (95% interval)")
     if effect == "win":
         ax.xaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="best")
     ax.set_title(title)
     return fig
 

@@ -26,8 +26,8 @@ padding:1em 2em;color:#222;line-height:1.45}
 h1{border-bottom:3px solid #3182bd;padding-bottom:.2em}
 h2{margin-top:2em;border-bottom:1px solid #ccc} h3{margin-top:1.5em}
 table{border-collapse:collapse;font-size:13px;margin:.5em 0 1em}
-th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}
-th{background:#f0f4f8} td:first-child,th:first-child{text-align:left}
+th,td{border:1px solid #ddd;padding:3px 8px;text-align:left}
+th{background:#f0f4f8} .n{text-align:right}
 tr:nth-child(even) td{background:#fafafa}
 img{max-width:100%;border:1px solid #eee;margin:.3em 0}
 .headline{background:#eef5fb;border-left:5px solid #3182bd;padding:.6em 1.2em;margin:1em 0}
@@ -228,13 +228,14 @@ def _balance_headlines(t: pl.DataFrame, causal: bool) -> list[str]:
         return []
 
     def say(r: dict) -> str:
-        where = "" if r["group"] == "all" else f" for {r['by']} {html.escape(str(r['group']))}"
-        return (f"<b>{html.escape(r['kind'])} {html.escape(r['thing'])}</b>: "
-                f"{r['win_diff'] * 100:+.1f} points{where} "
+        who = "the win rate" if r["group"] == "all" else \
+            f"the win rate of {r['by']} {html.escape(str(r['group']))}"
+        return (f"<b>{html.escape(r['kind'])} {html.escape(r['thing'])}</b> moves {who} by "
+                f"{r['win_diff'] * 100:+.1f} percentage points "
                 f"[{r['win_ci_low'] * 100:+.1f}, {r['win_ci_high'] * 100:+.1f}]")
     most, least = per.row(0, named=True), per.row(-1, named=True)
-    return [f"Least balanced ({how}): {say(most)} win rate; most balanced: {say(least)} at "
-            f"its largest."]
+    return [f"Least balanced ({how}): {say(most)}. Most balanced: at its largest, "
+            f"{say(least)}."]
 
 
 def write_page(sections: list[Section], out: str | os.PathLike, title: str) -> Path:

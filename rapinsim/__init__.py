@@ -1,0 +1,14 @@
+"""rapinsim: a fast, verified simulator of the Lapin treasure hunt
+(ご注文はボドゲですか？〜木組みの街は大騒ぎ〜).
+
+    import rapinsim
+    df = rapinsim.simulate(["careful", "greedy", "random", "random"], 10_000, seed=1)
+    print(rapinsim.replay(["careful", "greedy"], seed=1, game=0))
+"""
+from simcore.policy import policy
+
+from .api import replay, simulate
+from .policies import POLICIES
+from .rules import Rules, load_rules
+
+__all__ = ["simulate", "replay", "load_rules", "Rules", "POLICIES", "policy"]

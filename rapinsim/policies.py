@@ -96,7 +96,7 @@ POLICIES = {"random": RANDOM, "careful": CAREFUL, "greedy": GREEDY}
 __all__ = ["POLICIES", "policy", "UserPolicy", "POLICY_SIG", "KIND_NAMES", "choose_builtin"]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _best(scores_fn_id, kind, obs, opts, n, rng):
     """Index of the highest score (``_score``), ties broken by a random jitter below 0.5."""
     best, arg = -1e30, 0
@@ -107,7 +107,7 @@ def _best(scores_fn_id, kind, obs, opts, n, rng):
     return arg
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _tile_score(o, inaba):
     """What a house is worth to search, from what the player knows of it."""
     if o[F_KNOWN] == 0:
@@ -122,7 +122,7 @@ def _tile_score(o, inaba):
     return -50.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _score(pid, kind, obs, o):
     w = o[F_WHAT]
     inaba = obs[OB_CHAR] == INABA
@@ -181,12 +181,12 @@ def _score(pid, kind, obs, o):
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def random_policy(kind, obs, opts, n_opts, rng):
     return randint(rng, 0, n_opts)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def choose_builtin(pid, kind, obs, opts, n_opts, rng):
     """The built-in policy ``pid``'s choice."""
     if pid == RANDOM:

@@ -1,0 +1,136 @@
+"""simulate(...) -> one polars row per game and seat; replay(...) -> a readable game log."""
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from simcore import runner
+from simcore.policy import SeatPolicies, illegal_choice_error, resolve
+from simcore.progress import ProgressArg
+from simcore.rng import root_key
+
+from . import engine as E
+from . import reference as ref
+from . import stats as S
+from .policies import KIND_NAMES, POLICIES
+from .rules import CHARACTERS, Rules, rules_or_default
+
+ENGINES = ("compiled", "reference")
+LOG_LEN = 8192        # decisions kept per game when a decision log is asked for
+
+
+def _check(policies, rules, characters, engine) -> tuple[Rules, SeatPolicies, np.ndarray]:
+    rules = rules_or_default(rules)
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
+    pol = resolve(policies, POLICIES, "rapinsim", (rules.players_min, rules.players_max))
+    p = len(pol.names)
+    if p >= rules.districts:
+        raise ValueError(f"rapinsim: {p} players need more than {rules.districts} districts")
+    fixed = np.full(E.MAX_PLAYERS, -1, np.int8)
+    if characters is None:
+        if p > len(rules.characters):
+            raise ValueError(f"rapinsim: {p} players but only {len(rules.characters)} "
+                             f"characters in the roster {list(rules.characters)}")
+        return rules, pol, fixed
+    if isinstance(characters, (str, bytes)) or not isinstance(characters, Sequence):
+        raise ValueError(f"characters must be a list of character names, one per seat, got "
+                         f"{characters!r}")
+    if len(characters) != p:
+        raise ValueError(f"characters: {len(characters)} given for {p} seats (one per seat)")
+    for c in characters:
+        if c not in CHARACTERS:
+            raise ValueError(f"characters: unknown character {c!r}; known: {list(CHARACTERS)}")
+    if len(set(characters)) != p:
+        raise ValueError(f"characters must be distinct within a game, got {list(characters)}")
+    fixed[:p] = [CHARACTERS.index(c) for c in characters]
+    return rules, pol, fixed
+
+
+def _reference_policies(pol: SeatPolicies):
+    return [ref.builtin(int(i)) if i >= 0 else pol.user_py[-1 - int(i)] for i in pol.ids]
+
+
+def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, start: int,
+                n: int, engine: str, log: bool = False):
+    """Play games start .. start+n-1; returns (seat, win, game, chars, logs) as in
+    ``stats.new_arrays``, logs a list of (seat, kind, n_opts, choice) arrays (or None)."""
+    p = len(pol.names)
+    seat, win, game, chars = S.new_arrays(n, p, rules.districts)
+    logs = [] if log else None
+    if engine == "reference":
+        funcs = _reference_policies(pol)
+        fc = None if fixed[0] < 0 else [int(c) for c in fixed[:p]]
+        for g in range(n):
+            st = ref.play_game(rules, funcs, pol.names, key, start + g, fc)
+            seat[g], win[g], game[g], chars[g] = st.seat_stats, st.win, st.game_stats, st.chars
+            if log:
+                logs.append(np.array(st.decisions, np.int16).reshape(-1, 4))
+        return seat, win, game, chars, logs
+    err = np.zeros((n, 5), np.int64)
+    buf = np.zeros((n, LOG_LEN if log else 0, 4), np.int16)
+    E.play_batch(rules.arrays(), pol.ids, pol.user_funcs, key, start, p, fixed, seat, win,
+                 game, chars, err, buf)
+    bad = np.flatnonzero(err[:, 0])
+    if bad.size:
+        g = bad[0]
+        raise illegal_choice_error("rapinsim", pol.names, int(err[g, 1]),
+                                   KIND_NAMES[err[g, 2]], int(err[g, 3]), int(err[g, 4]),
+                                   start + int(g))
+    if log:
+        logs = [buf[g, :min(game[g, S.G_DECISIONS], LOG_LEN)] for g in range(n)]
+    return seat, win, game, chars, logs
+
+
+def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None, characters=None,
+             engine: str = "compiled", threads: int | None = None,
+             progress: ProgressArg = None, out: str | os.PathLike | None = None):
+    """Play ``n_games`` games; one row per game and seat (docs/results-schema.md).
+
+    ``policies``: one per seat (2..6), a built-in name (``POLICIES``) or a ``@policy``
+    function. ``characters``: one distinct character per seat, else drawn from the roster.
+    ``rules``: a ``Rules``, a rules file path or None. With ``out`` the rows stream to a
+    Parquet dataset and a LazyFrame over it is returned.
+    """
+    rules, pol, fixed = _check(policies, rules, characters, engine)
+    key = root_key(seed)
+
+    def chunk(start, n):
+        seat, win, game, chars, _ = play_arrays(pol, rules, fixed, key, start, n, engine)
+        return S.to_frame(start, pol.names, seat, win, game, chars, rules.districts)
+
+    manifest = {"game": "rapinsim", "policies": list(pol.names), "seed": seed,
+                "engine": engine, "characters": None if characters is None else list(characters),
+                "rules": _rules_dict(rules)}
+    return runner.run(chunk, n_games, threads=threads, progress=progress, out=out,
+                      manifest=manifest, label="rapinsim")
+
+
+def replay(policies: Sequence, seed: int, game: int, *, rules=None, characters=None) -> str:
+    """The readable log of one game, played by the reference engine (the same game the
+    compiled engine plays for this seed and index)."""
+    rules, pol, fixed = _check(policies, rules, characters, "reference")
+    if isinstance(game, bool) or not isinstance(game, int) or game < 0:
+        raise ValueError(f"game must be a non-negative integer, got {game!r}")
+    fc = None if fixed[0] < 0 else [int(c) for c in fixed[:len(pol.names)]]
+    st = ref.play_game(rules, _reference_policies(pol), pol.names, root_key(seed), game, fc,
+                       log=True)
+    head = (f"rapinsim replay: seed {seed}, game {game}, policies "
+            f"{', '.join(f'seat {s}: {n}' for s, n in enumerate(pol.names))}")
+    return "\n".join([head] + st.log) + "\n"
+
+
+def _rules_dict(rules: Rules) -> dict:
+    d = dataclasses.asdict(rules)
+    d.pop("source")
+    return d
+
+
+def read_results(out: str | Path) -> pl.LazyFrame:
+    """The dataset ``simulate(..., out=DIR)`` wrote."""
+    return pl.scan_parquet(Path(out) / "part-*.parquet")

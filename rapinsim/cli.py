@@ -1,0 +1,120 @@
+"""``rapinsim simulate | replay | rules``: errors are one clear line and exit code 2."""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import polars as pl
+
+from simcore.policy import UserPolicy
+
+from .api import simulate, replay
+from .policies import POLICIES
+from .rules import TAGS, load_rules
+
+
+def wilson(wins: float, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95% Wilson score interval of a rate (ties count as 1/k of a win)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, mid - half), min(1.0, mid + half)
+
+
+def summary(df: pl.DataFrame) -> str:
+    """Win rate by policy and by character with n and the 95% Wilson interval."""
+    lines = []
+    games = df.filter(pl.col("seat") == 0)
+    lines.append(f"{games.height:,} games, mean {games['turns'].mean():.1f} player turns, "
+                 f"{games['stalled'].mean():.2%} stalled (turn cap), "
+                 f"{games['dawn'].mean():.2%} ended at dawn")
+    for col in ("policy", "character"):
+        lines.append(f"\n{col:<12} {'n':>9} {'win rate':>9}  95% Wilson")
+        t = (df.group_by(pl.col(col).cast(pl.String)).agg(pl.len().alias("n"),
+                                                          pl.col("win").sum().alias("w"))
+             .sort(col))
+        for name, n, w in t.iter_rows():
+            lo, hi = wilson(w, n)
+            lines.append(f"{name:<12} {n:>9,} {w / n:>9.3f}  [{lo:.3f}, {hi:.3f}]")
+    return "\n".join(lines)
+
+
+def _policy(spec: str):
+    """A built-in name, or FILE.py:NAME naming a @simcore.policy function in a script."""
+    if spec in POLICIES or ":" not in spec:
+        return spec
+    path, name = spec.rsplit(":", 1)
+    if not Path(path).is_file():
+        raise ValueError(f"policy {spec!r}: file {path!r} does not exist")
+    mod_spec = importlib.util.spec_from_file_location(Path(path).stem, path)
+    mod = importlib.util.module_from_spec(mod_spec)
+    mod_spec.loader.exec_module(mod)
+    obj = getattr(mod, name, None)
+    if not isinstance(obj, UserPolicy):
+        raise ValueError(f"policy {spec!r}: {name!r} in {path} is not a @simcore.policy "
+                         f"function")
+    return obj
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="rapinsim", description="Lapin treasure hunt simulator")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    def common(p):
+        p.add_argument("--policy", action="extend", nargs="+", required=True,
+                       help=f"one per seat: {', '.join(POLICIES)} or FILE.py:NAME")
+        p.add_argument("--seed", type=int, required=True)
+        p.add_argument("--rules", help="rules file (JSON or TOML)")
+        p.add_argument("--character", action="extend", nargs="+",
+                       help="fix one character per seat (default: drawn from the roster)")
+
+    s = sub.add_parser("simulate", help="play many games and summarise win rates")
+    common(s)
+    s.add_argument("--games", type=int, required=True)
+    s.add_argument("--out", help="stream results to this Parquet dataset folder")
+    s.add_argument("--threads", type=int)
+    s.add_argument("--engine", default="compiled", choices=["compiled", "reference"])
+    r = sub.add_parser("replay", help="print one game's log")
+    common(r)
+    r.add_argument("--game", type=int, required=True)
+    ru = sub.add_parser("rules", help="print the rules in force and which are assumptions")
+    ru.add_argument("--rules", help="rules file (JSON or TOML)")
+    return ap
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.cmd == "rules":
+            rules = load_rules(args.rules)
+            print(f"rules from {rules.source}\n[R] the rules say so, [D] a decision where "
+                  f"they are unclear, [A] an assumption\n")
+            for name, (tag, doc) in TAGS.items():
+                print(f"[{tag}] {name:<26} {getattr(rules, name)!s:<32} {doc}")
+            return 0
+        pols = [_policy(p) for p in args.policy]
+        if args.cmd == "replay":
+            sys.stdout.write(replay(pols, args.seed, args.game, rules=args.rules,
+                                    characters=args.character))
+            return 0
+        res = simulate(pols, args.games, args.seed, rules=args.rules,
+                       characters=args.character, engine=args.engine, threads=args.threads,
+                       out=args.out)
+        if args.out:
+            res = res.collect()
+            print(f"results written to {args.out}")
+        print(summary(res))
+        return 0
+    except ValueError as e:
+        print(f"rapinsim: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""Differential (reference vs compiled), reproducibility and conformance of whole games."""
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from rapinsim import api, simulate
+from rapinsim import reference as ref
+from rapinsim import stats as S
+from rapinsim.rules import CHARACTERS, ITEMS, TRAPS, load_rules
+from simcore.policy import resolve
+from simcore.rng import root_key
+
+RULES = load_rules()
+NAMES = ["random", "careful", "greedy"]
+
+
+def both(policies, n, seed, rules=RULES, characters=None, start=0):
+    rules, pol, fixed = api._check(policies, rules, characters, "compiled")
+    key = root_key(seed)
+    c = api.play_arrays(pol, rules, fixed, key, start, n, "compiled", log=True)
+    r = api.play_arrays(pol, rules, fixed, key, start, n, "reference", log=True)
+    return c, r
+
+
+def assert_same(c, r):
+    for a, b in zip(c[:4], r[:4]):
+        np.testing.assert_array_equal(a, b)
+    for la, lb in zip(c[4], r[4]):
+        np.testing.assert_array_equal(la, lb)
+
+
+variants = st.fixed_dictionaries({}, optional={
+    "coffee_ends_turn": st.booleans(),
+    "time_markers_permanent": st.booleans(),
+    "step_into_rize_next": st.booleans(),
+    "inaba_can_win_on_count": st.booleans(),
+    "actions_per_turn": st.integers(1, 4),
+    "empty_districts_for_dawn": st.integers(2, 8),
+    "max_player_turns": st.integers(5, 120),
+    "bicycle_steps": st.integers(1, 4),
+})
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), n_players=st.integers(2, 6), data=st.data(),
+       overrides=variants)
+def test_reference_and_compiled_play_the_same_games(seed, n_players, data, overrides):
+    policies = data.draw(st.lists(st.sampled_from(NAMES), min_size=n_players,
+                                  max_size=n_players))
+    chars = data.draw(st.none() | st.permutations(CHARACTERS).map(lambda c: c[:n_players]))
+    c, r = both(policies, 3, seed, RULES.replace(**overrides), chars)
+    assert_same(c, r)
+
+
+def test_every_character_and_rule_is_exercised_in_differential_games():
+    """Many fixed games: compiled == reference, and every item, trap and skill happens."""
+    c, r = both(["greedy", "careful", "random", "greedy", "careful", "random"], 40, 7)
+    assert_same(c, r)
+    seat = c[0]
+    for i in range(len(ITEMS)):
+        if ITEMS[i] != "disguise":
+            assert seat[:, :, S.S_ITEM + i].sum() > 0, ITEMS[i]
+    assert seat[:, :, S.S_ITEM + ITEMS.index("disguise")].sum() > 0
+    for i in range(len(TRAPS)):
+        assert seat[:, :, S.S_TRAP + i].sum() > 0, TRAPS[i]
+    used = {CHARACTERS[ch] for ch, u in zip(c[3].ravel(), seat[:, :, S.S_SKILL_USED].ravel())
+            if u}
+    assert used == set(CHARACTERS)
+
+
+def test_same_seed_same_frame_any_threads_and_split():
+    pols = ["careful", "random", "greedy", "random"]
+    a = simulate(pols, 300, 11, threads=1, progress=False)
+    b = simulate(pols, 300, 11, threads=2, progress=False)
+    assert a.equals(b)
+    assert not a.equals(simulate(pols, 300, 12, progress=False))
+    rules, pol, fixed = api._check(pols, None, None, "compiled")
+    key = root_key(11)
+    whole = api.play_arrays(pol, rules, fixed, key, 0, 300, "compiled")
+    halves = [api.play_arrays(pol, rules, fixed, key, s, 150, "compiled") for s in (0, 150)]
+    for k in range(4):
+        np.testing.assert_array_equal(whole[k], np.concatenate([h[k] for h in halves]))
+
+
+def test_policy_swap_keeps_the_deal():
+    """Common random numbers: the policies do not change the tile shuffle or Rize's start."""
+    a = simulate(["random", "random", "random"], 50, 3, characters=["lapin", "cocoa", "chiya"],
+                 progress=False)
+    b = simulate(["careful", "greedy", "random"], 50, 3, characters=["lapin", "cocoa", "chiya"],
+                 progress=False)
+    assert a["rize_start"].equals(b["rize_start"])
+
+
+def check_invariants(st):
+    n = st.rules.n_tiles
+    where = {"board": 0, "hand": 0, "bag": 0, "trap": 0, "item": 0}
+    for t, loc in enumerate(st.loc):
+        if 0 <= loc < n:
+            assert st.board[loc] == t
+            where["board"] += 1
+        elif ref.HAND <= loc < ref.HAND + st.n_players:
+            where["hand"] += 1
+        elif loc == ref.BAG:
+            where["bag"] += 1
+        elif loc == ref.REMOVED:
+            assert ref.kind_of(st, t) == 2
+            where["trap"] += 1
+        else:
+            assert loc == ref.DISCARDED and ref.kind_of(st, t) == 1
+            where["item"] += 1
+    assert sum(where.values()) == n == 30
+    assert where["bag"] == len(st.bag) and where["board"] == sum(b != ref.EMPTY for b in st.board)
+    for s in range(st.n_players):
+        if st.chars[s] == 3:
+            assert len([t for t in range(n) if st.loc[t] == ref.HAND + s]) <= 1
+
+
+def test_conformance_invariants_over_many_reference_games(monkeypatch):
+    steps, searches = [], []
+    real_step, real_search, real_turn = ref.step, ref.search, ref.play_turn
+
+    def step(st, s, d):
+        assert d != st.rize and st.rules.route and st.ra.adj[st.pos[s], d]
+        steps.append(d)
+        real_step(st, s, d)
+
+    def search(st, s, h):
+        d = ref.district_of(st, h)
+        assert st.pos[s] == d != st.rize and not ref.players_in(st, d, but=s)
+        searches.append(h)
+        real_search(st, s, h)
+
+    def play_turn(st, s):
+        check_invariants(st)
+        real_turn(st, s)
+        check_invariants(st)
+
+    monkeypatch.setattr(ref, "step", step)
+    monkeypatch.setattr(ref, "search", search)
+    monkeypatch.setattr(ref, "play_turn", play_turn)
+    key = root_key(5)
+    pols = [ref.builtin(i % 3) for i in range(5)]
+    for g in range(25):
+        game = ref.play_game(RULES, pols, NAMES + NAMES[:2], key, g)
+        check_invariants(game)
+        assert game.over or game.stalled
+        assert game.turns <= RULES.max_player_turns
+    assert steps and searches
+
+
+def test_frame_counters_agree():
+    df = simulate(["greedy", "careful", "random", "random"], 2000, 21, progress=False)
+    assert df.height == 8000
+    assert (df["tiles_treasure"] + df["tiles_item"] + df["tiles_trap"] >= df["searches"]).all()
+    assert (sum(df[f"trap_{t}"].cast(pl.Int32) for t in TRAPS) == df["tiles_trap"]).all()
+    games = df.group_by("game").agg(
+        pl.col("found").sum(), pl.col("searches").sum(),
+        pl.sum_horizontal([pl.col(f"found_d{k}").first() for k in range(1, 11)]).alias("fd"),
+        pl.sum_horizontal([pl.col(f"searches_d{k}").first() for k in range(1, 11)]).alias("sd"),
+        pl.col("win").sum().alias("w"), pl.col("stalled").first(), pl.col("dawn").first())
+    assert (games["found"] == games["fd"]).all() and (games["searches"] == games["sd"]).all()
+    assert ((games["w"] - 1).abs() < 1e-5).all()
+    assert (games["stalled"] ^ games["dawn"]).all()
+    assert df.filter(pl.col("skill_used") == 0)["skill_turn"].eq(-1).all()
+    inaba = df.filter((pl.col("character") == "inaba") & (pl.col("chest") == 1))
+    assert inaba.height > 0 and (inaba["win"] == 1).all()

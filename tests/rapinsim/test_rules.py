@@ -1,0 +1,79 @@
+"""Rules data: defaults, files (JSON and TOML), overrides and validation errors."""
+import json
+
+import pytest
+
+from rapinsim.rules import DATA, Rules, load_rules
+
+
+def test_defaults_file_equals_dataclass_defaults():
+    r = load_rules()
+    assert r == Rules()
+    assert r.n_tiles == 30 and len(r.tile_set(False)) == 30
+    assert r.rize_start == (2, 2, 7, 7)
+
+
+def test_inaba_set_replaces_one_brown_one_with_the_chest():
+    r = load_rules()
+    plain, inaba = r.tile_set(False), r.tile_set(True)
+    assert sum(t[4] for t in inaba) == 1 and sum(t[4] for t in plain) == 0
+    brown1 = [t for t in plain if t[0] == 0 and t[2] == 1]
+    assert len(brown1) - 1 == len([t for t in inaba if t[0] == 0 and t[2] == 1 and not t[4]])
+
+
+def test_toml_file_with_some_keys(tmp_path):
+    p = tmp_path / "r.toml"
+    p.write_text("actions_per_turn = 2\ncoffee_ends_turn = false\n[board]\n"
+                 "extra_edges = [[3, 8], [1, 6]]\n")
+    r = load_rules(p)
+    assert r.actions_per_turn == 2 and not r.coffee_ends_turn
+    assert r.extra_edges == ((3, 8), (1, 6)) and r.source == str(p)
+
+
+def test_replace_overrides_and_rejects_unknown_fields():
+    r = load_rules().replace(max_player_turns=50)
+    assert r.max_player_turns == 50
+    with pytest.raises(ValueError, match="unknown rules field.*colour"):
+        r.replace(colour=1)
+
+
+def write(tmp_path, data):
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(data))
+    return p
+
+
+@pytest.mark.parametrize("data, match", [
+    ({"board": {"route": [1, 2, 3, 4, 5, 6, 7, 8, 9, 9]}}, "route.*permutation"),
+    ({"board": {"extra_edges": [[3, 11]]}}, "extra_edges.*edge \\[3, 11\\]"),
+    ({"tiles": {"item": {"lamp": 3, "coffee": 2, "disguise": 2, "bicycle": 1, "map": 1}}},
+     "treasures.*must match the 30 houses"),
+    ({"tiles": {"item": {"laser": 1}}}, "items.*unknown item 'laser'"),
+    ({"tiles": {"trap": {"alarm": 2, "pitfall": 3, "quicksand": 2}}}, "unknown trap"),
+    ({"characters": ["lapin", "rize"]}, "unknown character 'rize'"),
+    ({"actions_per_turn": "3"}, "actions_per_turn.*must be an integer"),
+    ({"coffee_ends_turn": 1}, "coffee_ends_turn.*true or false"),
+    ({"colour": "red"}, "unknown rules key 'colour'"),
+    ({"board": {"size": 3}}, "unknown rules key 'board.size'"),
+    ({"rize_start": {"d4_1_2": 2}}, "rize_start.*every die face"),
+    ({"players": {"min": 4, "max": 3}}, "players_min"),
+])
+def test_bad_files_name_the_field_and_the_file(tmp_path, data, match):
+    p = write(tmp_path, data)
+    with pytest.raises(ValueError, match=match) as e:
+        load_rules(p)
+    assert str(p) in str(e.value)
+
+
+def test_unreadable_and_missing_files(tmp_path):
+    p = tmp_path / "x.json"
+    p.write_text("{not json")
+    with pytest.raises(ValueError, match="not a valid JSON"):
+        load_rules(p)
+    with pytest.raises(ValueError, match="does not exist"):
+        load_rules(tmp_path / "none.toml")
+
+
+def test_shipped_defaults_are_the_published_ones():
+    data = json.loads(DATA.read_text())
+    assert data["board"]["extra_edges"] == [[3, 8]] and data["max_player_turns"] == 400

@@ -26,7 +26,8 @@ class Thing:
 
 def things(df: Frame) -> list[Thing]:
     """The things of the results' game: bloomsim event cards and enchanted roles; rapinsim
-    items used, traps suffered, characters played and being found by Rize."""
+    items used, traps suffered, characters played and being found by Rize (at least k times,
+    k the quartiles of times found: most players are found at least once)."""
     lf = lazy(df)
     names = columns(lf)
     game = detect_game(lf)
@@ -43,7 +44,10 @@ def things(df: Frame) -> list[Thing]:
     out += [Thing("character", c, True, pl.col("character").cast(pl.String) == c)
             for c in sorted(chars.drop_nulls())]
     if "found" in names:
-        out.append(Thing("found", "found", True, pl.col("found") > 0))
+        q = collect(lf.select(pl.col("found").quantile(x, "higher").alias(str(x))
+                              for x in (0.25, 0.5, 0.75))).row(0)
+        out += [Thing("found", f"{int(k)}+ times", True, pl.col("found") >= k)
+                for k in sorted({max(1, int(v)) for v in q if v is not None})]
     return out
 
 
@@ -58,7 +62,8 @@ def event_impact(df: Frame, by: str | None = "auto", score: str | None = None,
     policy: ``by="auto"`` groups those by ``policy`` when several policies played, else by
     ``seat``. Seat-level things (rapinsim items, traps, characters, being found) compare the
     seat-games that had it with those that did not, over all rows (``by`` groups them too
-    when it names a column). This is association, not cause: a player who uses the lamp may be
+    when it names a column). Rows where the thing happened always or never are left out.
+    This is association, not cause: a player who uses the lamp may be
     one who was winning anyway; ``counterfactual_impact`` measures cause.
     """
     lf = lazy(df)
@@ -80,7 +85,9 @@ def event_impact(df: Frame, by: str | None = "auto", score: str | None = None,
         chosen = [t for t in found if t.seat_level == seat_level]
         if chosen:
             parts.append(_compare_with_without(lf, chosen, group, score))
-    t = pl.concat(parts, how="vertical")
+    # a thing that happened in every seat-game of a group, or in none, compares nothing
+    t = pl.concat(parts, how="vertical").filter((pl.col("games_with") > 0)
+                                                 & (pl.col("games_without") > 0))
     for col in ("p_win", "p_score"):
         t = t.with_columns(pl.Series(f"{col}_adj", adjust_pvalues(t[col].to_numpy(), adjust)))
     return t

@@ -44,6 +44,9 @@ def test_rapinsim_seat_level_things_and_planted_item():
     t = event_impact(df)
     assert set(t["kind"]) == {"item", "trap", "character", "found"}
     assert t["group"].unique().to_list() == ["all"]
+    # found ~ Poisson(0.5): quartiles 0, 0, 1 -> one split, found at least once
+    assert t.filter(pl.col("kind") == "found")["thing"].to_list() == ["1+ times"]
+    assert (t["games_with"] > 0).all() and (t["games_without"] > 0).all()
     lamp = t.filter(pl.col("thing") == "lamp").row(0, named=True)
     assert lamp["score_ci_low"] < 1 < lamp["score_ci_high"]
     assert lamp["p_win_adj"] < 1e-6

@@ -44,7 +44,8 @@ NEG = -(1 << 30)
 
 # State.g: game scalars
 (G_ROUND, G_TURN, G_LEADER, G_START, G_EVENT, G_ENCHANTED, G_PLAYED, G_DECISIONS, G_LOGGED,
- G_ERROR, G_ERR_SEAT, G_ERR_KIND, G_ERR_CHOICE, G_ERR_N, G_ENCH_N, G_ENCH_PTR) = range(16)
+ G_ERROR, G_ERR_SEAT, G_ERR_KIND, G_ERR_CHOICE, G_ERR_N, G_ENCH_N, G_ENCH_PTR,
+ G_SELECTING) = range(17)
 # State.seat columns. S_SCORE .. S_FLOOR are also the order of the results' score columns.
 (S_SCORE, S_TOWERS, S_BRAVE, S_EVENTS, S_ENCHANTED, S_LIGHTNING, S_SETS, S_FLOOR, S_GREEN,
  S_PURPLE, S_ORANGE, S_WANDS, S_PAWN_A, S_PAWN_B, S_BOLTS, S_HAND, S_NHAND, S_PLAYED, S_DELIV,
@@ -56,7 +57,7 @@ class State(NamedTuple):
     """One game's position and scratch. P players, A areas, K towers, R roles, E events,
     C cloud spaces, N cloud tiles."""
 
-    g: np.ndarray      # [16] int64 game scalars (G_*)
+    g: np.ndarray      # [17] int64 game scalars (G_*)
     seat: np.ndarray   # [P, 24] int32 per-seat state (S_*); hands and played cards are bitmasks
     board: np.ndarray  # [A + K] int16 cloud tile on each area (-1 none), then round tower filled
     decks: np.ndarray  # [N + E + R] int16 tile order, event deck, enchanted deck
@@ -72,7 +73,7 @@ class State(NamedTuple):
 def new_state(t, n_players, pol, max_opts):
     A, K = t.area.shape[0], t.tower.shape[0]
     N, E, R, C = t.tiles.shape[0], t.event.shape[0], t.role.shape[0], t.cloud_area.shape[0]
-    s = State(np.zeros(16, np.int64), np.zeros((n_players, N_SEAT), np.int32),
+    s = State(np.zeros(17, np.int64), np.zeros((n_players, N_SEAT), np.int32),
               np.zeros(A + K, np.int16), np.zeros(N + E + R, np.int16),
               np.zeros(E + R + K + C, np.int16), np.zeros(1 + n_players, np.uint64),
               np.zeros(OBS_LEN, np.float32), np.zeros((max_opts, P.N_FEATURES), np.float32),
@@ -151,7 +152,7 @@ def observe(t, s, seat):
         o[b + P.S_ORANGE] = s.seat[j, S_ORANGE]
         o[b + P.S_WANDS] = s.seat[j, S_WANDS]
         o[b + P.S_LIGHTNING] = s.seat[j, S_BOLTS]
-        o[b + P.S_CARDS] = s.seat[j, S_NHAND]
+        o[b + P.S_CARDS] = -1 if s.g[G_SELECTING] and k > 0 else s.seat[j, S_NHAND]
         o[b + P.S_PLAYED] = s.seat[j, S_PLAYED]
         o[b + P.S_PAWN_A] = s.seat[j, S_PAWN_A]
         o[b + P.S_PAWN_B] = s.seat[j, S_PAWN_B]
@@ -388,6 +389,7 @@ def select_roles(t, s, user_funcs, log, lg):
         for n in range(R + 1):
             if t.event[ev, EC_HAND + n] != NO_HAND:
                 max_size = n
+    s.g[G_SELECTING] = 1
     for seat in range(s.seat.shape[0]):
         s.seat[seat, S_HAND] = 0
         s.seat[seat, S_NHAND] = 0
@@ -411,6 +413,7 @@ def select_roles(t, s, user_funcs, log, lg):
                 break
             s.seat[seat, S_HAND] |= 1 << r
             s.seat[seat, S_NHAND] += 1
+    s.g[G_SELECTING] = 0
     if mol:
         for seat in range(s.seat.shape[0]):
             add_points(t, s, seat, t.event[ev, EC_HAND + s.seat[seat, S_NHAND]], S_EVENTS)

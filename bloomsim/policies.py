@@ -49,7 +49,8 @@ Observation (``obs``), all float32: ``O_ROUND`` (1-based), ``O_PLAYERS``, ``O_SE
 ``O_TURN`` (turn of the round, 0-based), ``O_PLAYED`` (bitmask of roles played this round); then
 per seat, starting with oneself and going clockwise, a block of ``SEAT_FIELDS`` at
 ``O_SEATS + k * SEAT_FIELDS``: score, green, purple, orange, wands, lightning, cards left in hand,
-played roles this round (bitmask), pawn a area, pawn b area. Unused seat blocks are -1.
+played roles this round (bitmask), pawn a area, pawn b area. Unused seat blocks are -1; while
+hands are being selected, the other seats' cards in hand are -1 (their size is secret).
 """
 from __future__ import annotations
 

@@ -52,6 +52,7 @@ class Game:
     towers_of_area: list = field(default_factory=list)  # [A] ascending tower indices
     # the position
     round: int = 0                      # 1-based once the game runs
+    selecting: bool = False             # hands are being chosen: their sizes are secret
     turn: int = 0                       # turn of the round, 0-based
     start_player: int = 0
     leader: int = 0
@@ -232,7 +233,8 @@ def observe(g: Game, seat: int) -> np.ndarray:
         o[b + P.S_SCORE] = g.score[s]
         o[b + P.S_GREEN:b + P.S_ORANGE + 1] = g.potions[s]
         o[b + P.S_WANDS], o[b + P.S_LIGHTNING] = g.wands[s], g.lightning[s]
-        o[b + P.S_CARDS], o[b + P.S_PLAYED] = len(g.hands[s]), _mask(g.played[s])
+        o[b + P.S_CARDS] = -1 if g.selecting and k > 0 else len(g.hands[s])
+        o[b + P.S_PLAYED] = _mask(g.played[s])
         o[b + P.S_PAWN_A], o[b + P.S_PAWN_B] = g.pawns[s]
     return o
 
@@ -422,6 +424,7 @@ def select_roles(g: Game) -> None:
     """Spec 2.3: each player secretly picks their hand, one card at a time (then More or Less?
     scores the sizes)."""
     sizes = hand_sizes(g)
+    g.selecting = True
     for s in range(g.n_players):
         hand = g.hands[s] = set()
         while len(hand) < max(sizes):
@@ -435,6 +438,7 @@ def select_roles(g: Game) -> None:
                 break
             hand.add(int(rows[c][P.F_ROLE]))
         g.say(f"seat {s} selects " + ", ".join(_role_name(g, r) for r in sorted(hand)))
+    g.selecting = False
     if g.event >= 0 and g.rules.event_kind(g.event) == "more_or_less":
         more_or_less(g)
 
@@ -635,10 +639,12 @@ def black_market(g: Game, seat: int) -> None:
     """Black Market / Black Distillery: the event's gain instead of the cowardly effect."""
     e = g.rules.events[g.event]["gain"]
     gain(g, seat, [e.get(k, 0) for k in COLOURS + ("wand",)])
+    got = [e.get(k, 0) for k in COLOURS + ("wand",)]
     for _ in range(e.get("any_potion", 0)):
         c = decide(g, seat, P.COLOUR, [row(target=i, gain_potions=1) for i in range(3)])
         g.potions[seat][c] += 1
-    g.say(f"   seat {seat} uses {g.rules.events[g.event]['id']} instead")
+        got[c] += 1
+    g.say(f"   seat {seat} uses {g.rules.events[g.event]['id']} instead: gains {got}")
 
 
 def round_end_event(g: Game) -> None:

@@ -1087,13 +1087,7 @@ def test_pass_lead_keeps_a_leader_who_has_cards():
     assert g.leader == 1
 
 
-@pytest.mark.parametrize("event", [
-    pytest.param("more_or_less", marks=pytest.mark.xfail(strict=True, reason=(
-        "engine: select_roles asks seats in turn and observe() shows the other seats' "
-        "cards-in-hand count, so a later seat sees how many cards an earlier seat chose under "
-        "More or Less? before the reveal (spec 2.3 line 35, section 6 line 89, section 7 line "
-        "102)"))),
-    "tenth_event"])
+@pytest.mark.parametrize("event", ["more_or_less", "tenth_event"])
 def test_selection_is_secret_and_simultaneous(event):
     # spec 2.3 / 7: nobody sees another player's selection (nor its size) before the reveal
     def first_questions(k0):

@@ -1,0 +1,40 @@
+"""The command line: a win-rate table with n and 95% Wilson intervals; one-line errors, exit 2."""
+import pytest
+
+from bloomsim.cli import main, wilson
+
+
+def test_simulate_prints_win_table(capsys):
+    assert main(["simulate", "--policy", "random", "--policy", "greedy", "--games", "200",
+                 "--seed", "3", "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "policy" in out and "95% CI" in out
+    assert any(line.startswith("greedy") and " 200 " in line for line in out.splitlines())
+
+
+def test_replay_and_rules(capsys):
+    assert main(["replay", "--policy", "random", "--policy", "cloud", "--seed", "1"]) == 0
+    assert capsys.readouterr().out.startswith("Broom Service, seed 1, game 0")
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out
+    assert "assumptions" in out and "enchanted_reshuffle" in out
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["simulate", "--policy", "random", "--games", "5"], "2 to 5 players"),
+    (["simulate", "--policy", "random", "--policy", "nope"], "unknown policy 'nope'"),
+    (["simulate", "--policy", "random", "--policy", "random", "--rules", "/no/such.json"],
+     "does not exist"),
+    (["simulate", "--games", "x"], "invalid int value"),
+])
+def test_errors_are_one_line_with_exit_code_2(argv, match, capsys):
+    with pytest.raises(SystemExit) as e:
+        raise SystemExit(main(argv))
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert match in err and len(err.splitlines()) == 1
+
+
+def test_wilson_interval():
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)

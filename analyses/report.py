@@ -52,6 +52,17 @@ def count_games(df: Frame) -> tuple[int, int]:
     return int(round(games)), int(rows)
 
 
+def policies_rotated(df: Frame) -> bool:
+    """Whether every policy sat in every seat equally often (per player count)."""
+    counts = collect(lazy(df).group_by("n_players", "seat", pl.col("policy").cast(pl.String))
+                     .agg(n=pl.len()))
+    full = counts.group_by("n_players").agg(pl.col("n").n_unique(), pl.len(),
+                                            seats=pl.col("seat").n_unique(),
+                                            policies=pl.col("policy").n_unique())
+    return all(r["n"] == 1 and r["len"] == r["seats"] * r["policies"]
+               for r in full.iter_rows(named=True))
+
+
 def score_histogram(df: Frame, score: str) -> pl.DataFrame:
     """Exact counts of each score value per policy (scores are small integers)."""
     return collect(lazy(df).group_by(pl.col("policy").cast(pl.String), score)
@@ -151,6 +162,9 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
     seats = seat_advantage(lf, score=score)
     b.append("<h3>Seat advantage</h3><p class=note>Chi-square goodness of fit of the wins per "
              "seat against games/P (P - 1 degrees of freedom).</p>")
+    if not policies_rotated(lf):
+        b.append("<p><b>Caution:</b> the policies did not sit in every seat equally often, so "
+                 "these seat differences mix the seat with the policy sitting in it.</p>")
     b.append(display.to_html(display.seats_table(seats)))
     b.append(_figure(plots.seat_plot(seats, title=f"{game}: seat advantage"), out,
                      f"{p}-seats.png", "seat advantage"))
@@ -221,7 +235,7 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
 def _balance_headlines(t: pl.DataFrame, causal: bool) -> list[str]:
     """Most and least balanced thing: the largest win-rate change it makes to any group."""
     how = "causal, replayed without it" if causal else "observational"
-    per = (t.with_columns(size=pl.col("win_diff").abs())
+    per = (t.filter(pl.col("win_diff").is_not_nan()).with_columns(size=pl.col("win_diff").abs())
            .sort("size", descending=True).group_by("kind", "thing", maintain_order=True)
            .first().sort("size", descending=True))
     if per.height < 2:

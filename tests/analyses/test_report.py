@@ -95,3 +95,12 @@ def test_page_renders_in_headless_chromium(bloom_file, bloom_board, tmp_path):
                     "--window-size=1200,3000", page.as_uri()],
                    capture_output=True, timeout=120, check=True)
     assert shot.stat().st_size > 50_000  # a rendered page with tables and plots, not blank
+
+
+def test_policies_rotated_tells_fixed_seats_from_rotated():
+    from analyses.report import policies_rotated
+    fixed = bloom_frame(100, policies=("a", "b", "a", "b"))
+    assert not policies_rotated(fixed)
+    turned = pl.concat([bloom_frame(100, policies=p) for p in (("a", "b"), ("b", "a"))])
+    assert policies_rotated(turned)
+    assert policies_rotated(bloom_frame(100))  # one policy in every seat

@@ -1,0 +1,21 @@
+"""The analyses on the real engines: seatings of a tournament replay the same games (the
+chance of a game depends on seed and game index only), and the counterfactual mode runs."""
+import polars as pl
+import pytest
+
+from analyses import tournament
+
+
+@pytest.mark.parametrize("game,chance_cols", [
+    ("bloomsim", ["event_more_or_less", "event_upper_hand", "enchanted_weather_fairy"]),
+    ("rapinsim", ["rize_start"]),
+])
+def test_tournament_seatings_share_the_chance_of_each_game(game, chance_cols):
+    mod = pytest.importorskip(game)
+    policies = sorted(mod.POLICIES)[:2]
+    t = tournament(mod, policies, 3, 30, 9)
+    assert t.results["seating"].n_unique() == 6   # 2 line-ups x 3 rotations
+    per_game = t.results.group_by("game").agg(pl.col(c).n_unique() for c in chance_cols)
+    assert (per_game.select(chance_cols).to_numpy() == 1).all()
+    seats = t.results.group_by("policy", "seat").len()["len"]
+    assert seats.n_unique() == 1                   # each policy in each seat equally often

@@ -113,9 +113,11 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     for name in args.games:
         try:
-            GAMES[name].load().simulate
-        except (ImportError, AttributeError) as exc:
-            p.error(f"the {name} engine is not usable: {exc}")
+            engine = GAMES[name].load()
+        except ImportError as exc:
+            p.error(f"the {name} engine cannot be imported: {exc}")
+        if not callable(getattr(engine, "simulate", None)):
+            p.error(f"the {name} engine has no simulate() yet")
     res = run(args, " ".join(["python -m benchmarks", *argv]))
     text = markdown(res)
     if args.json:

@@ -23,9 +23,8 @@ def first_result(game: str, seed: int) -> dict:
     engine = importlib.import_module(game)
     engine.simulate(["random"] * PLAYERS, FIRST_GAMES, seed, progress=False)
     t1 = time.perf_counter()
-    from simcore import policy
-
     from benchmarks.userpolicy import NAME, greedy
+    from simcore import policy
     user = policy(NAME)(greedy)
     t2 = time.perf_counter()
     engine.simulate([user] + ["random"] * (PLAYERS - 1), FIRST_GAMES, seed, progress=False)
@@ -44,16 +43,23 @@ def _rss_mb() -> float:
 
 
 def stream(game: str, seed: int, n_games: int, out: str) -> dict:
-    """Stream ``n_games`` to Parquet in ``out``; peak resident memory of the whole process."""
+    """Stream ``n_games`` to Parquet in ``out``: peak resident memory of the whole process, and
+    the most resident at half-way (equal to the peak when memory stays bounded)."""
     engine = importlib.import_module(game)
     engine.simulate(["random"] * PLAYERS, FIRST_GAMES, seed, progress=False)
     base = _rss_mb()
+    half = [base]
+
+    def sample(done: int, total: int) -> None:
+        if 2 * done <= total:
+            half.append(_rss_mb())
+
     t0 = time.perf_counter()
-    engine.simulate(["random"] * PLAYERS, n_games, seed, out=out, progress=False)
+    engine.simulate(["random"] * PLAYERS, n_games, seed, out=out, progress=sample)
     seconds = time.perf_counter() - t0
     peak = _mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-    return {"base_rss_mb": base, "peak_rss_mb": peak, "seconds": seconds,
-            "games_per_s": n_games / seconds}
+    return {"base_rss_mb": base, "half_rss_mb": max(half), "peak_rss_mb": peak,
+            "seconds": seconds, "games_per_s": n_games / seconds}
 
 
 def main(argv: list[str]) -> None:

@@ -1,8 +1,8 @@
 """Start-up and memory, each measured in a fresh interpreter (``benchmarks.child``).
 
 Cold: a fresh ``NUMBA_CACHE_DIR`` per run, so every kernel compiles. Warm: the cache the last
-cold run filled. With no cold run (smoke) the warm runs use the inherited cache and are recorded
-as ``inherited``, since that cache may or may not be filled.
+cold run filled or, with no cold run (quick, smoke), the inherited cache after one untimed run
+has filled it.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def child(args: list, cache: Path | None = None) -> dict:
         env["NUMBA_CACHE_DIR"] = str(cache)
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "benchmarks.child", *map(str, args)],
-                          env=env, capture_output=True, text=True)
+                          env=env, capture_output=True, text=True, check=False)
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise RuntimeError(f"benchmark child {args} failed:\n{proc.stderr[-3000:]}")
@@ -44,11 +44,11 @@ def startup(game: Game, plan: Plan) -> list[dict]:
     with tempfile.TemporaryDirectory(prefix="bench-cache-") as tmp:
         caches = [Path(tmp) / f"cold{i}" for i in range(plan.cold_reps)]
         cold = [child(args, cache) for cache in caches]
+        if not cold:
+            child(args)
         warm = [child(args, caches[-1] if caches else None) for _ in range(plan.warm_reps)]
-    records = [_startup_record(game, "cold", cold)] if cold else []
-    if warm:
-        records.append(_startup_record(game, "warm" if cold else "inherited", warm))
-    return records
+    return ([_startup_record(game, "cold", cold)] if cold else []) + \
+        ([_startup_record(game, "warm", warm)] if warm else [])
 
 
 def memory(game: Game, plan: Plan) -> dict:

@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         cmd = ["perf", "record", "-q", "-F", "999", "-k", "CLOCK_MONOTONIC", "-o", str(data),
                "--", sys.executable, "-m", "benchmarks.profile", "--child", args.game,
                args.policy, str(args.players), str(args.games), str(args.threads)]
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             p.error(f"the profiled run failed: {proc.stderr.strip().splitlines()[-1]}")
         t0, t1 = map(float, proc.stdout.split()[-2:])

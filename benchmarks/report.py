@@ -24,12 +24,12 @@ def _table(head: list[str], rows: list[list]) -> list[str]:
 def markdown(res: dict) -> str:
     m = res["machine"]
     out = [f"Command: `{res['command']}` ({res['mode']} mode, seed {res['seed']})  ",
-           f"Run: {res['started_utc']} UTC, {res['wall_s']:.0f} s; load average "
-           f"{res['load_start']} at start, {res['load_end']} at end (shared machine)  ",
-           f"Machine: {m['cpu']}, {m['cores']} cores ({m['numba_threads']} numba threads), "
-           f"{m['memory_gb']} GB; Python {m['python']}, "
-           + ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v)
-           + f"; commit {m['commit']}", "",
+           (f"Run: {res['started_utc']} UTC, {res['wall_s']:.0f} s; load average "
+            f"{res['load_start']} at start, {res['load_end']} at end (shared machine)  "),
+           (f"Machine: {m['cpu']}, {m['cores']} cores ({m['numba_threads']} numba threads), "
+            f"{m['memory_gb']} GB; Python {m['python']}, "
+            + ", ".join(f"{k} {v}" for k, v in m["versions"].items() if v)
+            + f"; commit {m['commit']}"), "",
            "Figures are the median of the repetitions, (min-max) beside them.", "",
            "## Goals", ""]
     out += _table(["goal", "target", "measured", "status"],
@@ -51,10 +51,11 @@ def markdown(res: dict) -> str:
                         r["load"]] for r in res["startup"]])
     if res["memory"]:
         out += ["## Memory (games streamed to Parquet, fresh interpreter)", ""]
-        out += _table(["game", "games", "peak RSS MB", "RSS before MB", "games/s",
-                       "Parquet MB", "load"],
+        out += _table(["game", "games", "peak RSS MB", "RSS before MB", "most RSS by half-way MB",
+                       "games/s", "Parquet MB", "load"],
                       [[r["game"], f"{r['n_games']:,}", f"{r['peak_rss_mb']:,.0f}",
-                        f"{r['base_rss_mb']:,.0f}", f"{r['games_per_s']:,.0f}",
+                        f"{r['base_rss_mb']:,.0f}", f"{r['half_rss_mb']:,.0f}",
+                        f"{r['games_per_s']:,.0f}",
                         f"{r['parquet_mb']:,.0f}", r["load"]] for r in res["memory"]])
     if res["peer"]:
         p = res["peer"]

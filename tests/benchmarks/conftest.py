@@ -10,9 +10,8 @@ from simcore.results import frame
 
 
 class FakeEngine:
-    POLICIES = {"random": 0, "slowpoke": 1}
-
     def __init__(self):
+        self.POLICIES = {"random": 0, "slowpoke": 1}
         self.calls = []
 
     def simulate(self, policies, n_games, seed, *, engine="compiled", threads=None,

@@ -73,7 +73,8 @@ def compare(game: Any, a: Any, b: Any, *, field: Sequence[Any] = (), n_games: in
     ``n_games`` is the most it may use ("undecided" if reached).
     """
     mod = game_module(game)
-    check_policies(mod, [a, b, *field], 2)
+    check_policies(mod, [a, b], 2)
+    check_policies(mod, list(field), 0, distinct=False)
     for name, v in (("alpha", alpha), ("beta", beta)):
         if not 0 < v < 0.5:
             raise ValueError(f"{name} must be in (0, 0.5), got {v!r}")

@@ -197,7 +197,7 @@ def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed
     ``rules=``.
     """
     mod = game_module(game)
-    names = [policy_name(p) for p in check_policies(mod, policies, 1)]
+    names = [policy_name(p) for p in check_policies(mod, policies, 1, distinct=False)]
     chosen = switch_offs(mod, rules) if variants is None else list(variants)
     if not chosen:
         raise ValueError("counterfactual_impact: nothing to switch off")

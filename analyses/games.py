@@ -28,7 +28,10 @@ def policy_name(p: Any) -> str:
     return p if isinstance(p, str) else getattr(p, "name", getattr(p, "__name__", repr(p)))
 
 
-def check_policies(mod: Any, policies: Sequence[Any], least: int) -> list[Any]:
+def check_policies(mod: Any, policies: Sequence[Any], least: int,
+                   distinct: bool = True) -> list[Any]:
+    """At least ``least`` policies, each built in or a user policy; ``distinct``: no name
+    twice (a tournament's entrants; a table may seat one policy twice)."""
     if isinstance(policies, str) or len(policies) < least:
         raise ValueError(f"give at least {least} policies as a list, got {policies!r}")
     for p in policies:
@@ -36,7 +39,7 @@ def check_policies(mod: Any, policies: Sequence[Any], least: int) -> list[Any]:
             raise ValueError(f"unknown policy {p!r}; built-in policies are "
                              f"{sorted(mod.POLICIES)}")
     names = [policy_name(p) for p in policies]
-    if len(set(names)) != len(names):
+    if distinct and len(set(names)) != len(names):
         raise ValueError(f"policies must have distinct names, got {names}")
     return list(policies)
 

@@ -95,3 +95,8 @@ def test_compare_bad_input():
         compare(fakegame, "strong", "weak", sequential=True, alpha=0.7)
     with pytest.raises(ValueError, match="unknown policy"):
         compare(fakegame, "strong", "zzz")
+
+
+def test_compare_field_may_repeat_a_policy():
+    res = compare(fakegame, "strong", "weak", field=["mid", "mid"], n_games=400, seed=2)
+    assert len(res.seatings) == 8 and res.games == 400

@@ -11,10 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from numba.typed import List
 
 from simcore import runner
-from simcore.policy import PolicyFunc, SeatPolicies, illegal_choice_error, resolve
+from simcore.policy import SeatPolicies, illegal_choice_error, resolve
 from simcore.progress import ProgressArg
 from simcore.results import frame
 from simcore.rng import root_key

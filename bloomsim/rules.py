@@ -96,7 +96,8 @@ class _Check:
             self.fail(where, f"must be a table/object, got {type(v).__name__}")
         unknown = sorted(set(v) - set(required) - set(optional))
         if unknown:
-            self.fail(where, f"unknown key(s) {unknown}; allowed: {sorted(set(required) | set(optional))}")
+            allowed = sorted(set(required) | set(optional))
+            self.fail(where, f"unknown key(s) {unknown}; allowed: {allowed}")
         missing = [k for k in required if k not in v]
         if missing:
             self.fail(where, f"missing key(s) {missing}")
@@ -230,7 +231,8 @@ class Rules:
             c.int(f"brave_bonus.{k}", v, -1000, 1000)
         c.str("enchanted_reshuffle", self.enchanted_reshuffle, RESHUFFLE_OPTIONS)
         if not isinstance(self.druid_needs_terrain, bool):
-            c.fail("druid_needs_terrain", f"must be true or false, got {self.druid_needs_terrain!r}")
+            c.fail("druid_needs_terrain",
+                   f"must be true or false, got {self.druid_needs_terrain!r}")
         c.str("about", self.about)
         self._validate_board(c)
         self._validate_roles(c)
@@ -295,7 +297,8 @@ class Rules:
             c.fail("board.cloud_spaces", "names an area twice")
         for i, n in enumerate(b["cloud_spaces"]):
             if ids[area(f"board.cloud_spaces[{i}]", n)] in (CASTLE, WATER):
-                c.fail(f"board.cloud_spaces[{i}]", f"a cloud space cannot be on {ids[n]} area {n!r}")
+                c.fail(f"board.cloud_spaces[{i}]",
+                       f"a cloud space cannot be on {ids[n]} area {n!r}")
         c.list("board.towers", b["towers"], 1)
         seen = set()
         for i, t in enumerate(b["towers"]):
@@ -337,7 +340,8 @@ class Rules:
                 for t in r["terrain"]:
                     c.str(f"{w}.terrain", t)
                     if t not in land:
-                        c.fail(f"{w}.terrain", f"{t!r} is not a land terrain of the board {list(land)}")
+                        c.fail(f"{w}.terrain",
+                               f"{t!r} is not a land terrain of the board {list(land)}")
             if kind == "gatherer":
                 c.str(f"{w}.colour", r["colour"], COLOURS)
                 c.gains(f"{w}.cowardly", r["cowardly"])
@@ -570,7 +574,8 @@ def load_rules(path: str | os.PathLike | None = None, **changes) -> Rules:
         else:
             raise ValueError(f"rules file {str(p)!r}: use a .json or .toml file")
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as e:
-        raise ValueError(f"rules file {str(p)!r} is not valid {p.suffix[1:].upper()}: {e}") from None
+        raise ValueError(f"rules file {str(p)!r} is not valid "
+                         f"{p.suffix[1:].upper()}: {e}") from None
     if not isinstance(data, dict):
         raise ValueError(f"rules {p}: top level: must be a table/object")
     return Rules.from_dict({**base, **data, **changes}, source=str(p))

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, typeof, types
 
+from simcore.policy import POLICY_SIG, PolicyFunc
 from simcore.results import rank_and_share
 from simcore.rng import CHANCE, randint, seed_streams, shuffle
 
@@ -29,7 +30,7 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
 from .reference import BAG, DISCARDED, EMPTY, HAND, REMOVED
 from .rules import (AOYAMA, BICYCLE, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
                     INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, TRAP, TREASURE, ALARM,
-                    PITFALL, PRANK)
+                    PITFALL, PRANK, Rules)
 
 N_ITEMS = len(ITEMS)
 N_STREAMS = 1 + MAX_PLAYERS
@@ -73,8 +74,8 @@ class Scratch(NamedTuple):
     win: np.ndarray         # [P] float32 win shares (score)
 
 
-@njit(cache=True)
-def new_scratch(n_tiles, n_districts, log_len):
+def scratch(n_tiles, n_districts, log_len):
+    """A zeroed Scratch (plain Python here, compiled as ``new_scratch``)."""
     p = MAX_PLAYERS
     return Scratch(np.zeros(N_SC, np.int32), np.zeros((8, p), np.int8),
                    np.zeros((SEEN + p, max(n_tiles, n_districts, p)), np.int8),
@@ -84,6 +85,19 @@ def new_scratch(n_tiles, n_districts, log_len):
                    np.zeros(S.N_GAME + 2 * n_districts, np.int32),
                    np.zeros((log_len, 4), np.int16), np.zeros((3, p), np.int16),
                    np.zeros(p, np.float32))
+
+
+new_scratch = njit(cache=True)(scratch)
+
+# Explicit signatures for the kernels called from many places: numba would otherwise compile
+# one version per combination of argument types at the call sites (int8 vs int64, literals),
+# which multiplied the cold compile time. Arguments are converted at each call.
+_R = typeof(Rules().arrays())
+_G = typeof(scratch(3, 3, 0))
+_UF = types.ListType(PolicyFunc)
+_IDS = types.int64[::1]
+_I = types.int64
+KERNEL = dict(cache=True, _nrt=False, no_cpython_wrapper=True)
 
 
 # ---------------------------------------------------------------- small helpers
@@ -199,7 +213,7 @@ def observe(R, G, s):
                     o[OB_ITEMS + R.tile_sub[k, t]] += 1
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(types.void(_R, _G, _I, _I, _I, _I, _I, _I, _I), **KERNEL)
 def option(R, G, s, i, what, district, arg, house, extra):
     """Write option row i as seat s sees it; remember its code and argument."""
     r = G.opts[i]
@@ -232,19 +246,17 @@ def option(R, G, s, i, what, district, arg, house, extra):
                                          else district)
 
 
-@njit(cache=True, _nrt=True)
+@njit(_I(_UF, _I, _I, POLICY_SIG.args[1], POLICY_SIG.args[2], _I, POLICY_SIG.args[4]),
+      cache=True, _nrt=True)
 def call_user(uf, i, kind, obs, opts, n, rng):
     """A user policy from the typed list (kept apart: list access needs reference counting)."""
     return uf[i](kind, obs, opts, n, rng)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(_I(_R, _G, _IDS, _UF, _I, _I, _I), **KERNEL)
 def decide(R, G, ids, uf, s, kind, n):
     """Seat s's policy chooses among the n options in G.opts. An illegal answer is recorded
-    and ends the game (choice 0 is used so the kernel unwinds cleanly). A single option is
-    taken without asking."""
-    if n == 1:
-        return 0
+    and ends the game (choice 0 is used so the kernel unwinds cleanly)."""
     observe(R, G, s)
     pid = ids[s]
     rng = G.streams[1 + s:2 + s]
@@ -380,9 +392,132 @@ def house_options(R, G, s, d, skip_traps):
     return m
 
 
+# ---------------------------------------------------------------- Rize
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
+def return_tiles(R, G, d):
+    for h in range(d * R.n_houses, (d + 1) * R.n_houses):
+        nb = G.sc[BAG_N]
+        if G.tile[BOARD, h] == EMPTY and nb > 0:
+            t = G.tile[BAG_ROW, 0]
+            for i in range(nb - 1):
+                G.tile[BAG_ROW, i] = G.tile[BAG_ROW, i + 1]
+            G.sc[BAG_N] = nb - 1
+            G.tile[BOARD, h] = t
+            G.tile[FACE_UP, h] = kind_of(R, G, t) == TREASURE
+            G.tile[LOC, t] = h
+    update_time_marker(R, G, d)
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
+def rize_enters(R, G, d):
+    G.sc[RIZE] = d
+    if d == G.sc[DAWN]:
+        G.sc[OVER] = 1
+        G.sc[DAWN_END] = 1
+        return
+    return_tiles(R, G, d)
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
+def lose_tile(R, G, s):
+    n = collect(R, G, s, TREASURE, -1)
+    if n == 0:
+        n = collect(R, G, s, ITEM, -1)
+    if n > 0:
+        t = G.tile[TMP, randint(G.streams, CHANCE, n)]
+        G.tile[LOC, t] = BAG
+        G.tile[BAG_ROW, G.sc[BAG_N]] = t
+        G.sc[BAG_N] += 1
+        G.seat_st[s, S.S_LOST] += 1
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
+def discard_item(R, G, s, item):
+    collect(R, G, s, ITEM, item)
+    G.tile[LOC, G.tile[TMP, 0]] = DISCARDED
+    G.seat_st[s, S.S_ITEM + item] += 1
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
+def disguise(R, G, ids, uf, s):
+    if collect(R, G, s, ITEM, DISGUISE_ITEM) == 0:
+        return False
+    d = G.seat[POS, s]
+    option(R, G, s, 0, O_NO, d, -1, -1, 0)
+    option(R, G, s, 1, O_YES, d, -1, -1, 0)
+    if decide(R, G, ids, uf, s, DISGUISE, 2) == 1:
+        discard_item(R, G, s, DISGUISE_ITEM)
+        return True
+    return False
+
+
+@njit(types.void(_R, _G, _IDS, _UF, _I), **KERNEL)
+def find_players(R, G, ids, uf, d):
+    np_ = G.sc[NP]
+    G.seat[HANDLED, :] = 0
+    while True:
+        ng = 0
+        for s in range(np_):
+            if G.seat[POS, s] != d or G.seat[HANDLED, s]:
+                continue
+            G.seat[HANDLED, s] = 1
+            if disguise(R, G, ids, uf, s):
+                continue
+            G.seat_st[s, S.S_FOUND] += 1
+            G.game_st[S.N_GAME + R.n_districts + d] += 1
+            lose_tile(R, G, s)
+            G.seat[GROUP, ng] = s
+            ng += 1
+            if s == G.sc[ACTING]:
+                G.sc[TURN_END] = 1
+        if ng == 0:
+            return
+        roll = randint(G.streams, CHANCE, R.die_sides) + 1      # escort
+        for _ in range(roll):
+            nxt = route_next(R, G.sc[RIZE])
+            for i in range(ng):
+                G.seat[POS, G.seat[GROUP, i]] = nxt
+            rize_enters(R, G, nxt)
+            if G.sc[OVER]:
+                return
+        for i in range(ng):
+            if G.seat[LETTER, G.seat[GROUP, i]] == G.sc[RIZE]:
+                G.seat[PENDING, G.seat[GROUP, i]] = 1
+        d = G.sc[RIZE]
+
+
 # ---------------------------------------------------------------- taking tiles
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
+def prank(R, G, s, h):
+    n = collect(R, G, s, ITEM, -1)
+    if n > 0:
+        G.tile[LOC, G.tile[TMP, randint(G.streams, CHANCE, n)]] = DISCARDED
+        return
+    n = collect(R, G, s, TREASURE, -1)
+    if n > 0:
+        t = G.tile[TMP, randint(G.streams, CHANCE, n)]
+        G.tile[BOARD, h] = t
+        G.tile[FACE_UP, h] = 1
+        G.tile[LOC, t] = h
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
+def receive(R, G, s, t, h):
+    if G.seat[CHARS, s] == INABA:
+        for u in range(R.tile_kind.shape[1]):
+            if G.tile[LOC, u] == HAND + s:
+                G.tile[BOARD, h] = u
+                G.tile[FACE_UP, h] = kind_of(R, G, u) == TREASURE
+                G.tile[LOC, u] = h
+    G.tile[LOC, t] = HAND + s
+    if kind_of(R, G, t) == TREASURE:
+        for q in range(G.sc[NP]):
+            G.tile[SEEN + q, t] = 1
+
+
+@njit(types.void(_R, _G, _IDS, _UF, _I, _I), **KERNEL)
 def take_tile(R, G, ids, uf, s, h):
     t = G.tile[BOARD, h]
     d = h // R.n_houses
@@ -409,20 +544,6 @@ def take_tile(R, G, ids, uf, s, h):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def receive(R, G, s, t, h):
-    if G.seat[CHARS, s] == INABA:
-        for u in range(R.tile_kind.shape[1]):
-            if G.tile[LOC, u] == HAND + s:
-                G.tile[BOARD, h] = u
-                G.tile[FACE_UP, h] = kind_of(R, G, u) == TREASURE
-                G.tile[LOC, u] = h
-    G.tile[LOC, t] = HAND + s
-    if kind_of(R, G, t) == TREASURE:
-        for q in range(G.sc[NP]):
-            G.tile[SEEN + q, t] = 1
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
 def count_search(R, G, s, d):
     G.seat_st[s, S.S_SEARCHES] += 1
     G.game_st[S.N_GAME + d] += 1
@@ -437,34 +558,23 @@ def search(R, G, ids, uf, s, h):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
+def notice_letter_take(R, G, ids, uf, s):
+    d = G.seat[LETTER, s]
+    m = house_options(R, G, s, d, False)
+    if m == 0:
+        return
+    G.seat[LETTER, s] = -1
+    take_tile(R, G, ids, uf, s, G.choice[ARG, decide(R, G, ids, uf, s, HOUSE, m)])
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
 def step(R, G, ids, uf, s, d):
     G.seat[POS, s] = d
     if G.seat[LETTER, s] == d:
         notice_letter_take(R, G, ids, uf, s)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def prank(R, G, s, h):
-    n = collect(R, G, s, ITEM, -1)
-    if n > 0:
-        G.tile[LOC, G.tile[TMP, randint(G.streams, CHANCE, n)]] = DISCARDED
-        return
-    n = collect(R, G, s, TREASURE, -1)
-    if n > 0:
-        t = G.tile[TMP, randint(G.streams, CHANCE, n)]
-        G.tile[BOARD, h] = t
-        G.tile[FACE_UP, h] = 1
-        G.tile[LOC, t] = h
-
-
 # ---------------------------------------------------------------- items
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def discard_item(R, G, s, item):
-    collect(R, G, s, ITEM, item)
-    G.tile[LOC, G.tile[TMP, 0]] = DISCARDED
-    G.seat_st[s, S.S_ITEM + item] += 1
-
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
 def item_usable(R, G, s, item):
@@ -540,19 +650,6 @@ def use_item(R, G, ids, uf, s, item):
         map_(R, G, ids, uf, s)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def disguise(R, G, ids, uf, s):
-    if collect(R, G, s, ITEM, DISGUISE_ITEM) == 0:
-        return False
-    d = G.seat[POS, s]
-    option(R, G, s, 0, O_NO, d, -1, -1, 0)
-    option(R, G, s, 1, O_YES, d, -1, -1, 0)
-    if decide(R, G, ids, uf, s, DISGUISE, 2) == 1:
-        discard_item(R, G, s, DISGUISE_ITEM)
-        return True
-    return False
-
-
 # ---------------------------------------------------------------- skills
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -579,16 +676,6 @@ def skill_usable(R, G, s):
     if c == COCOA:
         return any_step(R, G, s)
     return True
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def notice_letter_take(R, G, ids, uf, s):
-    d = G.seat[LETTER, s]
-    m = house_options(R, G, s, d, False)
-    if m == 0:
-        return
-    G.seat[LETTER, s] = -1
-    take_tile(R, G, ids, uf, s, G.choice[ARG, decide(R, G, ids, uf, s, HOUSE, m)])
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
@@ -655,81 +742,6 @@ def use_skill(R, G, ids, uf, s):
         walk(R, G, ids, uf, s, R.cocoa_steps)
     else:                                                     # chiya
         G.sc[CHIYA_HOLD] = 1
-
-
-# ---------------------------------------------------------------- Rize
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def return_tiles(R, G, d):
-    for h in range(d * R.n_houses, (d + 1) * R.n_houses):
-        nb = G.sc[BAG_N]
-        if G.tile[BOARD, h] == EMPTY and nb > 0:
-            t = G.tile[BAG_ROW, 0]
-            for i in range(nb - 1):
-                G.tile[BAG_ROW, i] = G.tile[BAG_ROW, i + 1]
-            G.sc[BAG_N] = nb - 1
-            G.tile[BOARD, h] = t
-            G.tile[FACE_UP, h] = kind_of(R, G, t) == TREASURE
-            G.tile[LOC, t] = h
-    update_time_marker(R, G, d)
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def rize_enters(R, G, d):
-    G.sc[RIZE] = d
-    if d == G.sc[DAWN]:
-        G.sc[OVER] = 1
-        G.sc[DAWN_END] = 1
-        return
-    return_tiles(R, G, d)
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def lose_tile(R, G, s):
-    n = collect(R, G, s, TREASURE, -1)
-    if n == 0:
-        n = collect(R, G, s, ITEM, -1)
-    if n > 0:
-        t = G.tile[TMP, randint(G.streams, CHANCE, n)]
-        G.tile[LOC, t] = BAG
-        G.tile[BAG_ROW, G.sc[BAG_N]] = t
-        G.sc[BAG_N] += 1
-        G.seat_st[s, S.S_LOST] += 1
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def find_players(R, G, ids, uf, d):
-    np_ = G.sc[NP]
-    G.seat[HANDLED, :] = 0
-    while True:
-        ng = 0
-        for s in range(np_):
-            if G.seat[POS, s] != d or G.seat[HANDLED, s]:
-                continue
-            G.seat[HANDLED, s] = 1
-            if disguise(R, G, ids, uf, s):
-                continue
-            G.seat_st[s, S.S_FOUND] += 1
-            G.game_st[S.N_GAME + R.n_districts + d] += 1
-            lose_tile(R, G, s)
-            G.seat[GROUP, ng] = s
-            ng += 1
-            if s == G.sc[ACTING]:
-                G.sc[TURN_END] = 1
-        if ng == 0:
-            return
-        roll = randint(G.streams, CHANCE, R.die_sides) + 1      # escort
-        for _ in range(roll):
-            nxt = route_next(R, G.sc[RIZE])
-            for i in range(ng):
-                G.seat[POS, G.seat[GROUP, i]] = nxt
-            rize_enters(R, G, nxt)
-            if G.sc[OVER]:
-                return
-        for i in range(ng):
-            if G.seat[LETTER, G.seat[GROUP, i]] == G.sc[RIZE]:
-                G.seat[PENDING, G.seat[GROUP, i]] = 1
-        d = G.sc[RIZE]
 
 
 # ---------------------------------------------------------------- turns
@@ -817,7 +829,7 @@ def score(R, G):
     G.game_st[S.G_DAWN] = G.sc[DAWN_END]
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(types.void(_R, _G, _IDS, _UF, types.uint64, _I, _I, types.int8[::1]), **KERNEL)
 def play_game(R, G, ids, uf, key, game, n_players, fixed_chars):
     """Set up and play one game in G (results in G.seat_st, G.game_st, G.win)."""
     setup(R, G, ids, uf, key, game, n_players, fixed_chars)

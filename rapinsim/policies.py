@@ -60,7 +60,7 @@ tiles and ignores Rize except that it always uses a disguise.
 """
 from __future__ import annotations
 
-from numba import njit
+from numba import njit, types
 
 from simcore.policy import POLICY_SIG, UserPolicy, policy
 from simcore.rng import randint, uniform
@@ -186,7 +186,7 @@ def random_policy(kind, obs, opts, n_opts, rng):
     return randint(rng, 0, n_opts)
 
 
-@njit(cache=True, _nrt=False)
+@njit(types.int64(types.int64, *POLICY_SIG.args), cache=True, _nrt=False)
 def choose_builtin(pid, kind, obs, opts, n_opts, rng):
     """The built-in policy ``pid``'s choice."""
     if pid == RANDOM:

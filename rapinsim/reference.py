@@ -292,11 +292,9 @@ def option(st, s, what, district, arg=-1, house=-1, extra=0) -> list[float]:
 
 
 def decide(st, s, kind, options: list[list[float]]) -> int:
-    """Ask seat s's policy to choose among the options; an illegal answer is an error. A
-    single option is taken without asking (not a decision)."""
+    """Ask seat s's policy to choose among the options (even a single one); an illegal
+    answer is an error."""
     n = len(options)
-    if n == 1:
-        return 0
     opts = np.zeros((MAX_OPTS, N_FEATURES), np.float32)
     opts[:n] = options
     rng = st.rng.stream_array(1 + s)

@@ -270,10 +270,11 @@ def test_lapin_moved_there_by_rize_takes_at_the_start_of_her_next_turn():
     st.rng = Dice(1)                                    # escort die shows 2: district 4 -> 6
     ref.rize_moves(st)
     assert st.pos[0] == 5 and st.letter_pending[0] and st.loc[gold] == house(5, 0)
-    st.policies[0] = Script({F_WHAT: O_PASS})
+    st.policies[0] = Script({F_HOUSE: house(5, 0)}, {F_WHAT: O_PASS})
     ref.play_turn(st, 0)
     assert st.loc[gold] == ref.HAND                     # taken before any action
-    assert st.policies[0].calls[0][0] == ACTION and st.actions_left == 2
+    assert st.policies[0].calls[0] == (HOUSE, 1) and st.policies[0].calls[1][0] == ACTION
+    assert st.actions_left == 2
 
 
 def test_lapin_moved_through_her_district_takes_nothing():
@@ -293,7 +294,7 @@ def test_chimame_looks_at_all_and_takes_a_safe_tile_else_a_trap_triggers():
     st.pos, st.rize = [2, 7], 0
     ref.chimame(st, 0)
     assert st.seen[0][a] and st.loc[gold] == ref.HAND and st.turn_end
-    assert st.policies[0].calls == []                   # traps are not offered: one choice
+    assert st.policies[0].calls == [(HOUSE, 1)]         # traps are not offered
     st2 = game(["chimame", "chiya"], Script({F_HOUSE: house(2, 1)}), Script())
     ref.put(st2, "alarm", house(2, 0))
     ref.put(st2, "pitfall", house(2, 1))

@@ -2,8 +2,10 @@
 balance report of both on one page."""
 from __future__ import annotations
 
+import functools
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from .data import GAMES, scan
@@ -12,7 +14,7 @@ from .games import game_module
 from .report import game_section, write_page
 from .tournament import lineups, rotations, tournament
 
-GAMES_PER_GAME = 200_000
+GAMES_PER_GAME = 100_000
 """Default games per game (a tournament of all built-in policies)."""
 COUNTERFACTUAL_GAMES = 10_000
 """Default games per switched-off thing in the counterfactual replays."""
@@ -20,9 +22,10 @@ COUNTERFACTUAL_GAMES = 10_000
 
 def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, players: int = 4,
             seed: int = 0, counterfactual_games: int = COUNTERFACTUAL_GAMES,
-            log=print) -> Path:
+            log: Callable[[str], None] = functools.partial(print, flush=True)) -> Path:
     """Run both games and write ``out/index.html``; the results go to
-    ``out/<game>-results.parquet``. Each game: a tournament of all its built-in policies at
+    ``out/<game>-results.parquet``, the counterfactual table to
+    ``out/<game>-counterfactual.parquet``. Each game: a tournament of all its built-in policies at
     ``players`` seats (every line-up, every rotation, about ``games`` games in all on shared
     seeds), then each switch-off replayed on ``counterfactual_games`` games."""
     out = Path(out)
@@ -34,14 +37,17 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
         seatings = sum(len(rotations(lu)) for lu in lineups(policies, players))
         per_seating = max(1, games // seatings)
         start = time.perf_counter()
+        log(f"{name}: tournament of {', '.join(policies)}: {seatings} seatings x "
+            f"{per_seating:,} games, then counterfactual replays ...")
         t = tournament(mod, policies, players, per_seating, seed)
         path = out / f"{name}-results.parquet"
         t.results.write_parquet(path, compression="zstd")
         table = [policies[i % len(policies)] for i in range(players)]
         cf = counterfactual_impact(mod, table, counterfactual_games, seed)
-        log(f"{name}: {t.results['game'].len() // players:,} tournament games and "
+        cf.write_parquet(out / f"{name}-counterfactual.parquet")
+        log(f"{name}: {t.results.height // players:,} tournament games and "
             f"{counterfactual_games:,} x {cf['thing'].n_unique() + 1} counterfactual games "
-            f"in {time.perf_counter() - start:.0f} s")
+            f"played in {time.perf_counter() - start:.0f} s")
         note = (f"Tournament of the built-in policies {', '.join(policies)} at {players} seats: "
                 f"{seatings} seatings (every line-up of at least two policies, every rotation), "
                 f"{per_seating:,} games each on the same seeds (seed {seed}). Counterfactual "

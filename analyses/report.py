@@ -159,6 +159,22 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                              f" {_interval(top['win_rate'], top['ci_low'], top['ci_high'])} "
                              f"over {top['games']:,} seat-games.")
 
+    if "character" in names:
+        ch = win_rates(lf, by=["character"])
+        b.append("<h3>Win rate by character</h3><p class=note>Characters are dealt at random, "
+                 "so differences between them are their own strength (with the policies that "
+                 "played them), not the players'.</p>")
+        b.append(display.to_html(display.win_rates_table(ch, ["character"])))
+        b.append(_figure(plots.win_rate_plot(ch, by="character",
+                                             title=f"{game}: win rate by character"),
+                         out, f"{p}-characters.png", "win rate by character"))
+        top, low = (ch.sort("win_rate", descending=d).row(0, named=True) for d in (True, False))
+        sec.headlines.append(
+            f"Strongest character: <b>{html.escape(top['character'])}</b> "
+            f"{_interval(top['win_rate'], top['ci_low'], top['ci_high'])}; weakest: "
+            f"<b>{html.escape(low['character'])}</b> "
+            f"{_interval(low['win_rate'], low['ci_low'], low['ci_high'])}.")
+
     seats = seat_advantage(lf, score=score)
     b.append("<h3>Seat advantage</h3><p class=note>Chi-square goodness of fit of the wins per "
              "seat against games/P (P - 1 degrees of freedom).</p>")
@@ -222,6 +238,9 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
     b.append("<h3>The board</h3>")
     board = board_data(game, rules_path) if board is None else board
     if game == "bloomsim":
+        if rules_path is None:
+            b.append("<p class=note>The board is the rules data's default approximation of "
+                     "the printed map (areas on a grid), not the printed map itself.</p>")
         fig = plots.broom_board_plot(board, broom_usage(lf, board),
                                      approximate=rules_path is None)
     else:

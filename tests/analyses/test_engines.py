@@ -19,3 +19,20 @@ def test_tournament_seatings_share_the_chance_of_each_game(game, chance_cols):
     assert (per_game.select(chance_cols).to_numpy() == 1).all()
     seats = t.results.group_by("policy", "seat").len()["len"]
     assert seats.n_unique() == 1                   # each policy in each seat equally often
+
+
+def test_balance_job_writes_both_games_on_one_page(tmp_path):
+    pytest.importorskip("bloomsim")
+    pytest.importorskip("rapinsim")
+    from analyses.balance import balance
+    lines = []
+    page = balance(tmp_path / "rep", games=300, players=2, counterfactual_games=60,
+                   log=lines.append)
+    text = page.read_text()
+    assert 'id="bloomsim"' in text and 'id="rapinsim"' in text
+    assert "default approximation of the printed map" in text
+    for game in ("bloomsim", "rapinsim"):
+        assert (tmp_path / "rep" / f"{game}-results.parquet").exists()
+        assert (tmp_path / "rep" / f"{game}-counterfactual.parquet").exists()
+        assert f'src="{game}-board.png"' in text and f'src="{game}-counterfactual.png"' in text
+    assert any("rapinsim:" in m and "played in" in m for m in lines)

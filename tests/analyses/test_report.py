@@ -48,6 +48,7 @@ def test_report_on_a_dataset_directory(rapin_dataset, town_board, tmp_path):
     text = page.read_text()
     assert "Lapin treasure hunt" in text and "mean treasures" in text
     assert (tmp_path / "r" / "rapinsim-board.png").exists()
+    assert "Strongest character" in text and (tmp_path / "r" / "rapinsim-characters.png").exists()
 
 
 def test_cli_tables(bloom_file, rapin_dataset, capsys):

@@ -2,7 +2,6 @@
 balance report of both on one page."""
 from __future__ import annotations
 
-import functools
 import os
 import time
 from collections.abc import Callable
@@ -20,9 +19,14 @@ COUNTERFACTUAL_GAMES = 10_000
 """Default games per switched-off thing in the counterfactual replays."""
 
 
+def say(message: str) -> None:
+    """Progress lines, flushed so that they show while the job runs."""
+    print(message, flush=True)
+
+
 def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, players: int = 4,
             seed: int = 0, counterfactual_games: int = COUNTERFACTUAL_GAMES,
-            log: Callable[[str], None] = functools.partial(print, flush=True)) -> Path:
+            log: Callable[[str], None] = say) -> Path:
     """Run both games and write ``out/index.html``; the results go to
     ``out/<game>-results.parquet``, the counterfactual table to
     ``out/<game>-counterfactual.parquet``. Each game: a tournament of all its built-in policies at

@@ -60,6 +60,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--games", nargs="+", choices=sorted(GAMES), default=sorted(GAMES))
     p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS))
     p.add_argument("--reps", type=_positive, help="repetitions of every measurement")
+    p.add_argument("--sweep-batch", type=_positive, metavar="N",
+                   help="batch of the player-count and policy comparisons (full: 10,000)")
     p.add_argument("--memory-games", type=_positive, metavar="N",
                    help="games streamed in the memory run (full: 10,000,000)")
     p.set_defaults(mode="full")
@@ -73,6 +75,7 @@ def _log(line: str) -> None:
 def run(args: argparse.Namespace, command: str) -> dict:
     plan = PLANS[args.mode]
     plan = dataclasses.replace(plan, reps=args.reps or plan.reps,
+                               sweep_batch=args.sweep_batch or plan.sweep_batch,
                                memory_games=args.memory_games or plan.memory_games)
     games = [GAMES[g] for g in args.games]
     start = time.perf_counter()

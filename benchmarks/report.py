@@ -38,10 +38,10 @@ def markdown(res: dict) -> str:
     if res["throughput"]:
         out += ["## Throughput", ""]
         out += _table(["game", "engine", "policy", "players", "threads", "batch", "games/s",
-                       "decisions/s", "load"],
+                       "decisions/s", "games per CPU-s", "load"],
                       [[r["game"], r["engine"], r["policy"], r["n_players"], r["threads"],
                         f"{r['batch']:,}", _rate(r, "games_per_s"), _rate(r, "decisions_per_s"),
-                        r["load"]] for r in res["throughput"]])
+                        f"{r['games_per_cpu_s']:,.0f}", r["load"]] for r in res["throughput"]])
     if res["startup"]:
         out += ["## Start-up (fresh interpreter, s)", ""]
         out += _table(["game", "cache", "import to first result", "process",

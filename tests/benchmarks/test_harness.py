@@ -25,6 +25,7 @@ def test_time_config_counts_games_and_decisions_of_the_same_games(fake_game):
     assert rec["decisions_per_game"] == 12.0   # 10 + (g + 7) % 5 over 100 games averages 12
     assert rec["games_per_s_min"] <= rec["games_per_s"] <= rec["games_per_s_max"]
     assert rec["decisions_per_s"] == pytest.approx(12 * rec["games_per_s"])
+    assert rec["games_per_cpu_s"] > 0
     assert fake_game.engine.calls[0] == ("compiled", 4, 10, 1)   # the untimed warm-up
 
 
@@ -56,6 +57,7 @@ def _results(**over):
         r = dict(base, threads=threads, batch=batch, **kw)
         r.update(summary("games_per_s", [gps * 0.9, gps, gps * 1.1]))
         r.update(summary("decisions_per_s", [50 * gps * 0.9, 50 * gps, 50 * gps * 1.1]))
+        r.update(summary("games_per_cpu_s", [gps / threads] * 3))
         return r
 
     res = {

@@ -41,6 +41,13 @@ def as_rules(rules) -> Rules:
 
 
 def seat_policies(policies: Sequence, rules: Rules) -> SeatPolicies:
+    if (isinstance(policies, list | tuple) and all(isinstance(p, str) and p in BUILTIN_IDS
+                                                   for p in policies)
+            and rules.players["min"] <= len(policies) <= rules.players["max"]):
+        # built-in policies only: no typed list of user policies (building one compiles
+        # numba's list code, seconds at every start); the engine takes None instead
+        return SeatPolicies(np.array([BUILTIN_IDS[p] for p in policies], np.int64),
+                            tuple(policies), None, ())
     return resolve(policies, BUILTIN_IDS, "bloomsim",
                    (rules.players["min"], rules.players["max"]))
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
 
 from simcore.results import rank_and_share
 from simcore.rng import CHANCE, seed_streams, shuffle
@@ -67,6 +68,7 @@ class State(NamedTuple):
     obs: np.ndarray    # [OBS_LEN] float32
     opts: np.ndarray   # [MAXO, F] float32
     oab: np.ndarray    # [MAXO, 2] int32 what option i means (role/pawn/tower, brave/area)
+    card: np.ndarray   # [R, F] float32 each role's SELECT row for the seat selecting now
 
 
 @njit(cache=True)
@@ -77,7 +79,7 @@ def new_state(t, n_players, pol, max_opts):
               np.zeros(A + K, np.int16), np.zeros(N + E + R, np.int16),
               np.zeros(E + R + K + C, np.int16), np.zeros(1 + n_players, np.uint64),
               np.zeros(OBS_LEN, np.float32), np.zeros((max_opts, P.N_FEATURES), np.float32),
-              np.zeros((max_opts, 2), np.int32))
+              np.zeros((max_opts, 2), np.int32), np.zeros((R, P.N_FEATURES), np.float32))
     for p in range(n_players):
         s.seat[p, S_POLICY] = pol[p]
     return s
@@ -165,9 +167,22 @@ def features(s, seat):
 
 
 @njit(cache=True, _nrt=True)
-def call_user(user_funcs, i, kind, obs, opts, n, rng):
+def call_user_list(user_funcs, i, kind, obs, opts, n, rng):
     """A user policy from the typed list (kept apart: list access needs reference counting)."""
     return user_funcs[i](kind, obs, opts, n, rng)
+
+
+def call_user(user_funcs, i, kind, obs, opts, n, rng):
+    """A user policy; ``user_funcs`` is None when every seat plays a built-in policy (then no
+    typed list has to be built, which compiles list code at every start)."""
+
+
+@overload(call_user)
+def _call_user(user_funcs, i, kind, obs, opts, n, rng):
+    if isinstance(user_funcs, types.NoneType):
+        return lambda user_funcs, i, kind, obs, opts, n, rng: np.int64(0)
+    return lambda user_funcs, i, kind, obs, opts, n, rng: call_user_list(
+        user_funcs, i, kind, obs, opts, n, rng)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -271,10 +286,13 @@ def card_features(t, s, seat, r, brave, i):
             o[P.F_POINTS] = best
             o[P.F_PAY_POTIONS] = 1
     elif kind == DRUID:
+        # the towers a druid reaches are those of its (eligible) pawn areas
         best = NEG
-        for k in range(t.tower.shape[0]):
-            if t.tower[k, TW_POINTS] > best and druid_can(t, s, seat, r, k):
-                best = t.tower[k, TW_POINTS]
+        for p in range(2):
+            a = s.seat[seat, S_PAWN_A + p]
+            if t.p[P_DRUID_TERRAIN] and not (t.role[r, RO_TERRAINS] >> t.area[a, 0]) & 1:
+                continue
+            best = max(best, best_delivery_area(t, s, seat, a))
         if best > NEG:
             o[P.F_POINTS] = best + (t.p[P_BONUS_DRUID] if brave else 0)
             o[P.F_PAY_POTIONS] = 1
@@ -393,14 +411,20 @@ def select_roles(t, s, user_funcs, log, lg):
     for seat in range(s.seat.shape[0]):
         s.seat[seat, S_HAND] = 0
         s.seat[seat, S_NHAND] = 0
-        feat = features(s, seat)
+        feat = features(s, seat) and max_size > 0
+        if feat:       # a role's row does not change while the seat picks its hand
+            for r in range(R):
+                card_features(t, s, seat, r, True, 0)
+                for f in range(P.N_FEATURES):
+                    s.card[r, f] = s.opts[0, f]
+                s.card[r, P.F_BRAVE] = 0
         while s.seat[seat, S_NHAND] < max_size:
             n = 0
             for r in range(R):
                 if not (s.seat[seat, S_HAND] >> r) & 1:
                     if feat:
-                        card_features(t, s, seat, r, True, n)
-                        s.opts[n, P.F_BRAVE] = 0
+                        for f in range(P.N_FEATURES):
+                            s.opts[n, f] = s.card[r, f]
                     s.oab[n, 0] = r
                     n += 1
             if mol and t.event[ev, EC_HAND + s.seat[seat, S_NHAND]] != NO_HAND:

@@ -26,7 +26,7 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        OB_CHAR, OB_CHARS, OB_DAWN, OB_DISTRICT, OB_ITEMS, OB_LETTER, OB_MARKERS,
                        OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_STEPS,
                        OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS, OB_TREASURES, OB_TURN, PLACE,
-                       STEP, TARGET, CHEST_TILE, choose_builtin)
+                       STEP, TARGET, CHEST_TILE, RANDOM, choose_builtin)
 from .reference import BAG, DISCARDED, EMPTY, HAND, REMOVED
 from .rules import (AOYAMA, BICYCLE, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
                     INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, TRAP, TREASURE, ALARM,
@@ -257,8 +257,9 @@ def call_user(uf, i, kind, obs, opts, n, rng):
 def decide(R, G, ids, uf, s, kind, n):
     """Seat s's policy chooses among the n options in G.opts. An illegal answer is recorded
     and ends the game (choice 0 is used so the kernel unwinds cleanly)."""
-    observe(R, G, s)
     pid = ids[s]
+    if pid != RANDOM:                   # the random policy reads neither obs nor features
+        observe(R, G, s)
     rng = G.streams[1 + s:2 + s]
     if pid >= 0:
         c = choose_builtin(pid, kind, G.obs, G.opts, n, rng)

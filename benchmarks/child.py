@@ -37,6 +37,10 @@ def _mb(kib: int) -> float:
     return kib * 1024 / 1e6
 
 
+def _peak_mb() -> float:
+    return _mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
 def _rss_mb() -> float:
     with open("/proc/self/status") as f:  # Linux reports VmRSS and ru_maxrss in KiB
         return _mb(next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")))
@@ -44,21 +48,20 @@ def _rss_mb() -> float:
 
 def stream(game: str, seed: int, n_games: int, out: str) -> dict:
     """Stream ``n_games`` to Parquet in ``out``: peak resident memory of the whole process, and
-    the most resident at half-way (equal to the peak when memory stays bounded)."""
+    the peak reached by half-way (the same when memory is bounded by the chunk, not the run)."""
     engine = importlib.import_module(game)
     engine.simulate(["random"] * PLAYERS, FIRST_GAMES, seed, progress=False)
     base = _rss_mb()
-    half = [base]
+    half = [_peak_mb()]
 
     def sample(done: int, total: int) -> None:
         if 2 * done <= total:
-            half.append(_rss_mb())
+            half.append(_peak_mb())
 
     t0 = time.perf_counter()
     engine.simulate(["random"] * PLAYERS, n_games, seed, out=out, progress=sample)
     seconds = time.perf_counter() - t0
-    peak = _mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-    return {"base_rss_mb": base, "half_rss_mb": max(half), "peak_rss_mb": peak,
+    return {"base_rss_mb": base, "half_peak_rss_mb": half[-1], "peak_rss_mb": _peak_mb(),
             "seconds": seconds, "games_per_s": n_games / seconds}
 
 

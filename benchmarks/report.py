@@ -51,10 +51,10 @@ def markdown(res: dict) -> str:
                         r["load"]] for r in res["startup"]])
     if res["memory"]:
         out += ["## Memory (games streamed to Parquet, fresh interpreter)", ""]
-        out += _table(["game", "games", "peak RSS MB", "RSS before MB", "most RSS by half-way MB",
+        out += _table(["game", "games", "peak RSS MB", "RSS before MB", "peak by half-way MB",
                        "games/s", "Parquet MB", "load"],
                       [[r["game"], f"{r['n_games']:,}", f"{r['peak_rss_mb']:,.0f}",
-                        f"{r['base_rss_mb']:,.0f}", f"{r['half_rss_mb']:,.0f}",
+                        f"{r['base_rss_mb']:,.0f}", f"{r['half_peak_rss_mb']:,.0f}",
                         f"{r['games_per_s']:,.0f}",
                         f"{r['parquet_mb']:,.0f}", r["load"]] for r in res["memory"]])
     if res["peer"]:

@@ -77,7 +77,7 @@ def _results(**over):
                          **summary("user_first_result_s", [0.2]))
                     for k, s in (("cold", 40.0), ("warm", 1.5))],
         "memory": [{"game": "bloomsim", "n_games": 200_000, "peak_rss_mb": 900.0,
-                    "base_rss_mb": 300.0, "half_rss_mb": 880.0, "games_per_s": 1e5,
+                    "base_rss_mb": 300.0, "half_peak_rss_mb": 880.0, "games_per_s": 1e5,
                     "parquet_mb": 5.0, "load": 0.3}],
         "peer": None,
     }

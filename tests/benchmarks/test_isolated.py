@@ -50,7 +50,7 @@ def test_startup_without_cold_runs_fills_the_inherited_cache_first(fake_module):
 def test_memory_reports_peak_rss_and_parquet_size(fake_module):
     rec = isolated.memory(fake_module, dataclasses.replace(PLANS["smoke"], memory_games=5000))
     assert rec["n_games"] == 5000 and rec["parquet_mb"] > 0
-    assert rec["peak_rss_mb"] >= rec["half_rss_mb"] >= rec["base_rss_mb"] > 10
+    assert rec["peak_rss_mb"] >= rec["half_peak_rss_mb"] >= rec["base_rss_mb"] > 10
 
 
 def test_a_failing_child_raises_with_its_error(fake_module):

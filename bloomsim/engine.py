@@ -129,35 +129,34 @@ def total_resources(s, seat):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def observe(t, s, seat):
-    o = s.obs
-    n_players = s.seat.shape[0]
+def observe(event, g, seats, o, seat):
+    n_players = seats.shape[0]
     for i in range(o.shape[0]):
         o[i] = -1.0
-    o[P.O_ROUND] = s.g[G_ROUND]
+    o[P.O_ROUND] = g[G_ROUND]
     o[P.O_PLAYERS] = n_players
     o[P.O_SEAT] = seat
-    ev = s.g[G_EVENT]
+    ev = g[G_EVENT]
     o[P.O_EVENT] = ev
-    o[P.O_EVENT_CODE] = t.event[ev, EC_KIND] if ev >= 0 else -1
-    o[P.O_ENCHANTED] = s.g[G_ENCHANTED]
-    o[P.O_HAND] = s.seat[seat, S_HAND]
-    o[P.O_LEADER] = s.g[G_LEADER]
-    o[P.O_TURN] = s.g[G_TURN]
-    o[P.O_PLAYED] = s.g[G_PLAYED]
+    o[P.O_EVENT_CODE] = event[ev, EC_KIND] if ev >= 0 else -1
+    o[P.O_ENCHANTED] = g[G_ENCHANTED]
+    o[P.O_HAND] = seats[seat, S_HAND]
+    o[P.O_LEADER] = g[G_LEADER]
+    o[P.O_TURN] = g[G_TURN]
+    o[P.O_PLAYED] = g[G_PLAYED]
     for k in range(n_players):
         j = (seat + k) % n_players
         b = P.O_SEATS + k * P.SEAT_FIELDS
-        o[b + P.S_SCORE] = s.seat[j, S_SCORE]
-        o[b + P.S_GREEN] = s.seat[j, S_GREEN]
-        o[b + P.S_PURPLE] = s.seat[j, S_PURPLE]
-        o[b + P.S_ORANGE] = s.seat[j, S_ORANGE]
-        o[b + P.S_WANDS] = s.seat[j, S_WANDS]
-        o[b + P.S_LIGHTNING] = s.seat[j, S_BOLTS]
-        o[b + P.S_CARDS] = -1 if s.g[G_SELECTING] and k > 0 else s.seat[j, S_NHAND]
-        o[b + P.S_PLAYED] = s.seat[j, S_PLAYED]
-        o[b + P.S_PAWN_A] = s.seat[j, S_PAWN_A]
-        o[b + P.S_PAWN_B] = s.seat[j, S_PAWN_B]
+        o[b + P.S_SCORE] = seats[j, S_SCORE]
+        o[b + P.S_GREEN] = seats[j, S_GREEN]
+        o[b + P.S_PURPLE] = seats[j, S_PURPLE]
+        o[b + P.S_ORANGE] = seats[j, S_ORANGE]
+        o[b + P.S_WANDS] = seats[j, S_WANDS]
+        o[b + P.S_LIGHTNING] = seats[j, S_BOLTS]
+        o[b + P.S_CARDS] = -1 if g[G_SELECTING] and k > 0 else seats[j, S_NHAND]
+        o[b + P.S_PLAYED] = seats[j, S_PLAYED]
+        o[b + P.S_PAWN_A] = seats[j, S_PAWN_A]
+        o[b + P.S_PAWN_B] = seats[j, S_PAWN_B]
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -186,35 +185,41 @@ def _call_user(user_funcs, i, kind, obs, opts, n, rng):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def decide(t, s, seat, kind, n, user_funcs, log, lg):
-    """Ask the seat's policy (a single option is taken without asking)."""
-    if n == 1:
-        return 0
-    pid = s.seat[seat, S_POLICY]
+def ask(event, g, seats, st, obs, opts, seat, kind, n, user_funcs, log, lg):
+    """``decide`` on the few arrays it reads (a call passes every array of its arguments)."""
+    pid = seats[seat, S_POLICY]
     if pid != P.RANDOM:
-        observe(t, s, seat)
-    rng = s.st[1 + seat:2 + seat]
+        observe(event, g, seats, obs, seat)
+    rng = st[1 + seat:2 + seat]
     if pid >= 0:
-        c = call_builtin(pid, kind, s.obs, s.opts, n, rng)
+        c = call_builtin(pid, kind, obs, opts, n, rng)
     else:
-        c = call_user(user_funcs, -1 - pid, kind, s.obs, s.opts, n, rng)
+        c = call_user(user_funcs, -1 - pid, kind, obs, opts, n, rng)
     if c < 0 or c >= n:
-        if s.g[G_ERROR] == 0:
-            s.g[G_ERROR] = 1
-            s.g[G_ERR_SEAT] = seat
-            s.g[G_ERR_KIND] = kind
-            s.g[G_ERR_CHOICE] = c
-            s.g[G_ERR_N] = n
+        if g[G_ERROR] == 0:
+            g[G_ERROR] = 1
+            g[G_ERR_SEAT] = seat
+            g[G_ERR_KIND] = kind
+            g[G_ERR_CHOICE] = c
+            g[G_ERR_N] = n
         c = 0
-    k = s.g[G_LOGGED]
+    k = g[G_LOGGED]
     if k < log.shape[1]:
         log[lg, k, 0] = seat
         log[lg, k, 1] = kind
         log[lg, k, 2] = n
         log[lg, k, 3] = c
-    s.g[G_LOGGED] = k + 1
-    s.g[G_DECISIONS] += 1
+    g[G_LOGGED] = k + 1
+    g[G_DECISIONS] += 1
     return c
+
+
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def decide(t, s, seat, kind, n, user_funcs, log, lg):
+    """Ask the seat's policy (a single option is taken without asking)."""
+    if n == 1:
+        return 0
+    return ask(t.event, s.g, s.seat, s.st, s.obs, s.opts, seat, kind, n, user_funcs, log, lg)
 
 
 # ---------------------------------------------------------------- what a card can do now
@@ -443,7 +448,7 @@ def select_roles(t, s, user_funcs, log, lg):
             add_points(t, s, seat, t.event[ev, EC_HAND + s.seat[seat, S_NHAND]], S_EVENTS)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def play_card(t, s, seat, r):
     """The card leaves the hand face up; an enchanted role costs its penalty at once."""
     s.seat[seat, S_HAND] &= ~(1 << r)
@@ -502,7 +507,7 @@ def play_turn(t, s, user_funcs, log, lg):
     s.g[G_TURN] += 1
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def cowardly_action(t, s, seat, r, user_funcs, log, lg):
     """The card's cowardly effect, or (Black Market / Distillery) the event's instead."""
     ev = s.g[G_EVENT]
@@ -520,7 +525,7 @@ def cowardly_action(t, s, seat, r, user_funcs, log, lg):
     role_action(t, s, seat, r, False, user_funcs, log, lg)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def role_action(t, s, seat, r, brave, user_funcs, log, lg):
     kind = t.role[r, RO_KIND]
     if kind == WITCH:

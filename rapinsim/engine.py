@@ -44,7 +44,7 @@ N_SC = 22
 
 
 # rows of Scratch.seat (one column per seat)
-CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, HANDLED, GROUP = range(8)
+CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, HANDLED, GROUP, FEATS = range(9)
 # rows of Scratch.tile (one column per house or tile); SEEN + s is seat s's knowledge
 BOARD, FACE_UP, LOC, BAG_ROW, TMP, MARKER, SEEN = range(7)
 # rows of Scratch.choice (one column per option of the current decision)
@@ -56,9 +56,10 @@ class Scratch(NamedTuple):
     of a tuple to every call, so fewer arrays compile much faster)."""
 
     sc: np.ndarray          # [N_SC] int32 scalars (slots above)
-    seat: np.ndarray        # [8, P] int8: character, district (-1 unplaced), turns to skip,
+    seat: np.ndarray        # [9, P] int8: character, district (-1 unplaced), turns to skip,
     #                         skill used, notice-letter district (-1), letter to take at the
-    #                         next turn start, handled in this chain, escorted group
+    #                         next turn start, handled in this chain, escorted group, policy
+    #                         reads features (not the random one)
     tile: np.ndarray        # [7 + P, W] int8: tile per house (EMPTY), house face up, where
     #                         each tile is (house, HAND + s, BAG, ...), Rize's bag (oldest
     #                         first), picks and shuffle list, time marker per district, then
@@ -77,7 +78,7 @@ class Scratch(NamedTuple):
 def scratch(n_tiles, n_districts, log_len):
     """A zeroed Scratch (plain Python here, compiled as ``new_scratch``)."""
     p = MAX_PLAYERS
-    return Scratch(np.zeros(N_SC, np.int32), np.zeros((8, p), np.int8),
+    return Scratch(np.zeros(N_SC, np.int32), np.zeros((9, p), np.int8),
                    np.zeros((SEEN + p, max(n_tiles, n_districts, p)), np.int8),
                    np.zeros((2, MAX_OPTS), np.int16), np.zeros(N_OBS, np.float32),
                    np.zeros((MAX_OPTS, N_FEATURES), np.float32), np.zeros(N_STREAMS, np.uint64),
@@ -216,6 +217,11 @@ def observe(R, G, s):
 @njit(types.void(_R, _G, _I, _I, _I, _I, _I, _I, _I), **KERNEL)
 def option(R, G, s, i, what, district, arg, house, extra):
     """Write option row i as seat s sees it; remember its code and argument."""
+    G.choice[WHAT, i] = what
+    G.choice[ARG, i] = house if house >= 0 else (arg if what == O_PLAYER or what == O_ITEM
+                                                 else district)
+    if G.seat[FEATS, s] == 0:           # the random policy reads no features
+        return
     r = G.opts[i]
     r[F_WHAT] = what
     r[F_ARG] = arg
@@ -241,9 +247,6 @@ def option(R, G, s, i, what, district, arg, house, extra):
     r[F_PLAYERS] = n_players_in(G, district, s)
     r[F_TILES] = n_tiles_in(R, G, district)
     r[F_UNSEEN] = n_unseen_in(R, G, s, district)
-    G.choice[WHAT, i] = what
-    G.choice[ARG, i] = house if house >= 0 else (arg if what == O_PLAYER or what == O_ITEM
-                                         else district)
 
 
 @njit(_I(_UF, _I, _I, POLICY_SIG.args[1], POLICY_SIG.args[2], _I, POLICY_SIG.args[4]),
@@ -291,6 +294,8 @@ def setup(R, G, ids, uf, key, game, n_players, fixed_chars):
     G.seat[SKIP, :] = 0
     G.seat[SKILL_USED, :] = 0
     G.seat[PENDING, :] = 0
+    for q in range(n_players):
+        G.seat[FEATS, q] = ids[q] != RANDOM
     G.tile[SEEN:, :] = 0
     G.tile[MARKER, :] = 0
     G.seat_st[:, :] = 0

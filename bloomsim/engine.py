@@ -525,7 +525,7 @@ def cowardly_action(t, s, seat, r, user_funcs, log, lg):
     role_action(t, s, seat, r, False, user_funcs, log, lg)
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def role_action(t, s, seat, r, brave, user_funcs, log, lg):
     kind = t.role[r, RO_KIND]
     if kind == WITCH:
@@ -540,7 +540,7 @@ def role_action(t, s, seat, r, brave, user_funcs, log, lg):
 
 # ---------------------------------------------------------------- the roles
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def witch(t, s, seat, r, brave, user_funcs, log, lg):
     """Move one pawn to an adjacent area of the witch's terrain; brave: then deliver there."""
     feat = features(s, seat)
@@ -580,19 +580,36 @@ def witch(t, s, seat, r, brave, user_funcs, log, lg):
         deliver_potion(t, s, seat, r, m, True, 0, user_funcs, log, lg)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def druid(t, s, seat, r, brave, user_funcs, log, lg):
     """Deliver one potion without moving; brave: + bonus if a delivery happened."""
+    K = t.tower.shape[0]
     m = 0
-    for k in range(t.tower.shape[0]):
-        if druid_can(t, s, seat, r, k):
-            s.oab[m, 0] = k
-            m += 1
+    if K > 63:
+        for k in range(K):
+            if druid_can(t, s, seat, r, k):
+                s.oab[m, 0] = k
+                m += 1
+    else:               # the towers of the eligible pawn areas, as a bitmask (ascending k)
+        ptr = t.p[P_AREA_TOWER_PTR]
+        mask = np.int64(0)
+        for p in range(2):
+            a = s.seat[seat, S_PAWN_A + p]
+            if t.p[P_DRUID_TERRAIN] and not (t.role[r, RO_TERRAINS] >> t.area[a, 0]) & 1:
+                continue
+            for i in range(t.graph[ptr + a], t.graph[ptr + a + 1]):
+                k = t.graph[i]
+                if deliverable(t, s, seat, k):
+                    mask |= np.int64(1) << np.int64(k)
+        for k in range(K):
+            if (mask >> k) & 1:
+                s.oab[m, 0] = k
+                m += 1
     deliver_potion(t, s, seat, r, m, brave, t.p[P_BONUS_DRUID] if brave else 0,
                    user_funcs, log, lg)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def deliver_potion(t, s, seat, r, m, brave, bonus, user_funcs, log, lg):
     """Deliver to one of the m towers in oab[:m, 0], or decline (option m)."""
     if features(s, seat):
@@ -622,7 +639,7 @@ def deliver_potion(t, s, seat, r, m, brave, bonus, user_funcs, log, lg):
     s.rec[t.event.shape[0] + t.role.shape[0] + k] += 1
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def gatherer(t, s, seat, r, brave, user_funcs, log, lg):
     """Take the gatherer's resources, or decline."""
     if features(s, seat):
@@ -635,7 +652,7 @@ def gatherer(t, s, seat, r, brave, user_funcs, log, lg):
         s.seat[seat, S_GREEN + c] += t.role[r, c0 + c]
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def weather_fairy(t, s, seat, r, brave, user_funcs, log, lg):
     """Charm a cloud next to a pawn, paying its stars in wands; brave: + bonus if charmed."""
     feat = features(s, seat)
@@ -674,7 +691,7 @@ def weather_fairy(t, s, seat, r, brave, user_funcs, log, lg):
 
 # ---------------------------------------------------------------- events
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def black_market(t, s, seat, ev, user_funcs, log, lg):
     """Black Market / Distillery: the event's gain instead of the cowardly effect."""
     for c in range(4):
@@ -717,7 +734,7 @@ def round_end_event(t, s, user_funcs, log, lg):
                 add_points(t, s, seat, t.event[ev, EC_POINTS], S_EVENTS)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def the_works(t, s, ev, user_funcs, log, lg):
     """Each player may pay up to max_sets sets of 4 different resources for points."""
     for seat in range(s.seat.shape[0]):
@@ -738,7 +755,7 @@ def the_works(t, s, ev, user_funcs, log, lg):
             add_points(t, s, seat, t.event[ev, EC_POINTS], S_EVENTS)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def upper_hand(t, s, ev, user_funcs, log, lg):
     """Secret reveals; the highest (ties: all) score and pay their reveal. 0 never wins."""
     n_players = s.seat.shape[0]

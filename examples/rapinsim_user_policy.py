@@ -5,8 +5,20 @@
         --games 20000 --seed 1
 """
 import rapinsim
-from rapinsim.policies import (ACTION, DISGUISE, F_KNOWN, F_RIZE, F_TILE, F_VALUE, F_WHAT,
-                               HOUSE, O_PASS, O_SEARCH, O_STEP, O_YES)
+from rapinsim.policies import (
+    ACTION,
+    DISGUISE,
+    F_KNOWN,
+    F_RIZE,
+    F_TILE,
+    F_VALUE,
+    F_WHAT,
+    HOUSE,
+    O_PASS,
+    O_SEARCH,
+    O_STEP,
+    O_YES,
+)
 from simcore.rng import randint
 
 

@@ -11,4 +11,4 @@ from .api import replay, simulate
 from .policies import POLICIES
 from .rules import Rules, load_rules
 
-__all__ = ["simulate", "replay", "load_rules", "Rules", "POLICIES", "policy"]
+__all__ = ["POLICIES", "Rules", "load_rules", "policy", "replay", "simulate"]

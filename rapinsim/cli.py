@@ -11,7 +11,7 @@ import polars as pl
 
 from simcore.policy import UserPolicy
 
-from .api import simulate, replay
+from .api import replay, simulate
 from .policies import POLICIES
 from .rules import TAGS, load_rules
 

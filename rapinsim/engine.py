@@ -28,9 +28,9 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS, OB_TREASURES, OB_TURN, PLACE,
                        STEP, TARGET, CHEST_TILE, RANDOM, choose_builtin)
 from .reference import BAG, DISCARDED, EMPTY, HAND, REMOVED
-from .rules import (AOYAMA, BICYCLE, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
-                    INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, TRAP, TREASURE, ALARM,
-                    PITFALL, PRANK, Rules)
+from .rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
+                    INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, PITFALL, TRAP, TREASURE,
+                    Rules)
 
 N_ITEMS = len(ITEMS)
 N_STREAMS = 1 + MAX_PLAYERS

@@ -93,7 +93,7 @@ MAX_OPTS = 128
 RANDOM, CAREFUL, GREEDY = range(3)
 POLICIES = {"random": RANDOM, "careful": CAREFUL, "greedy": GREEDY}
 
-__all__ = ["POLICIES", "policy", "UserPolicy", "POLICY_SIG", "KIND_NAMES", "choose_builtin"]
+__all__ = ["KIND_NAMES", "POLICIES", "POLICY_SIG", "UserPolicy", "choose_builtin", "policy"]
 
 
 @njit(cache=True, inline="always")

@@ -1,7 +1,6 @@
 """Differential (reference vs compiled), reproducibility and conformance of whole games."""
 import numpy as np
 import polars as pl
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -9,7 +8,6 @@ from rapinsim import api, simulate
 from rapinsim import reference as ref
 from rapinsim import stats as S
 from rapinsim.rules import CHARACTERS, ITEMS, TRAPS, load_rules
-from simcore.policy import resolve
 from simcore.rng import root_key
 
 RULES = load_rules()

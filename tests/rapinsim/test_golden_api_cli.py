@@ -2,7 +2,6 @@
 import os
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 import pytest
 

@@ -2,13 +2,27 @@
 
 Districts and houses are 0-based (district 3 of the rulebook is ``2``); house = 3 * d + k.
 """
-import numpy as np
 import pytest
 
 from rapinsim import reference as ref
 from rapinsim import stats as S
-from rapinsim.policies import (ACTION, DISGUISE, F_ARG, F_DISTRICT, F_HOUSE, F_WHAT, HOUSE,
-                               O_ITEM, O_PASS, O_SEARCH, O_SKILL, O_STEP, O_STOP, O_YES, STEP)
+from rapinsim.policies import (
+    ACTION,
+    DISGUISE,
+    F_ARG,
+    F_DISTRICT,
+    F_HOUSE,
+    F_WHAT,
+    HOUSE,
+    O_ITEM,
+    O_PASS,
+    O_SEARCH,
+    O_SKILL,
+    O_STEP,
+    O_STOP,
+    O_YES,
+    STEP,
+)
 from rapinsim.rules import load_rules
 from simcore.rng import PyRng
 

@@ -32,6 +32,7 @@ tr:nth-child(even) td{background:#fafafa}
 img{max-width:100%;border:1px solid #eee;margin:.3em 0}
 .headline{background:#eef5fb;border-left:5px solid #3182bd;padding:.6em 1.2em;margin:1em 0}
 .note{color:#555;font-size:13px} nav a{margin-right:1.5em}
+summary{cursor:pointer;color:#3182bd;margin:.5em 0}
 """
 
 
@@ -104,6 +105,12 @@ def _figure(fig, out: Path, name: str, alt: str) -> str:
     fig.savefig(out / name, dpi=100)
     plt.close(fig)
     return f'<img src="{html.escape(name)}" alt="{html.escape(alt)}">'
+
+
+def _details(t: pl.DataFrame) -> str:
+    """A long table folded away under its plot (open it in the browser)."""
+    return (f"<details><summary>The full table ({t.height} rows)</summary>"
+            f"{display.to_html(t)}</details>")
 
 
 def _interval(v: float, lo: float, hi: float, pct: bool = True) -> str:
@@ -222,7 +229,7 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
     b.append(_figure(plots.forest_plot(ev, "score", title=f"{game}: {score} change with the "
                                                             f"thing (largest 25)"),
                      out, f"{p}-events-score.png", "event impact on score"))
-    b.append(display.to_html(display.events_table(ev)))
+    b.append(_details(display.events_table(ev)))
     sec.headlines += _balance_headlines(counterfactual if counterfactual is not None else ev,
                                         counterfactual is not None)
     if counterfactual is not None:
@@ -233,7 +240,7 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         b.append(_figure(plots.forest_plot(counterfactual, "win",
                                            title=f"{game}: causal win-rate effect"),
                          out, f"{p}-counterfactual.png", "counterfactual effects"))
-        b.append(display.to_html(display.counterfactual_table(counterfactual)))
+        b.append(_details(display.counterfactual_table(counterfactual)))
 
     b.append("<h3>The board</h3>")
     board = board_data(game, rules_path) if board is None else board

@@ -214,14 +214,19 @@ def observe(R, G, s):
                     o[OB_ITEMS + R.tile_sub[k, t]] += 1
 
 
-@njit(types.void(_R, _G, _I, _I, _I, _I, _I, _I, _I), **KERNEL)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
 def option(R, G, s, i, what, district, arg, house, extra):
     """Write option row i as seat s sees it; remember its code and argument."""
     G.choice[WHAT, i] = what
     G.choice[ARG, i] = house if house >= 0 else (arg if what == O_PLAYER or what == O_ITEM
                                                  else district)
-    if G.seat[FEATS, s] == 0:           # the random policy reads no features
-        return
+    if G.seat[FEATS, s]:                # the random policy reads no features
+        option_features(R, G, s, i, what, district, arg, house, extra)
+
+
+@njit(types.void(_R, _G, _I, _I, _I, _I, _I, _I, _I), **KERNEL)
+def option_features(R, G, s, i, what, district, arg, house, extra):
+    """The feature row i of an option (for the policies that read features)."""
     r = G.opts[i]
     r[F_WHAT] = what
     r[F_ARG] = arg
@@ -256,8 +261,22 @@ def call_user(uf, i, kind, obs, opts, n, rng):
     return uf[i](kind, obs, opts, n, rng)
 
 
-@njit(_I(_R, _G, _IDS, _UF, _I, _I, _I), **KERNEL)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
 def decide(R, G, ids, uf, s, kind, n):
+    """Seat s's choice among n options; the random policy inline (it reads no features)."""
+    if ids[s] == RANDOM and n > 0:
+        c = randint(G.streams, 1 + s, n)
+        k = G.sc[LOG_N]
+        if k < G.log.shape[0]:
+            G.log[k, 0], G.log[k, 1], G.log[k, 2], G.log[k, 3] = s, kind, n, c
+        G.sc[LOG_N] = k + 1
+        G.game_st[S.G_DECISIONS] += 1
+        return c
+    return decide_policy(R, G, ids, uf, s, kind, n)
+
+
+@njit(_I(_R, _G, _IDS, _UF, _I, _I, _I), **KERNEL)
+def decide_policy(R, G, ids, uf, s, kind, n):
     """Seat s's policy chooses among the n options in G.opts. An illegal answer is recorded
     and ends the game (choice 0 is used so the kernel unwinds cleanly)."""
     pid = ids[s]

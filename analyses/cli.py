@@ -82,7 +82,7 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "tournament":
         t = tournament(args.game, args.policy, args.players, args.games, args.seed)
         print(display.to_text(display.ratings_table(t.ratings)))
-        print(display.to_text(t.matrix))
+        print(display.to_text(t.matrix.fill_null("")))
     elif args.command == "compare":
         res = compare(args.game, args.a, args.b, field=args.field, n_games=args.games,
                       seed=args.seed, sequential=args.sequential, alpha=args.alpha,

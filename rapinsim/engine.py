@@ -33,6 +33,7 @@ from .rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as 
                     Rules)
 
 N_ITEMS = len(ITEMS)
+assert N_ITEMS <= MAX_PLAYERS      # item counts use a row of Scratch.seat
 N_STREAMS = 1 + MAX_PLAYERS
 BLOCK = 64          # games a thread plays with one scratch
 
@@ -44,11 +45,11 @@ N_SC = 22
 
 
 # rows of Scratch.seat (one column per seat)
-CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, HANDLED, GROUP, FEATS = range(9)
+CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, HANDLED, GROUP, FEATS, ICOUNT = range(10)
 # rows of Scratch.tile (one column per house or tile); SEEN + s is seat s's knowledge
 BOARD, FACE_UP, LOC, BAG_ROW, TMP, MARKER, SEEN = range(7)
 # rows of Scratch.choice (one column per option of the current decision)
-WHAT, ARG = range(2)
+WHAT, ARG, C_DISTRICT, C_ARG, C_HOUSE, C_EXTRA = range(6)
 
 
 class Scratch(NamedTuple):
@@ -56,15 +57,16 @@ class Scratch(NamedTuple):
     of a tuple to every call, so fewer arrays compile much faster)."""
 
     sc: np.ndarray          # [N_SC] int32 scalars (slots above)
-    seat: np.ndarray        # [9, P] int8: character, district (-1 unplaced), turns to skip,
+    seat: np.ndarray        # [10, P] int8: character, district (-1 unplaced), turns to skip,
     #                         skill used, notice-letter district (-1), letter to take at the
     #                         next turn start, handled in this chain, escorted group, policy
-    #                         reads features (not the random one)
+    #                         reads features (not the random one), item counts (action options)
     tile: np.ndarray        # [7 + P, W] int8: tile per house (EMPTY), house face up, where
     #                         each tile is (house, HAND + s, BAG, ...), Rize's bag (oldest
     #                         first), picks and shuffle list, time marker per district, then
     #                         per seat which tiles it has looked at
-    choice: np.ndarray      # [2, MAX_OPTS] int16: option code, district / house / seat / item
+    choice: np.ndarray      # [6, MAX_OPTS] int16: option code, district / house / seat / item,
+    #                         then district, argument, house, extra for the feature row
     obs: np.ndarray         # [N_OBS] float32
     opts: np.ndarray        # [MAX_OPTS, N_FEATURES] float32
     streams: np.ndarray     # [1 + P] uint64 chance stream, then one per seat
@@ -78,9 +80,9 @@ class Scratch(NamedTuple):
 def scratch(n_tiles, n_districts, log_len):
     """A zeroed Scratch (plain Python here, compiled as ``new_scratch``)."""
     p = MAX_PLAYERS
-    return Scratch(np.zeros(N_SC, np.int32), np.zeros((9, p), np.int8),
+    return Scratch(np.zeros(N_SC, np.int32), np.zeros((10, p), np.int8),
                    np.zeros((SEEN + p, max(n_tiles, n_districts, p)), np.int8),
-                   np.zeros((2, MAX_OPTS), np.int16), np.zeros(N_OBS, np.float32),
+                   np.zeros((6, MAX_OPTS), np.int16), np.zeros(N_OBS, np.float32),
                    np.zeros((MAX_OPTS, N_FEATURES), np.float32), np.zeros(N_STREAMS, np.uint64),
                    np.zeros((p, S.N_SEAT), np.int16),
                    np.zeros(S.N_GAME + 2 * n_districts, np.int32),
@@ -220,13 +222,18 @@ def option(R, G, s, i, what, district, arg, house, extra):
     G.choice[WHAT, i] = what
     G.choice[ARG, i] = house if house >= 0 else (arg if what == O_PLAYER or what == O_ITEM
                                                  else district)
-    if G.seat[FEATS, s]:                # the random policy reads no features
-        option_features(R, G, s, i, what, district, arg, house, extra)
+    G.choice[C_DISTRICT, i] = district         # the rest is for option_features
+    G.choice[C_ARG, i] = arg
+    G.choice[C_HOUSE, i] = house
+    G.choice[C_EXTRA, i] = extra
 
 
-@njit(types.void(_R, _G, _I, _I, _I, _I, _I, _I, _I), **KERNEL)
-def option_features(R, G, s, i, what, district, arg, house, extra):
-    """The feature row i of an option (for the policies that read features)."""
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
+def option_features(R, G, s, i):
+    """The feature row i of an option as seat s sees it (written when a policy that reads
+    features decides; the state does not change between the options and the decision)."""
+    what, district, arg = G.choice[WHAT, i], G.choice[C_DISTRICT, i], G.choice[C_ARG, i]
+    house, extra = G.choice[C_HOUSE, i], G.choice[C_EXTRA, i]
     r = G.opts[i]
     r[F_WHAT] = what
     r[F_ARG] = arg
@@ -282,6 +289,8 @@ def decide_policy(R, G, ids, uf, s, kind, n):
     pid = ids[s]
     if pid != RANDOM:                   # the random policy reads neither obs nor features
         observe(R, G, s)
+        for i in range(n):
+            option_features(R, G, s, i)
     rng = G.streams[1 + s:2 + s]
     if pid >= 0:
         c = choose_builtin(pid, kind, G.obs, G.opts, n, rng)
@@ -786,7 +795,13 @@ def action_options(R, G, s):
                 option(R, G, s, m, O_SEARCH, d, -1, h, 0)
                 m += 1
     for i in range(N_ITEMS):
-        n = collect(R, G, s, ITEM, i)
+        G.seat[ICOUNT, i] = 0
+    k = G.sc[ISET]
+    for t in range(R.tile_kind.shape[1]):
+        if G.tile[LOC, t] == HAND + s and R.tile_kind[k, t] == ITEM:
+            G.seat[ICOUNT, R.tile_sub[k, t]] += 1
+    for i in range(N_ITEMS):
+        n = G.seat[ICOUNT, i]
         if n > 0 and item_usable(R, G, s, i):
             option(R, G, s, m, O_ITEM, d, i, -1, n)
             m += 1

@@ -891,7 +891,8 @@ def play_game(R, G, ids, uf, key, game, n_players, fixed_chars):
             rize_enters(R, G, nxt)
             if G.sc[OVER]:
                 break
-            find_players(R, G, ids, uf, nxt)
+            if n_players_in(G, nxt, -1) > 0:              # (a kernel call only when needed)
+                find_players(R, G, ids, uf, nxt)
             if G.sc[OVER]:
                 break
         if G.sc[DAWN] < 0 and G.sc[N_MARKED] >= R.dawn_empties:   # dawn_check

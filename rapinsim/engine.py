@@ -181,7 +181,6 @@ def observe(R, G, s):
     o = G.obs
     np_ = G.sc[NP]
     mine = G.sc[ACTING] == s
-    tr, rab = treasures_and_rabbits(R, G, s)
     o[OB_SEAT] = s
     o[OB_PLAYERS] = np_
     o[OB_DISTRICT] = G.seat[POS, s]
@@ -194,8 +193,6 @@ def observe(R, G, s):
     o[OB_SKILL] = 1 - G.seat[SKILL_USED, s]
     o[OB_LETTER] = G.seat[LETTER, s]
     o[OB_RIZE_STEPS] = rize_steps(R, G, G.seat[POS, s]) if G.seat[POS, s] >= 0 else -1
-    o[OB_TREASURES] = tr
-    o[OB_RABBITS] = rab
     o[OB_SEARCHED] = G.sc[SEARCHED] if mine else 0
     for i in range(N_ITEMS):
         o[OB_ITEMS + i] = 0
@@ -205,15 +202,21 @@ def observe(R, G, s):
         o[OB_NITEMS + q] = 0 if q < np_ else -1
         o[OB_CHARS + q] = G.seat[CHARS, q] if q < np_ else -1
     k = G.sc[ISET]
+    brown, white = 0, 0
     for t in range(R.tile_kind.shape[1]):
         w = G.tile[LOC, t] - HAND
         if 0 <= w < np_:
             if R.tile_kind[k, t] == TREASURE:
                 o[OB_TREAS + w] += 1
+                if w == s:
+                    brown += R.tile_brown[k, t]
+                    white += R.tile_white[k, t]
             elif R.tile_kind[k, t] == ITEM:
                 o[OB_NITEMS + w] += 1
                 if w == s:
                     o[OB_ITEMS + R.tile_sub[k, t]] += 1
+    o[OB_TREASURES] = o[OB_TREAS + s]                 # own treasures and rabbits, same pass
+    o[OB_RABBITS] = brown + R.white_pair * (white // 2)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")

@@ -7,25 +7,7 @@ import math
 
 import numpy as np
 
-Z95 = 1.959963984540054
-"""Two-sided 95% normal quantile."""
-
-
-def wilson(wins: np.ndarray | float, n: np.ndarray | float,
-           z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson score interval for a proportion ``wins / n``.
-
-    ``wins`` may be fractional (win shares of tied games); the formula only needs the observed
-    proportion and ``n``. Where ``n == 0`` the interval is NaN.
-    """
-    wins = np.asarray(wins, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = wins / n
-        denom = 1.0 + z * z / n
-        centre = (p + z * z / (2 * n)) / denom
-        half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return centre - half, centre + half
+from simcore.summary import Z95, wilson  # noqa: F401  (written once, shared with the CLIs)
 
 
 def mean_interval(total: np.ndarray | float, total_sq: np.ndarray | float,

@@ -3,36 +3,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 
-import polars as pl
+
+from simcore.summary import win_table
 
 from .rules import ASSUMPTIONS
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a win rate (ties count as fractional wins)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
-
-
-def win_table(df: pl.DataFrame) -> str:
-    """Per-policy win rate with n (seats played) and a 95% Wilson interval."""
-    g = (df.group_by("policy").agg(n=pl.len(), wins=pl.col("win").sum(),
-                                   score=pl.col("score").mean())
-         .sort("policy"))
-    lines = [f"{'policy':<14}{'n':>10}{'win rate':>10}{'95% CI':>18}{'mean score':>12}"]
-    for row in g.iter_rows(named=True):
-        lo, hi = wilson(row["wins"], row["n"])
-        lines.append(f"{str(row['policy']):<14}{row['n']:>10}{row['wins'] / row['n']:>10.3f}"
-                     f"{f'[{lo:.3f}, {hi:.3f}]':>18}{row['score']:>12.1f}")
-    return "\n".join(lines)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -75,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.out:
                 df = df.collect()
                 print(f"wrote {args.games} games to {args.out}")
-            print(win_table(df))
+            print(win_table(df, "policy", score="score"))
         elif args.cmd == "replay":
             print(api.replay(args.policy, args.seed, args.game, rules=args.rules), end="")
         else:

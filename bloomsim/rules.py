@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from simcore.summary import read_rules_file
 
 DEFAULT_PATH = Path(__file__).with_name("data") / "rules.json"
 
@@ -563,22 +564,8 @@ def load_rules(path: str | os.PathLike | None = None, **changes) -> Rules:
     base = json.loads(DEFAULT_PATH.read_text())
     if path is None:
         return Rules.from_dict({**base, **changes}, source=str(DEFAULT_PATH))
-    p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"rules file {str(p)!r} does not exist")
-    try:
-        if p.suffix.lower() == ".toml":
-            data = tomllib.loads(p.read_text())
-        elif p.suffix.lower() == ".json":
-            data = json.loads(p.read_text())
-        else:
-            raise ValueError(f"rules file {str(p)!r}: use a .json or .toml file")
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as e:
-        raise ValueError(f"rules file {str(p)!r} is not valid "
-                         f"{p.suffix[1:].upper()}: {e}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"rules {p}: top level: must be a table/object")
-    return Rules.from_dict({**base, **data, **changes}, source=str(p))
+    data = read_rules_file(path)
+    return Rules.from_dict({**base, **data, **changes}, source=str(path))
 
 
 def default_rules() -> Rules:

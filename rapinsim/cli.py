@@ -3,28 +3,17 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import math
 import sys
 from pathlib import Path
 
 import polars as pl
 
 from simcore.policy import UserPolicy
+from simcore.summary import win_table
 
 from .api import replay, simulate
 from .policies import POLICIES
 from .rules import TAGS, load_rules
-
-
-def wilson(wins: float, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """95% Wilson score interval of a rate (ties count as 1/k of a win)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
 
 
 def summary(df: pl.DataFrame) -> str:
@@ -35,13 +24,7 @@ def summary(df: pl.DataFrame) -> str:
                  f"{games['stalled'].mean():.2%} stalled (turn cap), "
                  f"{games['dawn'].mean():.2%} ended at dawn")
     for col in ("policy", "character"):
-        lines.append(f"\n{col:<12} {'n':>9} {'win rate':>9}  95% Wilson")
-        t = (df.group_by(pl.col(col).cast(pl.String)).agg(pl.len().alias("n"),
-                                                          pl.col("win").sum().alias("w"))
-             .sort(col))
-        for name, n, w in t.iter_rows():
-            lo, hi = wilson(w, n)
-            lines.append(f"{name:<12} {n:>9,} {w / n:>9.3f}  [{lo:.3f}, {hi:.3f}]")
+        lines.append("\n" + win_table(df, col))
     return "\n".join(lines)
 
 

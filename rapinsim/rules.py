@@ -11,12 +11,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from simcore.summary import read_rules_file
 
 DATA = Path(__file__).parent / "data" / "rules.json"
 
@@ -320,20 +321,8 @@ def load_rules(path: str | Path | None = None) -> Rules:
     """Rules from a JSON or TOML file (keys it lacks keep the defaults); None: the defaults."""
     if path is None:
         return _from_mapping(json.loads(DATA.read_text()), str(DATA))
-    p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"rules file {str(p)!r} does not exist")
-    try:
-        if p.suffix.lower() == ".toml":
-            data = tomllib.loads(p.read_text())
-        else:
-            data = json.loads(p.read_text())
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"{p}: not a valid {'TOML' if p.suffix == '.toml' else 'JSON'} "
-                         f"file: {e}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"{p}: a rules file must hold a mapping at the top")
-    return _from_mapping(data, str(p))
+    data = read_rules_file(path)
+    return _from_mapping(data, str(path))
 
 
 def _from_mapping(data: dict, source: str) -> Rules:

@@ -102,5 +102,5 @@ def test_missing_file_and_bad_suffix(tmp_path):
 
 def test_invalid_json(tmp_path):
     (tmp_path / "r.json").write_text("{")
-    with pytest.raises(ValueError, match="not valid JSON"):
+    with pytest.raises(ValueError, match="not a valid JSON"):
         load_rules(tmp_path / "r.json")

@@ -120,11 +120,6 @@ def test_cli_user_policy_from_a_script(capsys):
     assert "cautious" in capsys.readouterr().out
 
 
-def test_wilson_interval():
-    lo, hi = cli.wilson(50, 100)
-    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
-
-
 def test_package_exports():
     assert set(rapinsim.__all__) >= {"simulate", "replay", "load_rules", "Rules", "POLICIES",
                                      "policy"}

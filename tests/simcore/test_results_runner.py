@@ -95,3 +95,29 @@ def test_resolve_policies_and_errors():
         resolve(["random", "nope"], {"random": 0}, "demo", (2, 5))
     with pytest.raises(ValueError, match="seat 0"):
         resolve([print, "random"], {"random": 0}, "demo", (2, 5))
+
+
+def test_wilson_matches_scipy_and_the_win_table_uses_it():
+    from scipy.stats import binomtest
+
+    from simcore.summary import wilson, win_table
+    ci = binomtest(37, 120).proportion_ci(0.95, method="wilson")
+    assert wilson(37, 120) == (pytest.approx(ci.low), pytest.approx(ci.high))
+    df = pl.DataFrame({"policy": ["a", "b"] * 50, "win": [1.0, 0.0] * 50})
+    rows = win_table(df, "policy").splitlines()
+    lo, hi = wilson(50, 50)
+    assert rows[1].split()[:3] == ["a", "50", "1.000"] and f"[{lo:.3f}, {hi:.3f}]" in rows[1]
+
+
+def test_rules_files_get_errors_naming_the_file(tmp_path):
+    from simcore.summary import read_rules_file
+    (tmp_path / "r.json").write_text("[1]")
+    (tmp_path / "r.toml").write_text("a = ")
+    (tmp_path / "ok.toml").write_text("a = 1")
+    assert read_rules_file(tmp_path / "ok.toml") == {"a": 1}
+    for name, msg in (("missing.json", "does not exist"), ("r.yaml", "use a .json or .toml"),
+                      ("r.toml", "not a valid TOML"), ("r.json", "top level")):
+        (tmp_path / "r.yaml").write_text("a: 1")
+        with pytest.raises(ValueError, match=msg) as e:
+            read_rules_file(tmp_path / name)
+        assert name in str(e.value)

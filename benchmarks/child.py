@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import resource
 import sys
 import time
 
@@ -37,13 +36,19 @@ def _mb(kib: int) -> float:
     return kib * 1024 / 1e6
 
 
+def _status_mb(field: str) -> float:
+    with open("/proc/self/status") as f:  # Linux reports these in KiB
+        return _mb(next(int(line.split()[1]) for line in f if line.startswith(field)))
+
+
 def _peak_mb() -> float:
-    return _mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    """This process's peak RSS. Not ``ru_maxrss``: Linux keeps that across fork and exec, so
+    it would report the parent's peak when the parent was bigger."""
+    return _status_mb("VmHWM:")
 
 
 def _rss_mb() -> float:
-    with open("/proc/self/status") as f:  # Linux reports VmRSS and ru_maxrss in KiB
-        return _mb(next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")))
+    return _status_mb("VmRSS:")
 
 
 def stream(game: str, seed: int, n_games: int, out: str) -> dict:

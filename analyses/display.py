@@ -48,14 +48,19 @@ def seats_table(t: pl.DataFrame) -> pl.DataFrame:
                     pvalue("p_value").alias("p"))
 
 
-def events_table(t: pl.DataFrame) -> pl.DataFrame:
-    return t.select("kind", "thing", "by", "group", "games_with", "games_without",
+def _effects(t: pl.DataFrame, lead: list[str], word: str) -> pl.DataFrame:
+    """Win-rate and score differences with intervals and adjusted p-values, after ``lead``."""
+    return t.select(*lead,
                     rate_ci("win_diff", "win_ci_low", "win_ci_high").alias(
-                        "win rate change [95% CI] (pct points)"),
+                        f"win rate {word} [95% CI] (pct points)"),
                     pvalue("p_win_adj").alias("p adj (win)"),
                     num_ci("score_diff", "score_ci_low", "score_ci_high").alias(
-                        "score change [95% CI]"),
+                        f"score {word} [95% CI]"),
                     pvalue("p_score_adj").alias("p adj (score)"))
+
+
+def events_table(t: pl.DataFrame) -> pl.DataFrame:
+    return _effects(t, ["kind", "thing", "by", "group", "games_with", "games_without"], "change")
 
 
 def pairwise_table(t: pl.DataFrame) -> pl.DataFrame:
@@ -88,10 +93,4 @@ def to_text(t: pl.DataFrame) -> str:
 
 
 def counterfactual_table(t: pl.DataFrame) -> pl.DataFrame:
-    return t.select("kind", "thing", "change", "by", "group", "games",
-                    rate_ci("win_diff", "win_ci_low", "win_ci_high").alias(
-                        "win rate effect [95% CI] (pct points)"),
-                    pvalue("p_win_adj").alias("p adj (win)"),
-                    num_ci("score_diff", "score_ci_low", "score_ci_high").alias(
-                        "score effect [95% CI]"),
-                    pvalue("p_score_adj").alias("p adj (score)"))
+    return _effects(t, ["kind", "thing", "change", "by", "group", "games"], "effect")

@@ -6,14 +6,16 @@ Columns follow ``docs/results-schema.md``. Both engines fill the same arrays, so
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from simcore import runner
-from simcore.policy import SeatPolicies, illegal_choice_error, resolve
+from simcore.policy import POLICY_SIG, SeatPolicies, _placeholder, illegal_choice_error, resolve
 from simcore.progress import ProgressArg
 from simcore.results import frame
 from simcore.rng import root_key
@@ -50,6 +52,21 @@ def seat_policies(policies: Sequence, rules: Rules) -> SeatPolicies:
                             tuple(policies), None, ())
     return resolve(policies, BUILTIN_IDS, "bloomsim",
                    (rules.players["min"], rules.players["max"]))
+
+
+_FIRST_CLASS: dict = {}
+
+
+def user_funcs(sp: SeatPolicies) -> tuple:
+    """The seats' user policies as a tuple of ``E.MAX_PLAYERS`` first-class functions (padded
+    with a never-called placeholder): the same argument type whatever the seats play, so one
+    compiled kernel serves built-in and user policies alike."""
+    funcs = []
+    for f in (*sp.user_py, *[_placeholder] * (E.MAX_PLAYERS - len(sp.user_py))):
+        if f not in _FIRST_CLASS:
+            _FIRST_CLASS[f] = E.FirstClass(f, POLICY_SIG)
+        funcs.append(_FIRST_CLASS[f])
+    return tuple(funcs)
 
 
 def max_opts(rules: Rules) -> int:
@@ -93,8 +110,11 @@ def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
     b = _empty(rules, n, len(sp.ids), start)
     errors = np.zeros((n, 6), np.int64)
     logs = np.zeros((n, LOG_CAP if log else 0, 4), np.int16)
-    E.play_batch(rules.tables(), np.uint64(key), start, n, sp.ids, sp.user_funcs,
-                 max_opts(rules), BLOCK, b.seat_out, b.rank, b.win, b.game_out, errors, logs)
+    with warnings.catch_warnings():    # numba flags first-class functions as experimental
+        warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+        E.play_batch(rules.tables(), np.uint64(key), start, n, sp.ids, E.game_kernel(),
+                     user_funcs(sp), max_opts(rules), BLOCK, b.seat_out, b.rank, b.win,
+                     b.game_out, errors, logs)
     bad = np.flatnonzero(errors[:, 0])
     if bad.size:
         i = int(bad[0])

@@ -20,11 +20,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange, types
-from numba.extending import overload
+from numba import njit, prange, typeof, types
+from numba.core.types.function_type import WrapperAddressProtocol
+from numba.experimental.function_type import _get_wrapper_address
 
+from simcore.policy import POLICY_SIG, PolicyFunc
 from simcore.results import rank_and_share
-from simcore.rng import CHANCE, seed_streams, shuffle
+from simcore.rng import CHANCE, randint, seed_streams, shuffle
 
 from . import policies as P
 from .policies import call_builtin
@@ -37,7 +39,7 @@ from .rules import (DRUID, EC_ANY_POTION, EC_GAIN, EC_HAND, EC_KIND, EC_LIMIT, E
                     P_LIGHT_BEYOND, P_N_ROLES, P_RESHUFFLE_ALL, P_ROUNDS, P_SET3, P_SET4,
                     P_START_GREEN, P_START_SCORE, P_TOWER_PTR, P_WANDS_FIRST,
                     P_WANDS_LAST, P_WANDS_OTHERS, RO_BRAVE, RO_COWARDLY, RO_KIND, RO_TERRAINS,
-                    TW_COLOUR, TW_POINTS, TW_ROUND, TW_WANDS, WITCH)
+                    TW_COLOUR, TW_POINTS, TW_ROUND, TW_WANDS, WITCH, default_rules)
 
 MAX_PLAYERS = 6
 OBS_LEN = P.obs_len(MAX_PLAYERS)
@@ -71,6 +73,23 @@ class State(NamedTuple):
     card: np.ndarray   # [R, F] float32 each role's SELECT row for the seat selecting now
 
 
+def _state_type():
+    z1, z2 = (lambda dt: np.zeros(1, dt)), (lambda dt: np.zeros((1, 1), dt))
+    return typeof(State(z1(np.int64), z2(np.int32), z1(np.int16), z1(np.int16), z1(np.int16),
+                        z1(np.uint64), z1(np.float32), z2(np.float32), z2(np.int32),
+                        z2(np.float32)))
+
+
+# Argument types of the kernels that are called with constants. numba compiles a function
+# again for every literal argument (``True``, ``0``, ...) it has not seen; explicit signatures
+# keep each of these to one compiled version.
+TT = typeof(default_rules().tables())
+ST = _state_type()
+UF = types.UniTuple(PolicyFunc, MAX_PLAYERS)
+LOG = types.int16[:, :, ::1]
+I8, B1 = types.int64, types.boolean
+
+
 @njit(cache=True)
 def new_state(t, n_players, pol, max_opts):
     A, K = t.area.shape[0], t.tower.shape[0]
@@ -96,7 +115,7 @@ def popcount(x):
     return n
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit((TT, ST, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def add_points(t, s, seat, delta, src):
     """Move the score marker; the track never goes below the floor."""
     s.seat[seat, src] += delta
@@ -165,36 +184,17 @@ def features(s, seat):
     return s.seat[seat, S_POLICY] != P.RANDOM
 
 
-@njit(cache=True, _nrt=True)
-def call_user_list(user_funcs, i, kind, obs, opts, n, rng):
-    """A user policy from the typed list (kept apart: list access needs reference counting)."""
-    return user_funcs[i](kind, obs, opts, n, rng)
-
-
-def call_user(user_funcs, i, kind, obs, opts, n, rng):
-    """A user policy; ``user_funcs`` is None when every seat plays a built-in policy (then no
-    typed list has to be built, which compiles list code at every start)."""
-
-
-@overload(call_user)
-def _call_user(user_funcs, i, kind, obs, opts, n, rng):
-    if isinstance(user_funcs, types.NoneType):
-        return lambda user_funcs, i, kind, obs, opts, n, rng: np.int64(0)
-    return lambda user_funcs, i, kind, obs, opts, n, rng: call_user_list(
-        user_funcs, i, kind, obs, opts, n, rng)
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit((TT.types[5], ST.types[0], ST.types[1], ST.types[5], *POLICY_SIG.args[1:3], I8, I8, I8,
+       UF, LOG, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def ask(event, g, seats, st, obs, opts, seat, kind, n, user_funcs, log, lg):
     """``decide`` on the few arrays it reads (a call passes every array of its arguments)."""
     pid = seats[seat, S_POLICY]
-    if pid != P.RANDOM:
-        observe(event, g, seats, obs, seat)
     rng = st[1 + seat:2 + seat]
     if pid >= 0:
         c = call_builtin(pid, kind, obs, opts, n, rng)
-    else:
-        c = call_user(user_funcs, -1 - pid, kind, obs, opts, n, rng)
+    else:       # only user policies read the observation (the built-in ones never do)
+        observe(event, g, seats, obs, seat)
+        c = user_funcs[-1 - pid](kind, obs, opts, n, rng)
     if c < 0 or c >= n:
         if g[G_ERROR] == 0:
             g[G_ERROR] = 1
@@ -216,15 +216,20 @@ def ask(event, g, seats, st, obs, opts, seat, kind, n, user_funcs, log, lg):
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def decide(t, s, seat, kind, n, user_funcs, log, lg):
-    """Ask the seat's policy (a single option is taken without asking)."""
+    """Ask the seat's policy (a single option is taken without asking). The built-in random
+    policy is drawn right here (its choice is always legal), the others are asked by ``ask``."""
     if n == 1:
         return 0
+    if s.seat[seat, S_POLICY] == P.RANDOM and log.shape[1] == 0:
+        s.g[G_LOGGED] += 1
+        s.g[G_DECISIONS] += 1
+        return randint(s.st, 1 + seat, n)
     return ask(t.event, s.g, s.seat, s.st, s.obs, s.opts, seat, kind, n, user_funcs, log, lg)
 
 
 # ---------------------------------------------------------------- what a card can do now
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit((TT, ST, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def deliverable(t, s, seat, k):
     return ((t.tower[k, TW_ROUND] == 0 or s.board[t.area.shape[0] + k] == 0)
             and s.seat[seat, S_GREEN + t.tower[k, TW_COLOUR]] > 0)
@@ -272,7 +277,7 @@ def can_charm(t, s, seat, i):
             and s.seat[seat, S_WANDS] >= t.tiles[tile, 0])
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit((TT, ST, I8, I8, B1, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def card_features(t, s, seat, r, brave, i):
     """Row i of opts: role r played cowardly or brave from the current position."""
     clear_row(s, i)
@@ -448,7 +453,7 @@ def select_roles(t, s, user_funcs, log, lg):
             add_points(t, s, seat, t.event[ev, EC_HAND + s.seat[seat, S_NHAND]], S_EVENTS)
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def play_card(t, s, seat, r):
     """The card leaves the hand face up; an enchanted role costs its penalty at once."""
     s.seat[seat, S_HAND] &= ~(1 << r)
@@ -479,7 +484,7 @@ def play_turn(t, s, user_funcs, log, lg):
                 s.oab[n, 1] = brave
                 n += 1
     c = decide(t, s, leader, P.LEAD, n, user_funcs, log, lg)
-    r, brave = s.oab[c, 0], s.oab[c, 1]
+    r, brave = np.int64(s.oab[c, 0]), s.oab[c, 1] != 0
     play_card(t, s, leader, r)
     bravest = leader if brave else -1
     if not brave:
@@ -507,7 +512,7 @@ def play_turn(t, s, user_funcs, log, lg):
     s.g[G_TURN] += 1
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def cowardly_action(t, s, seat, r, user_funcs, log, lg):
     """The card's cowardly effect, or (Black Market / Distillery) the event's instead."""
     ev = s.g[G_EVENT]
@@ -525,22 +530,9 @@ def cowardly_action(t, s, seat, r, user_funcs, log, lg):
     role_action(t, s, seat, r, False, user_funcs, log, lg)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def role_action(t, s, seat, r, brave, user_funcs, log, lg):
-    kind = t.role[r, RO_KIND]
-    if kind == WITCH:
-        witch(t, s, seat, r, brave, user_funcs, log, lg)
-    elif kind == GATHERER:
-        gatherer(t, s, seat, r, brave, user_funcs, log, lg)
-    elif kind == DRUID:
-        druid(t, s, seat, r, brave, user_funcs, log, lg)
-    else:
-        weather_fairy(t, s, seat, r, brave, user_funcs, log, lg)
-
-
 # ---------------------------------------------------------------- the roles
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def witch(t, s, seat, r, brave, user_funcs, log, lg):
     """Move one pawn to an adjacent area of the witch's terrain; brave: then deliver there."""
     feat = features(s, seat)
@@ -580,7 +572,7 @@ def witch(t, s, seat, r, brave, user_funcs, log, lg):
         deliver_potion(t, s, seat, r, m, True, 0, user_funcs, log, lg)
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def druid(t, s, seat, r, brave, user_funcs, log, lg):
     """Deliver one potion without moving; brave: + bonus if a delivery happened."""
     K = t.tower.shape[0]
@@ -609,7 +601,7 @@ def druid(t, s, seat, r, brave, user_funcs, log, lg):
                    user_funcs, log, lg)
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit((TT, ST, I8, I8, I8, B1, I8, UF, LOG, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def deliver_potion(t, s, seat, r, m, brave, bonus, user_funcs, log, lg):
     """Deliver to one of the m towers in oab[:m, 0], or decline (option m)."""
     if features(s, seat):
@@ -639,7 +631,7 @@ def deliver_potion(t, s, seat, r, m, brave, bonus, user_funcs, log, lg):
     s.rec[t.event.shape[0] + t.role.shape[0] + k] += 1
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def gatherer(t, s, seat, r, brave, user_funcs, log, lg):
     """Take the gatherer's resources, or decline."""
     if features(s, seat):
@@ -652,7 +644,7 @@ def gatherer(t, s, seat, r, brave, user_funcs, log, lg):
         s.seat[seat, S_GREEN + c] += t.role[r, c0 + c]
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def weather_fairy(t, s, seat, r, brave, user_funcs, log, lg):
     """Charm a cloud next to a pawn, paying its stars in wands; brave: + bonus if charmed."""
     feat = features(s, seat)
@@ -689,9 +681,22 @@ def weather_fairy(t, s, seat, r, brave, user_funcs, log, lg):
         add_points(t, s, seat, bonus, S_BRAVE)
 
 
+@njit((TT, ST, I8, I8, B1, UF, LOG, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def role_action(t, s, seat, r, brave, user_funcs, log, lg):
+    kind = t.role[r, RO_KIND]
+    if kind == WITCH:
+        witch(t, s, seat, r, brave, user_funcs, log, lg)
+    elif kind == GATHERER:
+        gatherer(t, s, seat, r, brave, user_funcs, log, lg)
+    elif kind == DRUID:
+        druid(t, s, seat, r, brave, user_funcs, log, lg)
+    else:
+        weather_fairy(t, s, seat, r, brave, user_funcs, log, lg)
+
+
 # ---------------------------------------------------------------- events
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def black_market(t, s, seat, ev, user_funcs, log, lg):
     """Black Market / Distillery: the event's gain instead of the cowardly effect."""
     for c in range(4):
@@ -734,7 +739,7 @@ def round_end_event(t, s, user_funcs, log, lg):
                 add_points(t, s, seat, t.event[ev, EC_POINTS], S_EVENTS)
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def the_works(t, s, ev, user_funcs, log, lg):
     """Each player may pay up to max_sets sets of 4 different resources for points."""
     for seat in range(s.seat.shape[0]):
@@ -755,7 +760,7 @@ def the_works(t, s, ev, user_funcs, log, lg):
             add_points(t, s, seat, t.event[ev, EC_POINTS], S_EVENTS)
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def upper_hand(t, s, ev, user_funcs, log, lg):
     """Secret reveals; the highest (ties: all) score and pay their reveal. 0 never wins."""
     n_players = s.seat.shape[0]
@@ -818,9 +823,17 @@ def resource_set_points(t, g, p, o, w):
     return best
 
 
+GAME_SIG = types.int64(TT, ST, types.uint64, I8, UF, LOG, I8, types.int64[::1], types.int64[::1],
+                       types.int16[:, :, ::1], types.int8[:, ::1], types.float32[:, ::1],
+                       types.int32[:, ::1], types.int64[:, ::1])
+
+
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def play_game(t, s, key, game, user_funcs, log, lg):
-    """Setup, the rounds, end scoring: one whole game into State s."""
+def play_game(t, s, key, game, user_funcs, log, i, primary, secondary, seat_out, rank, win,
+              game_out, errors):
+    """Setup, the rounds, end scoring: one whole game into State s, then its row i of the
+    outputs (see ``play_batch``). ``play_batch`` calls it through a function pointer."""
+    lg = i if log.shape[1] else 0
     setup(t, s, key, game)
     n_players = s.seat.shape[0]
     N = t.tiles.shape[0]
@@ -850,16 +863,45 @@ def play_game(t, s, key, game, user_funcs, log, lg):
         add_points(t, s, p, lightning_points(t, s.seat[p, S_BOLTS]), S_LIGHTNING)
         add_points(t, s, p, resource_set_points(t, s.seat[p, S_GREEN], s.seat[p, S_PURPLE],
                                                 s.seat[p, S_ORANGE], s.seat[p, S_WANDS]), S_SETS)
+    for p in range(n_players):
+        o = seat_out[i, p]
+        o[0] = s.seat[p, S_SCORE]
+        o[1] = t.p[P_START_SCORE]
+        for j in range(S_TOWERS, S_FLOOR + 1):
+            o[1 + j] = s.seat[p, j]
+        o[9] = s.seat[p, S_DELIV]
+        o[10] = s.seat[p, S_CHARMED]
+        o[11] = s.seat[p, S_BRAVE_DONE]
+        o[12] = s.seat[p, S_CANCELLED]
+        o[13] = total_resources(s, p)
+        o[14] = s.seat[p, S_PAWN_A]
+        o[15] = s.seat[p, S_PAWN_B]
+        primary[p] = s.seat[p, S_SCORE]
+        secondary[p] = total_resources(s, p)
+    rank_and_share(primary, secondary, n_players, rank[i], win[i])
+    game_out[i, 0] = s.g[G_DECISIONS]
+    for j in range(s.rec.shape[0]):
+        game_out[i, 1 + j] = s.rec[j]
+    errors[i, 0] = s.g[G_ERROR]
+    errors[i, 1] = s.g[G_ERR_SEAT]
+    errors[i, 2] = s.g[G_ERR_KIND]
+    errors[i, 3] = s.g[G_ERR_CHOICE]
+    errors[i, 4] = s.g[G_ERR_N]
+    errors[i, 5] = s.g[G_LOGGED]
+    return 0
 
 
 @njit(cache=True, parallel=True)
-def play_batch(t, key, start, n_games, pol, user_funcs, max_opts, block, seat_out, rank, win,
-               game_out, errors, log):
+def play_batch(t, key, start, n_games, pol, game_fn, user_funcs, max_opts, block, seat_out,
+               rank, win, game_out, errors, log):
     """Play games start .. start+n_games-1; row i of every output is game start+i.
 
     seat_out [G, P, 16] int16 (``api.SEAT_COLS``), rank [G, P] int8, win [G, P] float32,
     game_out [G, 1 + E + R + K + C] int32 (decisions, then State.rec), errors [G, 6] int64
     (error flag, seat, kind, choice, n_opts, decisions logged), log [G, cap, 4] int16.
+    ``game_fn``: ``play_game`` as a first-class function (``game_kernel()``): called through a
+    pointer, its machine code is not linked into (and optimised again with) this kernel's.
+    ``user_funcs``: the user policies, a tuple of ``MAX_PLAYERS`` first-class functions.
     """
     n_players = pol.shape[0]
     n_blocks = (n_games + block - 1) // block
@@ -867,29 +909,31 @@ def play_batch(t, key, start, n_games, pol, user_funcs, max_opts, block, seat_ou
         s = new_state(t, n_players, pol, max_opts)
         primary = np.zeros(n_players, np.int64)
         secondary = np.zeros(n_players, np.int64)
-        for i in range(b * block, min(n_games, (b + 1) * block)):
-            play_game(t, s, key, start + i, user_funcs, log, i if log.shape[1] else 0)
-            for p in range(n_players):
-                o = seat_out[i, p]
-                o[0] = s.seat[p, S_SCORE]
-                o[1] = t.p[P_START_SCORE]
-                for j in range(S_TOWERS, S_FLOOR + 1):
-                    o[1 + j] = s.seat[p, j]
-                o[9] = s.seat[p, S_DELIV]
-                o[10] = s.seat[p, S_CHARMED]
-                o[11] = s.seat[p, S_BRAVE_DONE]
-                o[12] = s.seat[p, S_CANCELLED]
-                o[13] = total_resources(s, p)
-                o[14] = s.seat[p, S_PAWN_A]
-                o[15] = s.seat[p, S_PAWN_B]
-                primary[p] = s.seat[p, S_SCORE]
-                secondary[p] = total_resources(s, p)
-            rank_and_share(primary, secondary, n_players, rank[i], win[i])
-            game_out[i, 0] = s.g[G_DECISIONS]
-            game_out[i, 1:] = s.rec
-            errors[i, 0] = s.g[G_ERROR]
-            errors[i, 1] = s.g[G_ERR_SEAT]
-            errors[i, 2] = s.g[G_ERR_KIND]
-            errors[i, 3] = s.g[G_ERR_CHOICE]
-            errors[i, 4] = s.g[G_ERR_N]
-            errors[i, 5] = s.g[G_LOGGED]
+        b0 = np.int64(b) * block
+        for i in range(b0, min(n_games, b0 + block)):
+            game_fn(t, s, key, start + i, user_funcs, log, i, primary, secondary, seat_out,
+                    rank, win, game_out, errors)
+
+
+class FirstClass(WrapperAddressProtocol):
+    """A compiled function as a numba first-class function value (its C wrapper's address)."""
+
+    def __init__(self, func, sig):
+        self.func, self.sig = func, sig
+        self.address = _get_wrapper_address(func, sig)
+
+    def __wrapper_address__(self):
+        return self.address
+
+    def signature(self):
+        return self.sig
+
+
+_GAME: list = []
+
+
+def game_kernel() -> FirstClass:
+    """``play_game`` compiled for ``GAME_SIG`` (on first use), as a first-class function."""
+    if not _GAME:
+        _GAME.append(FirstClass(play_game, GAME_SIG))
+    return _GAME[0]

@@ -54,7 +54,7 @@ hands are being selected, the other seats' cards in hand are -1 (their size is s
 """
 from __future__ import annotations
 
-from numba import njit
+from numba import njit, types
 
 from simcore.policy import POLICY_SIG
 from simcore.rng import randint
@@ -129,7 +129,7 @@ BUILTIN_IDS = {name: i for i, name in enumerate(POLICIES)}
 RANDOM, GREEDY, CAREFUL, CLOUD = range(4)
 
 
-@njit(cache=True)
+@njit((types.int64, *POLICY_SIG.args), cache=True)
 def call_builtin(pid, kind, obs, opts, n_opts, rng):
     """Dispatch a built-in policy by id (inside the compiled engine)."""
     if pid == RANDOM:

@@ -69,6 +69,13 @@ def user_funcs(sp: SeatPolicies) -> tuple:
     return tuple(funcs)
 
 
+def flat_tables(rules: Rules) -> np.ndarray:
+    """The rules as the kernels' one int64 array (built once per ``Rules``)."""
+    if rules.__dict__.get("_flat") is None:
+        rules.__dict__["_flat"] = E.flat_tables(rules.tables())
+    return rules.__dict__["_flat"]
+
+
 def max_opts(rules: Rules) -> int:
     """Rows of the option buffer: the largest decision the rules allow."""
     t = rules.tables()
@@ -112,7 +119,7 @@ def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
     logs = np.zeros((n, LOG_CAP if log else 0, 4), np.int16)
     with warnings.catch_warnings():    # numba flags first-class functions as experimental
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-        E.play_batch(rules.tables(), np.uint64(key), start, n, sp.ids, E.game_kernel(),
+        E.play_batch(flat_tables(rules), np.uint64(key), start, n, sp.ids, E.game_kernel(),
                      user_funcs(sp), max_opts(rules), BLOCK, b.seat_out, b.rank, b.win,
                      b.game_out, errors, logs)
     bad = np.flatnonzero(errors[:, 0])

@@ -39,7 +39,7 @@ from .rules import (DRUID, EC_ANY_POTION, EC_GAIN, EC_HAND, EC_KIND, EC_LIMIT, E
                     P_LIGHT_BEYOND, P_N_ROLES, P_RESHUFFLE_ALL, P_ROUNDS, P_SET3, P_SET4,
                     P_START_GREEN, P_START_SCORE, P_TOWER_PTR, P_WANDS_FIRST,
                     P_WANDS_LAST, P_WANDS_OTHERS, RO_BRAVE, RO_COWARDLY, RO_KIND, RO_TERRAINS,
-                    TW_COLOUR, TW_POINTS, TW_ROUND, TW_WANDS, WITCH, default_rules)
+                    TW_COLOUR, TW_POINTS, TW_ROUND, TW_WANDS, WITCH, Tables)
 
 MAX_PLAYERS = 6
 OBS_LEN = P.obs_len(MAX_PLAYERS)
@@ -54,6 +54,48 @@ NEG = -(1 << 30)
  S_PURPLE, S_ORANGE, S_WANDS, S_PAWN_A, S_PAWN_B, S_BOLTS, S_HAND, S_NHAND, S_PLAYED, S_DELIV,
  S_CHARMED, S_BRAVE_DONE, S_CANCELLED, S_BID, S_POLICY) = range(24)
 N_SEAT = 24
+
+
+# The rules as one int64 array (``flat_tables``): Tables.p at [0, len(p)), then these slots,
+# then each table's rows back to back; the graph's CSR pointers are indices into this array.
+(T_AREA, T_AREA_W, T_TOWER, T_ROLE, T_EVENT, T_EVENT_W, T_CLOUD, T_TILES, T_LIGHT, T_N_AREA,
+ T_N_TOWER, T_N_EVENT, T_N_CLOUD, T_N_TILES, T_N_LIGHT) = range(64, 79)
+T_HEADER = 80
+GRAPH_PTRS = (P_ADJ_PTR, P_TOWER_PTR, P_AREA_TOWER_PTR)
+
+
+def flat_tables(tb: Tables) -> np.ndarray:
+    """Pack ``Tables`` into the one array the kernels read (one argument instead of nine
+    arrays, about 70 machine words, at every call between kernels)."""
+    assert tb.p.shape[0] <= T_AREA and tb.tower.shape[1] == 4 and tb.role.shape[1] == 10
+    head = np.zeros(T_HEADER, np.int64)
+    head[:tb.p.shape[0]] = tb.p
+    parts, at = [head], T_HEADER
+
+    def put(arr):
+        nonlocal at
+        parts.append(np.asarray(arr, np.int64).ravel())
+        at += parts[-1].shape[0]
+        return at - parts[-1].shape[0]
+
+    graph, g0 = tb.graph.astype(np.int64), at
+    for slot in GRAPH_PTRS:     # pointer block graph[p[slot]:p[slot + 1]], then the lists
+        graph[tb.p[slot]:tb.p[slot + 1]] += g0
+        head[slot] += g0
+        head[slot + 1] += g0
+    put(graph)
+    head[T_AREA], head[T_AREA_W] = put(tb.area), tb.area.shape[1]
+    head[T_TOWER] = put(tb.tower)
+    head[T_ROLE] = put(tb.role)
+    head[T_EVENT], head[T_EVENT_W] = put(tb.event), tb.event.shape[1]
+    head[T_CLOUD] = put(tb.cloud_area)
+    head[T_TILES] = put(tb.tiles)
+    head[T_LIGHT] = put(tb.lightning)
+    head[T_N_AREA], head[T_N_TOWER], head[T_N_EVENT] = (tb.area.shape[0], tb.tower.shape[0],
+                                                        tb.event.shape[0])
+    head[T_N_CLOUD], head[T_N_TILES], head[T_N_LIGHT] = (tb.cloud_area.shape[0],
+                                                         tb.tiles.shape[0], tb.lightning.shape[0])
+    return np.concatenate(parts)
 
 
 class State(NamedTuple):
@@ -83,17 +125,56 @@ def _state_type():
 # Argument types of the kernels that are called with constants. numba compiles a function
 # again for every literal argument (``True``, ``0``, ...) it has not seen; explicit signatures
 # keep each of these to one compiled version.
-TT = typeof(default_rules().tables())
+TT = types.int64[::1]
 ST = _state_type()
 UF = types.UniTuple(PolicyFunc, MAX_PLAYERS)
 LOG = types.int16[:, :, ::1]
 I8, B1 = types.int64, types.boolean
 
 
+# ---------------------------------------------------------------- the rules' tables
+
+@njit((TT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def area_of(t, a, c):
+    """Tables.area[a, c]: terrain code (c = 0), adjacency to area c - 1."""
+    return t[t[T_AREA] + a * t[T_AREA_W] + c]
+
+
+@njit((TT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def tower_of(t, k, c):
+    return t[t[T_TOWER] + k * 4 + c]
+
+
+@njit((TT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def role_of(t, r, c):
+    return t[t[T_ROLE] + r * 10 + c]
+
+
+@njit((TT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def event_of(t, ev, c):
+    return t[t[T_EVENT] + ev * t[T_EVENT_W] + c]
+
+
+@njit((TT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def tile_of(t, n, c):
+    """Tables.tiles[n, c]: stars (c = 0), lightning (c = 1) of cloud tile n."""
+    return t[t[T_TILES] + n * 2 + c]
+
+
+@njit((TT, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def cloud_area_of(t, i):
+    return t[t[T_CLOUD] + i]
+
+
+@njit((TT, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def lightning_of(t, i):
+    return t[t[T_LIGHT] + i]
+
+
 @njit(cache=True)
 def new_state(t, n_players, pol, max_opts):
-    A, K = t.area.shape[0], t.tower.shape[0]
-    N, E, R, C = t.tiles.shape[0], t.event.shape[0], t.role.shape[0], t.cloud_area.shape[0]
+    A, K = t[T_N_AREA], t[T_N_TOWER]
+    N, E, R, C = t[T_N_TILES], t[T_N_EVENT], t[P_N_ROLES], t[T_N_CLOUD]
     s = State(np.zeros(17, np.int64), np.zeros((n_players, N_SEAT), np.int32),
               np.zeros(A + K, np.int16), np.zeros(N + E + R, np.int16),
               np.zeros(E + R + K + C, np.int16), np.zeros(1 + n_players, np.uint64),
@@ -120,9 +201,9 @@ def add_points(t, s, seat, delta, src):
     """Move the score marker; the track never goes below the floor."""
     s.seat[seat, src] += delta
     new = s.seat[seat, S_SCORE] + delta
-    if t.p[P_HAS_FLOOR] and new < t.p[P_FLOOR]:
-        s.seat[seat, S_FLOOR] += t.p[P_FLOOR] - new
-        new = t.p[P_FLOOR]
+    if t[P_HAS_FLOOR] and new < t[P_FLOOR]:
+        s.seat[seat, S_FLOOR] += t[P_FLOOR] - new
+        new = t[P_FLOOR]
     s.seat[seat, S_SCORE] = new
 
 
@@ -148,7 +229,7 @@ def total_resources(s, seat):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def observe(event, g, seats, o, seat):
+def observe(t, g, seats, o, seat):
     n_players = seats.shape[0]
     for i in range(o.shape[0]):
         o[i] = -1.0
@@ -157,7 +238,7 @@ def observe(event, g, seats, o, seat):
     o[P.O_SEAT] = seat
     ev = g[G_EVENT]
     o[P.O_EVENT] = ev
-    o[P.O_EVENT_CODE] = event[ev, EC_KIND] if ev >= 0 else -1
+    o[P.O_EVENT_CODE] = event_of(t, ev, EC_KIND) if ev >= 0 else -1
     o[P.O_ENCHANTED] = g[G_ENCHANTED]
     o[P.O_HAND] = seats[seat, S_HAND]
     o[P.O_LEADER] = g[G_LEADER]
@@ -184,16 +265,16 @@ def features(s, seat):
     return s.seat[seat, S_POLICY] != P.RANDOM
 
 
-@njit((TT.types[5], ST.types[0], ST.types[1], ST.types[5], *POLICY_SIG.args[1:3], I8, I8, I8,
+@njit((TT, ST.types[0], ST.types[1], ST.types[5], *POLICY_SIG.args[1:3], I8, I8, I8,
        UF, LOG, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def ask(event, g, seats, st, obs, opts, seat, kind, n, user_funcs, log, lg):
+def ask(t, g, seats, st, obs, opts, seat, kind, n, user_funcs, log, lg):
     """``decide`` on the few arrays it reads (a call passes every array of its arguments)."""
     pid = seats[seat, S_POLICY]
     rng = st[1 + seat:2 + seat]
     if pid >= 0:
         c = call_builtin(pid, kind, obs, opts, n, rng)
     else:       # only user policies read the observation (the built-in ones never do)
-        observe(event, g, seats, obs, seat)
+        observe(t, g, seats, obs, seat)
         c = user_funcs[-1 - pid](kind, obs, opts, n, rng)
     if c < 0 or c >= n:
         if g[G_ERROR] == 0:
@@ -224,32 +305,32 @@ def decide(t, s, seat, kind, n, user_funcs, log, lg):
         s.g[G_LOGGED] += 1
         s.g[G_DECISIONS] += 1
         return randint(s.st, 1 + seat, n)
-    return ask(t.event, s.g, s.seat, s.st, s.obs, s.opts, seat, kind, n, user_funcs, log, lg)
+    return ask(t, s.g, s.seat, s.st, s.obs, s.opts, seat, kind, n, user_funcs, log, lg)
 
 
 # ---------------------------------------------------------------- what a card can do now
 
 @njit((TT, ST, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def deliverable(t, s, seat, k):
-    return ((t.tower[k, TW_ROUND] == 0 or s.board[t.area.shape[0] + k] == 0)
-            and s.seat[seat, S_GREEN + t.tower[k, TW_COLOUR]] > 0)
+    return ((tower_of(t, k, TW_ROUND) == 0 or s.board[t[T_N_AREA] + k] == 0)
+            and s.seat[seat, S_GREEN + tower_of(t, k, TW_COLOUR)] > 0)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def best_delivery_area(t, s, seat, a):
     """Best tower points at area a the seat can deliver to now; NEG if none."""
     best = NEG
-    ptr = t.p[P_AREA_TOWER_PTR]
-    for i in range(t.graph[ptr + a], t.graph[ptr + a + 1]):
-        k = t.graph[i]
-        if deliverable(t, s, seat, k) and t.tower[k, TW_POINTS] > best:
-            best = t.tower[k, TW_POINTS]
+    ptr = t[P_AREA_TOWER_PTR]
+    for i in range(t[ptr + a], t[ptr + a + 1]):
+        k = t[i]
+        if deliverable(t, s, seat, k) and tower_of(t, k, TW_POINTS) > best:
+            best = tower_of(t, k, TW_POINTS)
     return best
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def witch_can_enter(t, s, r, a):
-    return (t.role[r, RO_TERRAINS] >> t.area[a, 0]) & 1 and s.board[a] < 0
+    return (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 and s.board[a] < 0
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -257,24 +338,24 @@ def druid_can(t, s, seat, r, k):
     """Tower k touches an eligible pawn area and can take a potion."""
     if not deliverable(t, s, seat, k):
         return False
-    ptr = t.p[P_TOWER_PTR]
+    ptr = t[P_TOWER_PTR]
     for p in range(2):
         a = s.seat[seat, S_PAWN_A + p]
-        if t.p[P_DRUID_TERRAIN] and not (t.role[r, RO_TERRAINS] >> t.area[a, 0]) & 1:
+        if t[P_DRUID_TERRAIN] and not (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1:
             continue
-        for i in range(t.graph[ptr + k], t.graph[ptr + k + 1]):
-            if t.graph[i] == a:
+        for i in range(t[ptr + k], t[ptr + k + 1]):
+            if t[i] == a:
                 return True
     return False
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def can_charm(t, s, seat, i):
-    a = t.cloud_area[i]
+    a = cloud_area_of(t, i)
     tile = s.board[a]
-    return (tile >= 0 and (t.area[a, 1 + s.seat[seat, S_PAWN_A]] != 0
-                           or t.area[a, 1 + s.seat[seat, S_PAWN_B]] != 0)
-            and s.seat[seat, S_WANDS] >= t.tiles[tile, 0])
+    return (tile >= 0 and (area_of(t, a, 1 + s.seat[seat, S_PAWN_A]) != 0
+                           or area_of(t, a, 1 + s.seat[seat, S_PAWN_B]) != 0)
+            and s.seat[seat, S_WANDS] >= tile_of(t, tile, 0))
 
 
 @njit((TT, ST, I8, I8, B1, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -282,14 +363,14 @@ def card_features(t, s, seat, r, brave, i):
     """Row i of opts: role r played cowardly or brave from the current position."""
     clear_row(s, i)
     o = s.opts[i]
-    kind = t.role[r, RO_KIND]
+    kind = role_of(t, r, RO_KIND)
     if kind == WITCH and brave:
         best = NEG
-        adj = t.p[P_ADJ_PTR]
+        adj = t[P_ADJ_PTR]
         for p in range(2):
             a0 = s.seat[seat, S_PAWN_A + p]
-            for j in range(t.graph[adj + a0], t.graph[adj + a0 + 1]):
-                a = t.graph[j]
+            for j in range(t[adj + a0], t[adj + a0 + 1]):
+                a = t[j]
                 if witch_can_enter(t, s, r, a):
                     best = max(best, best_delivery_area(t, s, seat, a))
         if best > NEG:
@@ -300,31 +381,31 @@ def card_features(t, s, seat, r, brave, i):
         best = NEG
         for p in range(2):
             a = s.seat[seat, S_PAWN_A + p]
-            if t.p[P_DRUID_TERRAIN] and not (t.role[r, RO_TERRAINS] >> t.area[a, 0]) & 1:
+            if t[P_DRUID_TERRAIN] and not (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1:
                 continue
             best = max(best, best_delivery_area(t, s, seat, a))
         if best > NEG:
-            o[P.F_POINTS] = best + (t.p[P_BONUS_DRUID] if brave else 0)
+            o[P.F_POINTS] = best + (t[P_BONUS_DRUID] if brave else 0)
             o[P.F_PAY_POTIONS] = 1
     elif kind == FAIRY:
         bolts, stars = -1, 0
-        for c in range(t.cloud_area.shape[0]):
+        for c in range(t[T_N_CLOUD]):
             if can_charm(t, s, seat, c):
-                tile = s.board[t.cloud_area[c]]
-                b, st = t.tiles[tile, 1], t.tiles[tile, 0]
+                tile = s.board[cloud_area_of(t, c)]
+                b, st = tile_of(t, tile, 1), tile_of(t, tile, 0)
                 if b > bolts or (b == bolts and st < stars):
                     bolts, stars = b, st
         if bolts >= 0:
             o[P.F_LIGHTNING] = bolts
             o[P.F_PAY_WANDS] = stars
-            o[P.F_POINTS] = t.p[P_BONUS_FAIRY] if brave else 0
+            o[P.F_POINTS] = t[P_BONUS_FAIRY] if brave else 0
     elif kind == GATHERER:
         c0 = RO_BRAVE if brave else RO_COWARDLY
-        o[P.F_GAIN_POTIONS] = t.role[r, c0] + t.role[r, c0 + 1] + t.role[r, c0 + 2]
-        o[P.F_GAIN_WANDS] = t.role[r, c0 + 3]
+        o[P.F_GAIN_POTIONS] = role_of(t, r, c0) + role_of(t, r, c0 + 1) + role_of(t, r, c0 + 2)
+        o[P.F_GAIN_WANDS] = role_of(t, r, c0 + 3)
     o[P.F_ROLE] = r
     o[P.F_BRAVE] = 1 if brave else 0
-    o[P.F_PENALTY] = t.p[P_ENCH_PENALTY] if (s.g[G_ENCHANTED] >> r) & 1 else 0
+    o[P.F_PENALTY] = t[P_ENCH_PENALTY] if (s.g[G_ENCHANTED] >> r) & 1 else 0
     o[P.F_TARGET] = r
 
 
@@ -332,7 +413,7 @@ def card_features(t, s, seat, r, brave, i):
 def cancel_risk(t, s, r, first, n_later):
     """Expected number of the next ``n_later`` players from ``first`` holding role r."""
     n_players = s.seat.shape[0]
-    unplayed = t.p[P_N_ROLES] - popcount(s.g[G_PLAYED] & ~(1 << r))
+    unplayed = t[P_N_ROLES] - popcount(s.g[G_PLAYED] & ~(1 << r))
     risk = 0.0
     for k in range(n_later):
         risk += s.seat[(first + k) % n_players, S_NHAND] / unplayed
@@ -344,20 +425,20 @@ def cancel_risk(t, s, r, first, n_later):
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def setup(t, s, key, game):
     n_players = s.seat.shape[0]
-    A, N, E = t.area.shape[0], t.tiles.shape[0], t.event.shape[0]
+    A, N, E = t[T_N_AREA], t[T_N_TILES], t[T_N_EVENT]
     seed_streams(key, game, s.st)
     s.g[:] = 0
     s.g[G_EVENT] = -1
     for p in range(n_players):
         for j in range(S_POLICY):
             s.seat[p, j] = 0
-        s.seat[p, S_SCORE] = t.p[P_START_SCORE]
+        s.seat[p, S_SCORE] = t[P_START_SCORE]
         for c in range(3):
-            s.seat[p, S_GREEN + c] = t.p[P_START_GREEN + c]
-        s.seat[p, S_WANDS] = t.p[P_WANDS_FIRST] if p == 0 else (
-            t.p[P_WANDS_LAST] if p == n_players - 1 else t.p[P_WANDS_OTHERS])
-        s.seat[p, S_PAWN_A] = t.p[P_CASTLE_A]
-        s.seat[p, S_PAWN_B] = t.p[P_CASTLE_B]
+            s.seat[p, S_GREEN + c] = t[P_START_GREEN + c]
+        s.seat[p, S_WANDS] = t[P_WANDS_FIRST] if p == 0 else (
+            t[P_WANDS_LAST] if p == n_players - 1 else t[P_WANDS_OTHERS])
+        s.seat[p, S_PAWN_A] = t[P_CASTLE_A]
+        s.seat[p, S_PAWN_B] = t[P_CASTLE_B]
     s.board[:A] = -1
     s.board[A:] = 0
     s.rec[:] = 0
@@ -365,14 +446,14 @@ def setup(t, s, key, game):
     for i in range(N):
         tiles[i] = i
     shuffle(s.st, CHANCE, tiles, N)
-    for i in range(t.cloud_area.shape[0]):
-        s.board[t.cloud_area[i]] = tiles[i]
+    for i in range(t[T_N_CLOUD]):
+        s.board[cloud_area_of(t, i)] = tiles[i]
     events = s.decks[N:N + E]
     for i in range(E):
         events[i] = i
     shuffle(s.st, CHANCE, events, E)
-    if t.p[P_ENCH_TOTAL] - n_players > 0:
-        R = t.p[P_N_ROLES]
+    if t[P_ENCH_TOTAL] - n_players > 0:
+        R = t[P_N_ROLES]
         deck = s.decks[N + E:]
         for r in range(R):
             deck[r] = r
@@ -382,17 +463,17 @@ def setup(t, s, key, game):
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def reveal_enchanted_roles(t, s):
-    n = t.p[P_ENCH_TOTAL] - s.seat.shape[0]
+    n = t[P_ENCH_TOTAL] - s.seat.shape[0]
     if n <= 0:
         return
-    R = t.p[P_N_ROLES]
-    deck = s.decks[t.tiles.shape[0] + t.event.shape[0]:]
+    R = t[P_N_ROLES]
+    deck = s.decks[t[T_N_TILES] + t[T_N_EVENT]:]
     revealed = 0
     for _ in range(n):
         if s.g[G_ENCH_PTR] == s.g[G_ENCH_N]:
             m = 0
             for r in range(R):
-                if t.p[P_RESHUFFLE_ALL] or not (revealed >> r) & 1:
+                if t[P_RESHUFFLE_ALL] or not (revealed >> r) & 1:
                     deck[m] = r
                     m += 1
             shuffle(s.st, CHANCE, deck, m)
@@ -401,7 +482,7 @@ def reveal_enchanted_roles(t, s):
         revealed |= 1 << deck[s.g[G_ENCH_PTR]]
         s.g[G_ENCH_PTR] += 1
     s.g[G_ENCHANTED] = revealed
-    rec = t.event.shape[0]
+    rec = t[T_N_EVENT]
     for r in range(R):
         if (revealed >> r) & 1:
             s.rec[rec + r] |= 1 << (s.g[G_ROUND] - 1)
@@ -410,12 +491,12 @@ def reveal_enchanted_roles(t, s):
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def select_roles(t, s, user_funcs, log, lg):
     ev = s.g[G_EVENT]
-    R = t.p[P_N_ROLES]
-    mol = ev >= 0 and t.event[ev, EC_KIND] == EV_MORE_OR_LESS
-    max_size = t.p[P_HAND_SIZE]
+    R = t[P_N_ROLES]
+    mol = ev >= 0 and event_of(t, ev, EC_KIND) == EV_MORE_OR_LESS
+    max_size = t[P_HAND_SIZE]
     if mol:
         for n in range(R + 1):
-            if t.event[ev, EC_HAND + n] != NO_HAND:
+            if event_of(t, ev, EC_HAND + n) != NO_HAND:
                 max_size = n
     s.g[G_SELECTING] = 1
     for seat in range(s.seat.shape[0]):
@@ -437,7 +518,7 @@ def select_roles(t, s, user_funcs, log, lg):
                             s.opts[n, f] = s.card[r, f]
                     s.oab[n, 0] = r
                     n += 1
-            if mol and t.event[ev, EC_HAND + s.seat[seat, S_NHAND]] != NO_HAND:
+            if mol and event_of(t, ev, EC_HAND + s.seat[seat, S_NHAND]) != NO_HAND:
                 if feat:
                     stop_row(s, n)
                 s.oab[n, 0] = -1
@@ -450,7 +531,7 @@ def select_roles(t, s, user_funcs, log, lg):
     s.g[G_SELECTING] = 0
     if mol:
         for seat in range(s.seat.shape[0]):
-            add_points(t, s, seat, t.event[ev, EC_HAND + s.seat[seat, S_NHAND]], S_EVENTS)
+            add_points(t, s, seat, event_of(t, ev, EC_HAND + s.seat[seat, S_NHAND]), S_EVENTS)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -461,7 +542,7 @@ def play_card(t, s, seat, r):
     s.seat[seat, S_PLAYED] |= 1 << r
     s.g[G_PLAYED] |= 1 << r
     if (s.g[G_ENCHANTED] >> r) & 1:
-        add_points(t, s, seat, -t.p[P_ENCH_PENALTY], S_ENCHANTED)
+        add_points(t, s, seat, -t[P_ENCH_PENALTY], S_ENCHANTED)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -473,7 +554,7 @@ def play_turn(t, s, user_funcs, log, lg):
     s.g[G_LEADER] = leader
     feat = features(s, leader)
     n = 0
-    for r in range(t.p[P_N_ROLES]):
+    for r in range(t[P_N_ROLES]):
         if (s.seat[leader, S_HAND] >> r) & 1:
             for brave in range(2):
                 if feat:
@@ -516,14 +597,14 @@ def play_turn(t, s, user_funcs, log, lg):
 def cowardly_action(t, s, seat, r, user_funcs, log, lg):
     """The card's cowardly effect, or (Black Market / Distillery) the event's instead."""
     ev = s.g[G_EVENT]
-    if ev >= 0 and t.event[ev, EC_KIND] == EV_ALTERNATIVE:
+    if ev >= 0 and event_of(t, ev, EC_KIND) == EV_ALTERNATIVE:
         if features(s, seat):
             card_features(t, s, seat, r, False, 0)
             clear_row(s, 1)
             s.opts[1, P.F_TARGET] = ev
-            s.opts[1, P.F_GAIN_POTIONS] = (t.event[ev, EC_GAIN] + t.event[ev, EC_GAIN + 1]
-                                          + t.event[ev, EC_GAIN + 2] + t.event[ev, EC_ANY_POTION])
-            s.opts[1, P.F_GAIN_WANDS] = t.event[ev, EC_GAIN + 3]
+            s.opts[1, P.F_GAIN_POTIONS] = (event_of(t, ev, EC_GAIN) + event_of(t, ev, EC_GAIN + 1)
+                                          + event_of(t, ev, EC_GAIN + 2) + event_of(t, ev, EC_ANY_POTION))
+            s.opts[1, P.F_GAIN_WANDS] = event_of(t, ev, EC_GAIN + 3)
         if decide(t, s, seat, P.ALTERNATIVE, 2, user_funcs, log, lg) == 1:
             black_market(t, s, seat, ev, user_funcs, log, lg)
             return
@@ -536,12 +617,12 @@ def cowardly_action(t, s, seat, r, user_funcs, log, lg):
 def witch(t, s, seat, r, brave, user_funcs, log, lg):
     """Move one pawn to an adjacent area of the witch's terrain; brave: then deliver there."""
     feat = features(s, seat)
-    adj = t.p[P_ADJ_PTR]
+    adj = t[P_ADJ_PTR]
     n = 0
     for p in range(2):
         a0 = s.seat[seat, S_PAWN_A + p]
-        for j in range(t.graph[adj + a0], t.graph[adj + a0 + 1]):
-            a = t.graph[j]
+        for j in range(t[adj + a0], t[adj + a0 + 1]):
+            a = t[j]
             if witch_can_enter(t, s, r, a):
                 if feat:
                     clear_row(s, n)
@@ -562,10 +643,10 @@ def witch(t, s, seat, r, brave, user_funcs, log, lg):
     a = s.oab[c, 1]
     s.seat[seat, S_PAWN_A + s.oab[c, 0]] = a
     if brave:
-        ptr = t.p[P_AREA_TOWER_PTR]
+        ptr = t[P_AREA_TOWER_PTR]
         m = 0
-        for i in range(t.graph[ptr + a], t.graph[ptr + a + 1]):
-            k = t.graph[i]
+        for i in range(t[ptr + a], t[ptr + a + 1]):
+            k = t[i]
             if deliverable(t, s, seat, k):
                 s.oab[m, 0] = k
                 m += 1
@@ -575,7 +656,7 @@ def witch(t, s, seat, r, brave, user_funcs, log, lg):
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def druid(t, s, seat, r, brave, user_funcs, log, lg):
     """Deliver one potion without moving; brave: + bonus if a delivery happened."""
-    K = t.tower.shape[0]
+    K = t[T_N_TOWER]
     m = 0
     if K > 63:
         for k in range(K):
@@ -583,21 +664,21 @@ def druid(t, s, seat, r, brave, user_funcs, log, lg):
                 s.oab[m, 0] = k
                 m += 1
     else:               # the towers of the eligible pawn areas, as a bitmask (ascending k)
-        ptr = t.p[P_AREA_TOWER_PTR]
+        ptr = t[P_AREA_TOWER_PTR]
         mask = np.int64(0)
         for p in range(2):
             a = s.seat[seat, S_PAWN_A + p]
-            if t.p[P_DRUID_TERRAIN] and not (t.role[r, RO_TERRAINS] >> t.area[a, 0]) & 1:
+            if t[P_DRUID_TERRAIN] and not (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1:
                 continue
-            for i in range(t.graph[ptr + a], t.graph[ptr + a + 1]):
-                k = t.graph[i]
+            for i in range(t[ptr + a], t[ptr + a + 1]):
+                k = t[i]
                 if deliverable(t, s, seat, k):
                     mask |= np.int64(1) << np.int64(k)
         for k in range(K):
             if (mask >> k) & 1:
                 s.oab[m, 0] = k
                 m += 1
-    deliver_potion(t, s, seat, r, m, brave, t.p[P_BONUS_DRUID] if brave else 0,
+    deliver_potion(t, s, seat, r, m, brave, t[P_BONUS_DRUID] if brave else 0,
                    user_funcs, log, lg)
 
 
@@ -612,23 +693,23 @@ def deliver_potion(t, s, seat, r, m, brave, bonus, user_funcs, log, lg):
             o[P.F_ROLE] = r
             o[P.F_BRAVE] = 1 if brave else 0
             o[P.F_TARGET] = k
-            o[P.F_POINTS] = t.tower[k, TW_POINTS] + bonus
+            o[P.F_POINTS] = tower_of(t, k, TW_POINTS) + bonus
             o[P.F_PAY_POTIONS] = 1
-            o[P.F_GAIN_WANDS] = t.tower[k, TW_WANDS] if t.tower[k, TW_ROUND] else 0
+            o[P.F_GAIN_WANDS] = tower_of(t, k, TW_WANDS) if tower_of(t, k, TW_ROUND) else 0
         stop_row(s, m)
     c = decide(t, s, seat, P.DELIVER, m + 1, user_funcs, log, lg)
     if c == m:
         return
     k = s.oab[c, 0]
-    s.seat[seat, S_GREEN + t.tower[k, TW_COLOUR]] -= 1
-    if t.tower[k, TW_ROUND]:
-        s.board[t.area.shape[0] + k] = 1
-        s.seat[seat, S_WANDS] += t.tower[k, TW_WANDS]
-    add_points(t, s, seat, t.tower[k, TW_POINTS], S_TOWERS)
+    s.seat[seat, S_GREEN + tower_of(t, k, TW_COLOUR)] -= 1
+    if tower_of(t, k, TW_ROUND):
+        s.board[t[T_N_AREA] + k] = 1
+        s.seat[seat, S_WANDS] += tower_of(t, k, TW_WANDS)
+    add_points(t, s, seat, tower_of(t, k, TW_POINTS), S_TOWERS)
     if bonus:
         add_points(t, s, seat, bonus, S_BRAVE)
     s.seat[seat, S_DELIV] += 1
-    s.rec[t.event.shape[0] + t.role.shape[0] + k] += 1
+    s.rec[t[T_N_EVENT] + t[P_N_ROLES] + k] += 1
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -641,27 +722,27 @@ def gatherer(t, s, seat, r, brave, user_funcs, log, lg):
         return
     c0 = RO_BRAVE if brave else RO_COWARDLY
     for c in range(4):
-        s.seat[seat, S_GREEN + c] += t.role[r, c0 + c]
+        s.seat[seat, S_GREEN + c] += role_of(t, r, c0 + c)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def weather_fairy(t, s, seat, r, brave, user_funcs, log, lg):
     """Charm a cloud next to a pawn, paying its stars in wands; brave: + bonus if charmed."""
     feat = features(s, seat)
-    bonus = t.p[P_BONUS_FAIRY] if brave else 0
+    bonus = t[P_BONUS_FAIRY] if brave else 0
     n = 0
-    for i in range(t.cloud_area.shape[0]):
+    for i in range(t[T_N_CLOUD]):
         if can_charm(t, s, seat, i):
             if feat:
-                tile = s.board[t.cloud_area[i]]
+                tile = s.board[cloud_area_of(t, i)]
                 clear_row(s, n)
                 o = s.opts[n]
                 o[P.F_ROLE] = r
                 o[P.F_BRAVE] = 1 if brave else 0
-                o[P.F_TARGET] = t.cloud_area[i]
+                o[P.F_TARGET] = cloud_area_of(t, i)
                 o[P.F_POINTS] = bonus
-                o[P.F_PAY_WANDS] = t.tiles[tile, 0]
-                o[P.F_LIGHTNING] = t.tiles[tile, 1]
+                o[P.F_PAY_WANDS] = tile_of(t, tile, 0)
+                o[P.F_LIGHTNING] = tile_of(t, tile, 1)
             s.oab[n, 0] = i
             n += 1
     if feat:
@@ -670,20 +751,20 @@ def weather_fairy(t, s, seat, r, brave, user_funcs, log, lg):
     if c == n:
         return
     i = s.oab[c, 0]
-    a = t.cloud_area[i]
+    a = cloud_area_of(t, i)
     tile = s.board[a]
     s.board[a] = -1
-    s.seat[seat, S_WANDS] -= t.tiles[tile, 0]
-    s.seat[seat, S_BOLTS] += t.tiles[tile, 1]
+    s.seat[seat, S_WANDS] -= tile_of(t, tile, 0)
+    s.seat[seat, S_BOLTS] += tile_of(t, tile, 1)
     s.seat[seat, S_CHARMED] += 1
-    s.rec[t.event.shape[0] + t.role.shape[0] + t.tower.shape[0] + i] = s.g[G_ROUND]
+    s.rec[t[T_N_EVENT] + t[P_N_ROLES] + t[T_N_TOWER] + i] = s.g[G_ROUND]
     if bonus:
         add_points(t, s, seat, bonus, S_BRAVE)
 
 
 @njit((TT, ST, I8, I8, B1, UF, LOG, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def role_action(t, s, seat, r, brave, user_funcs, log, lg):
-    kind = t.role[r, RO_KIND]
+    kind = role_of(t, r, RO_KIND)
     if kind == WITCH:
         witch(t, s, seat, r, brave, user_funcs, log, lg)
     elif kind == GATHERER:
@@ -700,8 +781,8 @@ def role_action(t, s, seat, r, brave, user_funcs, log, lg):
 def black_market(t, s, seat, ev, user_funcs, log, lg):
     """Black Market / Distillery: the event's gain instead of the cowardly effect."""
     for c in range(4):
-        s.seat[seat, S_GREEN + c] += t.event[ev, EC_GAIN + c]
-    for _ in range(t.event[ev, EC_ANY_POTION]):
+        s.seat[seat, S_GREEN + c] += event_of(t, ev, EC_GAIN + c)
+    for _ in range(event_of(t, ev, EC_ANY_POTION)):
         if features(s, seat):
             for c in range(3):
                 clear_row(s, c)
@@ -715,18 +796,18 @@ def round_end_event(t, s, user_funcs, log, lg):
     ev = s.g[G_EVENT]
     if ev < 0:
         return
-    kind = t.event[ev, EC_KIND]
+    kind = event_of(t, ev, EC_KIND)
     n_players = s.seat.shape[0]
     if kind == EV_EMPTY_HANDED:
         for seat in range(n_players):
             if (s.seat[seat, S_GREEN] + s.seat[seat, S_PURPLE] + s.seat[seat, S_ORANGE]
-                    <= t.event[ev, EC_LIMIT]):
-                add_points(t, s, seat, t.event[ev, EC_POINTS], S_EVENTS)
+                    <= event_of(t, ev, EC_LIMIT)):
+                add_points(t, s, seat, event_of(t, ev, EC_POINTS), S_EVENTS)
     elif kind == EV_PAWN_TERRAIN:
-        col = EC_HAND + t.p[P_N_ROLES] + 1
+        col = EC_HAND + t[P_N_ROLES] + 1
         for seat in range(n_players):
-            total = (t.event[ev, col + t.area[s.seat[seat, S_PAWN_A], 0]]
-                     + t.event[ev, col + t.area[s.seat[seat, S_PAWN_B], 0]])
+            total = (event_of(t, ev, col + area_of(t, s.seat[seat, S_PAWN_A], 0))
+                     + event_of(t, ev, col + area_of(t, s.seat[seat, S_PAWN_B], 0)))
             add_points(t, s, seat, total, S_EVENTS)
     elif kind == EV_UPPER_HAND:
         upper_hand(t, s, ev, user_funcs, log, lg)
@@ -734,22 +815,22 @@ def round_end_event(t, s, user_funcs, log, lg):
         the_works(t, s, ev, user_funcs, log, lg)
     elif kind == EV_FLOCK:
         for seat in range(n_players):
-            a = t.area[s.seat[seat, S_PAWN_A], 0]
-            if a == t.area[s.seat[seat, S_PAWN_B], 0] and a >= 2:
-                add_points(t, s, seat, t.event[ev, EC_POINTS], S_EVENTS)
+            a = area_of(t, s.seat[seat, S_PAWN_A], 0)
+            if a == area_of(t, s.seat[seat, S_PAWN_B], 0) and a >= 2:
+                add_points(t, s, seat, event_of(t, ev, EC_POINTS), S_EVENTS)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def the_works(t, s, ev, user_funcs, log, lg):
     """Each player may pay up to max_sets sets of 4 different resources for points."""
     for seat in range(s.seat.shape[0]):
-        for _ in range(t.event[ev, EC_LIMIT]):
+        for _ in range(event_of(t, ev, EC_LIMIT)):
             if min(s.seat[seat, S_GREEN], s.seat[seat, S_PURPLE], s.seat[seat, S_ORANGE],
                    s.seat[seat, S_WANDS]) == 0:
                 break
             if features(s, seat):
                 clear_row(s, 0)
-                s.opts[0, P.F_POINTS] = t.event[ev, EC_POINTS]
+                s.opts[0, P.F_POINTS] = event_of(t, ev, EC_POINTS)
                 s.opts[0, P.F_PAY_POTIONS] = 3
                 s.opts[0, P.F_PAY_WANDS] = 1
                 stop_row(s, 1)
@@ -757,7 +838,7 @@ def the_works(t, s, ev, user_funcs, log, lg):
                 break
             for c in range(4):
                 s.seat[seat, S_GREEN + c] -= 1
-            add_points(t, s, seat, t.event[ev, EC_POINTS], S_EVENTS)
+            add_points(t, s, seat, event_of(t, ev, EC_POINTS), S_EVENTS)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -775,7 +856,7 @@ def upper_hand(t, s, ev, user_funcs, log, lg):
             for b in range(total + 1):
                 clear_row(s, b)
                 s.opts[b, P.F_TARGET] = b
-                s.opts[b, P.F_POINTS] = t.event[ev, EC_POINTS] if b > others else 0
+                s.opts[b, P.F_POINTS] = event_of(t, ev, EC_POINTS) if b > others else 0
         s.seat[seat, S_BID] = decide(t, s, seat, P.BID, total + 1, user_funcs, log, lg)
         best = max(best, s.seat[seat, S_BID])
     if best == 0:
@@ -783,8 +864,8 @@ def upper_hand(t, s, ev, user_funcs, log, lg):
     for seat in range(n_players):
         if s.seat[seat, S_BID] != best:
             continue
-        add_points(t, s, seat, t.event[ev, EC_POINTS], S_EVENTS)
-        if not t.event[ev, EC_PAYS]:
+        add_points(t, s, seat, event_of(t, ev, EC_POINTS), S_EVENTS)
+        if not event_of(t, ev, EC_PAYS):
             continue
         for _ in range(best):
             n = 0
@@ -804,10 +885,10 @@ def upper_hand(t, s, ev, user_funcs, log, lg):
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def lightning_points(t, bolts):
-    L = t.lightning.shape[0]
+    L = t[T_N_LIGHT]
     if bolts < L:
-        return np.int64(t.lightning[bolts])
-    return np.int64(t.lightning[L - 1]) + (bolts - L + 1) * t.p[P_LIGHT_BEYOND]
+        return np.int64(lightning_of(t, bolts))
+    return np.int64(lightning_of(t, L - 1)) + (bolts - L + 1) * t[P_LIGHT_BEYOND]
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -819,7 +900,7 @@ def resource_set_points(t, g, p, o, w):
         while (min(g - x, y + 1) + min(p - x, y + 1) + min(o - x, y + 1)
                + min(w - x, y + 1)) >= 3 * (y + 1):
             y += 1
-        best = max(best, x * t.p[P_SET4] + y * t.p[P_SET3])
+        best = max(best, x * t[P_SET4] + y * t[P_SET3])
     return best
 
 
@@ -836,12 +917,12 @@ def play_game(t, s, key, game, user_funcs, log, i, primary, secondary, seat_out,
     lg = i if log.shape[1] else 0
     setup(t, s, key, game)
     n_players = s.seat.shape[0]
-    N = t.tiles.shape[0]
-    for rnd in range(1, t.p[P_ROUNDS] + 1):
+    N = t[T_N_TILES]
+    for rnd in range(1, t[P_ROUNDS] + 1):
         s.g[G_ROUND] = rnd
         s.g[G_TURN] = 0
         s.g[G_PLAYED] = 0
-        ev = s.decks[N + rnd - 1] if rnd - 1 < t.p[P_EVENTS_USED] else -1
+        ev = s.decks[N + rnd - 1] if rnd - 1 < t[P_EVENTS_USED] else -1
         s.g[G_EVENT] = ev
         if ev >= 0:
             s.rec[ev] = rnd
@@ -866,7 +947,7 @@ def play_game(t, s, key, game, user_funcs, log, i, primary, secondary, seat_out,
     for p in range(n_players):
         o = seat_out[i, p]
         o[0] = s.seat[p, S_SCORE]
-        o[1] = t.p[P_START_SCORE]
+        o[1] = t[P_START_SCORE]
         for j in range(S_TOWERS, S_FLOOR + 1):
             o[1 + j] = s.seat[p, j]
         o[9] = s.seat[p, S_DELIV]

@@ -49,6 +49,9 @@ NEG = -(1 << 30)
 (G_ROUND, G_TURN, G_LEADER, G_START, G_EVENT, G_ENCHANTED, G_PLAYED, G_DECISIONS, G_LOGGED,
  G_ERROR, G_ERR_SEAT, G_ERR_KIND, G_ERR_CHOICE, G_ERR_N, G_ENCH_N, G_ENCH_PTR,
  G_SELECTING) = range(17)
+N_G = 17          # setup clears g[:N_G]
+G_LOG_CAP, G_LOG_AT = 20, 21    # decisions the log keeps (0: no log), where it starts in g
+G_OAB = 24
 # State.seat columns. S_SCORE .. S_FLOOR are also the order of the results' score columns.
 (S_SCORE, S_TOWERS, S_BRAVE, S_EVENTS, S_ENCHANTED, S_LIGHTNING, S_SETS, S_FLOOR, S_GREEN,
  S_PURPLE, S_ORANGE, S_WANDS, S_PAWN_A, S_PAWN_B, S_BOLTS, S_HAND, S_NHAND, S_PLAYED, S_DELIV,
@@ -59,8 +62,8 @@ N_SEAT = 24
 # The rules as one int64 array (``flat_tables``): Tables.p at [0, len(p)), then these slots,
 # then each table's rows back to back; the graph's CSR pointers are indices into this array.
 (T_AREA, T_AREA_W, T_TOWER, T_ROLE, T_EVENT, T_EVENT_W, T_CLOUD, T_TILES, T_LIGHT, T_N_AREA,
- T_N_TOWER, T_N_EVENT, T_N_CLOUD, T_N_TILES, T_N_LIGHT) = range(64, 79)
-T_HEADER = 80
+ T_N_TOWER, T_N_EVENT, T_N_CLOUD, T_N_TILES, T_N_LIGHT, T_DECKS, T_REC, T_N_REC) = range(64, 82)
+T_HEADER = 84
 GRAPH_PTRS = (P_ADJ_PTR, P_TOWER_PTR, P_AREA_TOWER_PTR)
 
 
@@ -95,6 +98,10 @@ def flat_tables(tb: Tables) -> np.ndarray:
                                                         tb.event.shape[0])
     head[T_N_CLOUD], head[T_N_TILES], head[T_N_LIGHT] = (tb.cloud_area.shape[0],
                                                          tb.tiles.shape[0], tb.lightning.shape[0])
+    # where State.b's parts start (see State)
+    A, K, N = tb.area.shape[0], tb.tower.shape[0], tb.tiles.shape[0]
+    E, R, C = tb.event.shape[0], tb.role.shape[0], tb.cloud_area.shape[0]
+    head[T_DECKS], head[T_REC], head[T_N_REC] = A + K, A + K + N + E + R, E + R + K + C
     return np.concatenate(parts)
 
 
@@ -102,23 +109,24 @@ class State(NamedTuple):
     """One game's position and scratch. P players, A areas, K towers, R roles, E events,
     C cloud spaces, N cloud tiles."""
 
-    g: np.ndarray      # [17] int64 game scalars (G_*)
+    g: np.ndarray      # int64 game scalars (G_*), then from G_OAB what option i means
+    #                    (g[G_OAB + 2i], g[G_OAB + 2i + 1]: role/pawn/tower, brave/area), then
+    #                    from g[G_LOG_AT] the decision log (seat, kind, n, choice) when kept
     seat: np.ndarray   # [P, 24] int32 per-seat state (S_*); hands and played cards are bitmasks
-    board: np.ndarray  # [A + K] int16 cloud tile on each area (-1 none), then round tower filled
-    decks: np.ndarray  # [N + E + R] int16 tile order, event deck, enchanted deck
-    rec: np.ndarray    # [E + R + K + C] int16 event round, enchanted-rounds mask, deliveries per
-    #                    tower, round each cloud space was charmed (the game-level results)
+    b: np.ndarray      # int16: the board [0, t[T_DECKS]): cloud tile on each area (-1 none),
+    #                    then round tower filled; the decks [t[T_DECKS], t[T_REC]): tile order,
+    #                    event deck, enchanted deck; the record [t[T_REC], +t[T_N_REC]): event
+    #                    round, enchanted-rounds mask, deliveries per tower, round each cloud
+    #                    space was charmed (the game-level results)
     st: np.ndarray     # [1 + P] uint64 the game's streams: chance, then one per seat
     obs: np.ndarray    # [OBS_LEN] float32
-    opts: np.ndarray   # [MAXO, F] float32
-    oab: np.ndarray    # [MAXO, 2] int32 what option i means (role/pawn/tower, brave/area)
-    card: np.ndarray   # [R, F] float32 each role's SELECT row for the seat selecting now
+    opts: np.ndarray   # [MAXO + R, F] float32 the options, then each role's SELECT row for the
+    #                    seat selecting now
 
 
 def _state_type():
     z1, z2 = (lambda dt: np.zeros(1, dt)), (lambda dt: np.zeros((1, 1), dt))
-    return typeof(State(z1(np.int64), z2(np.int32), z1(np.int16), z1(np.int16), z1(np.int16),
-                        z1(np.uint64), z1(np.float32), z2(np.float32), z2(np.int32),
+    return typeof(State(z1(np.int64), z2(np.int32), z1(np.int16), z1(np.uint64), z1(np.float32),
                         z2(np.float32)))
 
 
@@ -172,14 +180,13 @@ def lightning_of(t, i):
 
 
 @njit(cache=True)
-def new_state(t, n_players, pol, max_opts):
-    A, K = t[T_N_AREA], t[T_N_TOWER]
-    N, E, R, C = t[T_N_TILES], t[T_N_EVENT], t[P_N_ROLES], t[T_N_CLOUD]
-    s = State(np.zeros(17, np.int64), np.zeros((n_players, N_SEAT), np.int32),
-              np.zeros(A + K, np.int16), np.zeros(N + E + R, np.int16),
-              np.zeros(E + R + K + C, np.int16), np.zeros(1 + n_players, np.uint64),
-              np.zeros(OBS_LEN, np.float32), np.zeros((max_opts, P.N_FEATURES), np.float32),
-              np.zeros((max_opts, 2), np.int32), np.zeros((R, P.N_FEATURES), np.float32))
+def new_state(t, n_players, pol, max_opts, log_cap):
+    s = State(np.zeros(G_OAB + 2 * max_opts + 4 * log_cap, np.int64),
+              np.zeros((n_players, N_SEAT), np.int32), np.zeros(t[T_REC] + t[T_N_REC], np.int16),
+              np.zeros(1 + n_players, np.uint64), np.zeros(OBS_LEN, np.float32),
+              np.zeros((max_opts + t[P_N_ROLES], P.N_FEATURES), np.float32))
+    s.g[G_LOG_CAP] = log_cap
+    s.g[G_LOG_AT] = G_OAB + 2 * max_opts
     for p in range(n_players):
         s.seat[p, S_POLICY] = pol[p]
     return s
@@ -265,9 +272,9 @@ def features(s, seat):
     return s.seat[seat, S_POLICY] != P.RANDOM
 
 
-@njit((TT, ST.types[0], ST.types[1], ST.types[5], *POLICY_SIG.args[1:3], I8, I8, I8,
-       UF, LOG, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def ask(t, g, seats, st, obs, opts, seat, kind, n, user_funcs, log, lg):
+@njit((TT, ST.types[0], ST.types[1], ST.types[3], *POLICY_SIG.args[1:3], I8, I8, I8, UF),
+      cache=True, _nrt=False, no_cpython_wrapper=True)
+def ask(t, g, seats, st, obs, opts, seat, kind, n, user_funcs):
     """``decide`` on the few arrays it reads (a call passes every array of its arguments)."""
     pid = seats[seat, S_POLICY]
     rng = st[1 + seat:2 + seat]
@@ -285,34 +292,35 @@ def ask(t, g, seats, st, obs, opts, seat, kind, n, user_funcs, log, lg):
             g[G_ERR_N] = n
         c = 0
     k = g[G_LOGGED]
-    if k < log.shape[1]:
-        log[lg, k, 0] = seat
-        log[lg, k, 1] = kind
-        log[lg, k, 2] = n
-        log[lg, k, 3] = c
+    if k < g[G_LOG_CAP]:
+        at = g[G_LOG_AT] + 4 * k
+        g[at] = seat
+        g[at + 1] = kind
+        g[at + 2] = n
+        g[at + 3] = c
     g[G_LOGGED] = k + 1
     g[G_DECISIONS] += 1
     return c
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
-def decide(t, s, seat, kind, n, user_funcs, log, lg):
+def decide(t, s, seat, kind, n, user_funcs):
     """Ask the seat's policy (a single option is taken without asking). The built-in random
     policy is drawn right here (its choice is always legal), the others are asked by ``ask``."""
     if n == 1:
         return 0
-    if s.seat[seat, S_POLICY] == P.RANDOM and log.shape[1] == 0:
+    if s.seat[seat, S_POLICY] == P.RANDOM and s.g[G_LOG_CAP] == 0:
         s.g[G_LOGGED] += 1
         s.g[G_DECISIONS] += 1
         return randint(s.st, 1 + seat, n)
-    return ask(t, s.g, s.seat, s.st, s.obs, s.opts, seat, kind, n, user_funcs, log, lg)
+    return ask(t, s.g, s.seat, s.st, s.obs, s.opts, seat, kind, n, user_funcs)
 
 
 # ---------------------------------------------------------------- what a card can do now
 
 @njit((TT, ST, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def deliverable(t, s, seat, k):
-    return ((tower_of(t, k, TW_ROUND) == 0 or s.board[t[T_N_AREA] + k] == 0)
+    return ((tower_of(t, k, TW_ROUND) == 0 or s.b[t[T_N_AREA] + k] == 0)
             and s.seat[seat, S_GREEN + tower_of(t, k, TW_COLOUR)] > 0)
 
 
@@ -330,7 +338,7 @@ def best_delivery_area(t, s, seat, a):
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def witch_can_enter(t, s, r, a):
-    return (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 and s.board[a] < 0
+    return (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 and s.b[a] < 0
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -352,7 +360,7 @@ def druid_can(t, s, seat, r, k):
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def can_charm(t, s, seat, i):
     a = cloud_area_of(t, i)
-    tile = s.board[a]
+    tile = s.b[a]
     return (tile >= 0 and (area_of(t, a, 1 + s.seat[seat, S_PAWN_A]) != 0
                            or area_of(t, a, 1 + s.seat[seat, S_PAWN_B]) != 0)
             and s.seat[seat, S_WANDS] >= tile_of(t, tile, 0))
@@ -391,7 +399,7 @@ def card_features(t, s, seat, r, brave, i):
         bolts, stars = -1, 0
         for c in range(t[T_N_CLOUD]):
             if can_charm(t, s, seat, c):
-                tile = s.board[cloud_area_of(t, c)]
+                tile = s.b[cloud_area_of(t, c)]
                 b, st = tile_of(t, tile, 1), tile_of(t, tile, 0)
                 if b > bolts or (b == bolts and st < stars):
                     bolts, stars = b, st
@@ -427,7 +435,7 @@ def setup(t, s, key, game):
     n_players = s.seat.shape[0]
     A, N, E = t[T_N_AREA], t[T_N_TILES], t[T_N_EVENT]
     seed_streams(key, game, s.st)
-    s.g[:] = 0
+    s.g[:N_G] = 0
     s.g[G_EVENT] = -1
     for p in range(n_players):
         for j in range(S_POLICY):
@@ -439,22 +447,23 @@ def setup(t, s, key, game):
             t[P_WANDS_LAST] if p == n_players - 1 else t[P_WANDS_OTHERS])
         s.seat[p, S_PAWN_A] = t[P_CASTLE_A]
         s.seat[p, S_PAWN_B] = t[P_CASTLE_B]
-    s.board[:A] = -1
-    s.board[A:] = 0
-    s.rec[:] = 0
-    tiles = s.decks[:N]
+    d0 = t[T_DECKS]
+    s.b[:A] = -1
+    s.b[A:d0] = 0
+    s.b[t[T_REC]:] = 0
+    tiles = s.b[d0:d0 + N]
     for i in range(N):
         tiles[i] = i
     shuffle(s.st, CHANCE, tiles, N)
     for i in range(t[T_N_CLOUD]):
-        s.board[cloud_area_of(t, i)] = tiles[i]
-    events = s.decks[N:N + E]
+        s.b[cloud_area_of(t, i)] = tiles[i]
+    events = s.b[d0 + N:d0 + N + E]
     for i in range(E):
         events[i] = i
     shuffle(s.st, CHANCE, events, E)
     if t[P_ENCH_TOTAL] - n_players > 0:
         R = t[P_N_ROLES]
-        deck = s.decks[N + E:]
+        deck = s.b[d0 + N + E:t[T_REC]]
         for r in range(R):
             deck[r] = r
         shuffle(s.st, CHANCE, deck, R)
@@ -467,7 +476,7 @@ def reveal_enchanted_roles(t, s):
     if n <= 0:
         return
     R = t[P_N_ROLES]
-    deck = s.decks[t[T_N_TILES] + t[T_N_EVENT]:]
+    deck = s.b[t[T_DECKS] + t[T_N_TILES] + t[T_N_EVENT]:t[T_REC]]
     revealed = 0
     for _ in range(n):
         if s.g[G_ENCH_PTR] == s.g[G_ENCH_N]:
@@ -482,16 +491,17 @@ def reveal_enchanted_roles(t, s):
         revealed |= 1 << deck[s.g[G_ENCH_PTR]]
         s.g[G_ENCH_PTR] += 1
     s.g[G_ENCHANTED] = revealed
-    rec = t[T_N_EVENT]
+    rec = t[T_REC] + t[T_N_EVENT]
     for r in range(R):
         if (revealed >> r) & 1:
-            s.rec[rec + r] |= 1 << (s.g[G_ROUND] - 1)
+            s.b[rec + r] |= 1 << (s.g[G_ROUND] - 1)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def select_roles(t, s, user_funcs, log, lg):
+def select_roles(t, s, user_funcs):
     ev = s.g[G_EVENT]
     R = t[P_N_ROLES]
+    c0 = s.opts.shape[0] - R        # the roles' SELECT rows
     mol = ev >= 0 and event_of(t, ev, EC_KIND) == EV_MORE_OR_LESS
     max_size = t[P_HAND_SIZE]
     if mol:
@@ -507,23 +517,23 @@ def select_roles(t, s, user_funcs, log, lg):
             for r in range(R):
                 card_features(t, s, seat, r, True, 0)
                 for f in range(P.N_FEATURES):
-                    s.card[r, f] = s.opts[0, f]
-                s.card[r, P.F_BRAVE] = 0
+                    s.opts[c0 + r, f] = s.opts[0, f]
+                s.opts[c0 + r, P.F_BRAVE] = 0
         while s.seat[seat, S_NHAND] < max_size:
             n = 0
             for r in range(R):
                 if not (s.seat[seat, S_HAND] >> r) & 1:
                     if feat:
                         for f in range(P.N_FEATURES):
-                            s.opts[n, f] = s.card[r, f]
-                    s.oab[n, 0] = r
+                            s.opts[n, f] = s.opts[c0 + r, f]
+                    s.g[G_OAB + 2 * n] = r
                     n += 1
             if mol and event_of(t, ev, EC_HAND + s.seat[seat, S_NHAND]) != NO_HAND:
                 if feat:
                     stop_row(s, n)
-                s.oab[n, 0] = -1
+                s.g[G_OAB + 2 * n] = -1
                 n += 1
-            r = s.oab[decide(t, s, seat, P.SELECT, n, user_funcs, log, lg), 0]
+            r = s.g[G_OAB + 2 * (decide(t, s, seat, P.SELECT, n, user_funcs))]
             if r < 0:
                 break
             s.seat[seat, S_HAND] |= 1 << r
@@ -546,7 +556,7 @@ def play_card(t, s, seat, r):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def play_turn(t, s, user_funcs, log, lg):
+def play_turn(t, s, user_funcs):
     n_players = s.seat.shape[0]
     leader = s.g[G_LEADER]
     while s.seat[leader, S_NHAND] == 0:              # pass the lead clockwise
@@ -561,15 +571,15 @@ def play_turn(t, s, user_funcs, log, lg):
                     card_features(t, s, leader, r, brave == 1, n)
                     if brave:
                         s.opts[n, P.F_RISK] = cancel_risk(t, s, r, leader + 1, n_players - 1)
-                s.oab[n, 0] = r
-                s.oab[n, 1] = brave
+                s.g[G_OAB + 2 * n] = r
+                s.g[G_OAB + 2 * n + 1] = brave
                 n += 1
-    c = decide(t, s, leader, P.LEAD, n, user_funcs, log, lg)
-    r, brave = np.int64(s.oab[c, 0]), s.oab[c, 1] != 0
+    c = decide(t, s, leader, P.LEAD, n, user_funcs)
+    r, brave = np.int64(s.g[G_OAB + 2 * c]), s.g[G_OAB + 2 * c + 1] != 0
     play_card(t, s, leader, r)
     bravest = leader if brave else -1
     if not brave:
-        cowardly_action(t, s, leader, r, user_funcs, log, lg)
+        cowardly_action(t, s, leader, r, user_funcs)
     for k in range(1, n_players):
         seat = (leader + k) % n_players
         if not (s.seat[seat, S_HAND] >> r) & 1:
@@ -578,23 +588,23 @@ def play_turn(t, s, user_funcs, log, lg):
             card_features(t, s, seat, r, False, 0)
             card_features(t, s, seat, r, True, 1)
             s.opts[1, P.F_RISK] = cancel_risk(t, s, r, leader + k + 1, n_players - 1 - k)
-        c = decide(t, s, seat, P.FOLLOW, 2, user_funcs, log, lg)
+        c = decide(t, s, seat, P.FOLLOW, 2, user_funcs)
         play_card(t, s, seat, r)
         if c == 1:
             if bravest >= 0:
                 s.seat[bravest, S_CANCELLED] += 1
             bravest = seat
         else:
-            cowardly_action(t, s, seat, r, user_funcs, log, lg)
+            cowardly_action(t, s, seat, r, user_funcs)
     if bravest >= 0:
         s.seat[bravest, S_BRAVE_DONE] += 1
-        role_action(t, s, bravest, r, True, user_funcs, log, lg)
+        role_action(t, s, bravest, r, True, user_funcs)
         s.g[G_LEADER] = bravest
     s.g[G_TURN] += 1
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def cowardly_action(t, s, seat, r, user_funcs, log, lg):
+def cowardly_action(t, s, seat, r, user_funcs):
     """The card's cowardly effect, or (Black Market / Distillery) the event's instead."""
     ev = s.g[G_EVENT]
     if ev >= 0 and event_of(t, ev, EC_KIND) == EV_ALTERNATIVE:
@@ -603,18 +613,19 @@ def cowardly_action(t, s, seat, r, user_funcs, log, lg):
             clear_row(s, 1)
             s.opts[1, P.F_TARGET] = ev
             s.opts[1, P.F_GAIN_POTIONS] = (event_of(t, ev, EC_GAIN) + event_of(t, ev, EC_GAIN + 1)
-                                          + event_of(t, ev, EC_GAIN + 2) + event_of(t, ev, EC_ANY_POTION))
+                                          + event_of(t, ev, EC_GAIN + 2)
+                                          + event_of(t, ev, EC_ANY_POTION))
             s.opts[1, P.F_GAIN_WANDS] = event_of(t, ev, EC_GAIN + 3)
-        if decide(t, s, seat, P.ALTERNATIVE, 2, user_funcs, log, lg) == 1:
-            black_market(t, s, seat, ev, user_funcs, log, lg)
+        if decide(t, s, seat, P.ALTERNATIVE, 2, user_funcs) == 1:
+            black_market(t, s, seat, ev, user_funcs)
             return
-    role_action(t, s, seat, r, False, user_funcs, log, lg)
+    role_action(t, s, seat, r, False, user_funcs)
 
 
 # ---------------------------------------------------------------- the roles
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def witch(t, s, seat, r, brave, user_funcs, log, lg):
+def witch(t, s, seat, r, brave, user_funcs):
     """Move one pawn to an adjacent area of the witch's terrain; brave: then deliver there."""
     feat = features(s, seat)
     adj = t[P_ADJ_PTR]
@@ -632,36 +643,36 @@ def witch(t, s, seat, r, brave, user_funcs, log, lg):
                     o[P.F_TARGET] = a
                     v = best_delivery_area(t, s, seat, a)
                     o[P.F_POINTS] = v if v > NEG else 0
-                s.oab[n, 0] = p
-                s.oab[n, 1] = a
+                s.g[G_OAB + 2 * n] = p
+                s.g[G_OAB + 2 * n + 1] = a
                 n += 1
     if feat:
         stop_row(s, n)
-    c = decide(t, s, seat, P.MOVE, n + 1, user_funcs, log, lg)
+    c = decide(t, s, seat, P.MOVE, n + 1, user_funcs)
     if c == n:
         return
-    a = s.oab[c, 1]
-    s.seat[seat, S_PAWN_A + s.oab[c, 0]] = a
+    a = s.g[G_OAB + 2 * c + 1]
+    s.seat[seat, S_PAWN_A + s.g[G_OAB + 2 * c]] = a
     if brave:
         ptr = t[P_AREA_TOWER_PTR]
         m = 0
         for i in range(t[ptr + a], t[ptr + a + 1]):
             k = t[i]
             if deliverable(t, s, seat, k):
-                s.oab[m, 0] = k
+                s.g[G_OAB + 2 * m] = k
                 m += 1
-        deliver_potion(t, s, seat, r, m, True, 0, user_funcs, log, lg)
+        deliver_potion(t, s, seat, r, m, True, 0, user_funcs)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def druid(t, s, seat, r, brave, user_funcs, log, lg):
+def druid(t, s, seat, r, brave, user_funcs):
     """Deliver one potion without moving; brave: + bonus if a delivery happened."""
     K = t[T_N_TOWER]
     m = 0
     if K > 63:
         for k in range(K):
             if druid_can(t, s, seat, r, k):
-                s.oab[m, 0] = k
+                s.g[G_OAB + 2 * m] = k
                 m += 1
     else:               # the towers of the eligible pawn areas, as a bitmask (ascending k)
         ptr = t[P_AREA_TOWER_PTR]
@@ -676,18 +687,19 @@ def druid(t, s, seat, r, brave, user_funcs, log, lg):
                     mask |= np.int64(1) << np.int64(k)
         for k in range(K):
             if (mask >> k) & 1:
-                s.oab[m, 0] = k
+                s.g[G_OAB + 2 * m] = k
                 m += 1
     deliver_potion(t, s, seat, r, m, brave, t[P_BONUS_DRUID] if brave else 0,
-                   user_funcs, log, lg)
+                   user_funcs)
 
 
-@njit((TT, ST, I8, I8, I8, B1, I8, UF, LOG, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def deliver_potion(t, s, seat, r, m, brave, bonus, user_funcs, log, lg):
-    """Deliver to one of the m towers in oab[:m, 0], or decline (option m)."""
+@njit((TT, ST, I8, I8, I8, B1, I8, UF), cache=True, _nrt=False, no_cpython_wrapper=True)
+def deliver_potion(t, s, seat, r, m, brave, bonus, user_funcs):
+    """Deliver to one of the m towers in option slots 0 .. m-1 (g[G_OAB + 2i]), or decline
+    (option m)."""
     if features(s, seat):
         for i in range(m):
-            k = s.oab[i, 0]
+            k = s.g[G_OAB + 2 * i]
             clear_row(s, i)
             o = s.opts[i]
             o[P.F_ROLE] = r
@@ -697,28 +709,28 @@ def deliver_potion(t, s, seat, r, m, brave, bonus, user_funcs, log, lg):
             o[P.F_PAY_POTIONS] = 1
             o[P.F_GAIN_WANDS] = tower_of(t, k, TW_WANDS) if tower_of(t, k, TW_ROUND) else 0
         stop_row(s, m)
-    c = decide(t, s, seat, P.DELIVER, m + 1, user_funcs, log, lg)
+    c = decide(t, s, seat, P.DELIVER, m + 1, user_funcs)
     if c == m:
         return
-    k = s.oab[c, 0]
+    k = s.g[G_OAB + 2 * c]
     s.seat[seat, S_GREEN + tower_of(t, k, TW_COLOUR)] -= 1
     if tower_of(t, k, TW_ROUND):
-        s.board[t[T_N_AREA] + k] = 1
+        s.b[t[T_N_AREA] + k] = 1
         s.seat[seat, S_WANDS] += tower_of(t, k, TW_WANDS)
     add_points(t, s, seat, tower_of(t, k, TW_POINTS), S_TOWERS)
     if bonus:
         add_points(t, s, seat, bonus, S_BRAVE)
     s.seat[seat, S_DELIV] += 1
-    s.rec[t[T_N_EVENT] + t[P_N_ROLES] + k] += 1
+    s.b[t[T_REC] + t[T_N_EVENT] + t[P_N_ROLES] + k] += 1
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def gatherer(t, s, seat, r, brave, user_funcs, log, lg):
+def gatherer(t, s, seat, r, brave, user_funcs):
     """Take the gatherer's resources, or decline."""
     if features(s, seat):
         card_features(t, s, seat, r, brave, 0)
         stop_row(s, 1)
-    if decide(t, s, seat, P.GATHER, 2, user_funcs, log, lg) == 1:
+    if decide(t, s, seat, P.GATHER, 2, user_funcs) == 1:
         return
     c0 = RO_BRAVE if brave else RO_COWARDLY
     for c in range(4):
@@ -726,7 +738,7 @@ def gatherer(t, s, seat, r, brave, user_funcs, log, lg):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def weather_fairy(t, s, seat, r, brave, user_funcs, log, lg):
+def weather_fairy(t, s, seat, r, brave, user_funcs):
     """Charm a cloud next to a pawn, paying its stars in wands; brave: + bonus if charmed."""
     feat = features(s, seat)
     bonus = t[P_BONUS_FAIRY] if brave else 0
@@ -734,7 +746,7 @@ def weather_fairy(t, s, seat, r, brave, user_funcs, log, lg):
     for i in range(t[T_N_CLOUD]):
         if can_charm(t, s, seat, i):
             if feat:
-                tile = s.board[cloud_area_of(t, i)]
+                tile = s.b[cloud_area_of(t, i)]
                 clear_row(s, n)
                 o = s.opts[n]
                 o[P.F_ROLE] = r
@@ -743,42 +755,42 @@ def weather_fairy(t, s, seat, r, brave, user_funcs, log, lg):
                 o[P.F_POINTS] = bonus
                 o[P.F_PAY_WANDS] = tile_of(t, tile, 0)
                 o[P.F_LIGHTNING] = tile_of(t, tile, 1)
-            s.oab[n, 0] = i
+            s.g[G_OAB + 2 * n] = i
             n += 1
     if feat:
         stop_row(s, n)
-    c = decide(t, s, seat, P.CHARM, n + 1, user_funcs, log, lg)
+    c = decide(t, s, seat, P.CHARM, n + 1, user_funcs)
     if c == n:
         return
-    i = s.oab[c, 0]
+    i = s.g[G_OAB + 2 * c]
     a = cloud_area_of(t, i)
-    tile = s.board[a]
-    s.board[a] = -1
+    tile = s.b[a]
+    s.b[a] = -1
     s.seat[seat, S_WANDS] -= tile_of(t, tile, 0)
     s.seat[seat, S_BOLTS] += tile_of(t, tile, 1)
     s.seat[seat, S_CHARMED] += 1
-    s.rec[t[T_N_EVENT] + t[P_N_ROLES] + t[T_N_TOWER] + i] = s.g[G_ROUND]
+    s.b[t[T_REC] + t[T_N_EVENT] + t[P_N_ROLES] + t[T_N_TOWER] + i] = s.g[G_ROUND]
     if bonus:
         add_points(t, s, seat, bonus, S_BRAVE)
 
 
-@njit((TT, ST, I8, I8, B1, UF, LOG, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def role_action(t, s, seat, r, brave, user_funcs, log, lg):
+@njit((TT, ST, I8, I8, B1, UF), cache=True, _nrt=False, no_cpython_wrapper=True)
+def role_action(t, s, seat, r, brave, user_funcs):
     kind = role_of(t, r, RO_KIND)
     if kind == WITCH:
-        witch(t, s, seat, r, brave, user_funcs, log, lg)
+        witch(t, s, seat, r, brave, user_funcs)
     elif kind == GATHERER:
-        gatherer(t, s, seat, r, brave, user_funcs, log, lg)
+        gatherer(t, s, seat, r, brave, user_funcs)
     elif kind == DRUID:
-        druid(t, s, seat, r, brave, user_funcs, log, lg)
+        druid(t, s, seat, r, brave, user_funcs)
     else:
-        weather_fairy(t, s, seat, r, brave, user_funcs, log, lg)
+        weather_fairy(t, s, seat, r, brave, user_funcs)
 
 
 # ---------------------------------------------------------------- events
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def black_market(t, s, seat, ev, user_funcs, log, lg):
+def black_market(t, s, seat, ev, user_funcs):
     """Black Market / Distillery: the event's gain instead of the cowardly effect."""
     for c in range(4):
         s.seat[seat, S_GREEN + c] += event_of(t, ev, EC_GAIN + c)
@@ -788,11 +800,11 @@ def black_market(t, s, seat, ev, user_funcs, log, lg):
                 clear_row(s, c)
                 s.opts[c, P.F_TARGET] = c
                 s.opts[c, P.F_GAIN_POTIONS] = 1
-        s.seat[seat, S_GREEN + decide(t, s, seat, P.COLOUR, 3, user_funcs, log, lg)] += 1
+        s.seat[seat, S_GREEN + decide(t, s, seat, P.COLOUR, 3, user_funcs)] += 1
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def round_end_event(t, s, user_funcs, log, lg):
+def round_end_event(t, s, user_funcs):
     ev = s.g[G_EVENT]
     if ev < 0:
         return
@@ -810,9 +822,9 @@ def round_end_event(t, s, user_funcs, log, lg):
                      + event_of(t, ev, col + area_of(t, s.seat[seat, S_PAWN_B], 0)))
             add_points(t, s, seat, total, S_EVENTS)
     elif kind == EV_UPPER_HAND:
-        upper_hand(t, s, ev, user_funcs, log, lg)
+        upper_hand(t, s, ev, user_funcs)
     elif kind == EV_THE_WORKS:
-        the_works(t, s, ev, user_funcs, log, lg)
+        the_works(t, s, ev, user_funcs)
     elif kind == EV_FLOCK:
         for seat in range(n_players):
             a = area_of(t, s.seat[seat, S_PAWN_A], 0)
@@ -821,7 +833,7 @@ def round_end_event(t, s, user_funcs, log, lg):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def the_works(t, s, ev, user_funcs, log, lg):
+def the_works(t, s, ev, user_funcs):
     """Each player may pay up to max_sets sets of 4 different resources for points."""
     for seat in range(s.seat.shape[0]):
         for _ in range(event_of(t, ev, EC_LIMIT)):
@@ -834,7 +846,7 @@ def the_works(t, s, ev, user_funcs, log, lg):
                 s.opts[0, P.F_PAY_POTIONS] = 3
                 s.opts[0, P.F_PAY_WANDS] = 1
                 stop_row(s, 1)
-            if decide(t, s, seat, P.WORKS, 2, user_funcs, log, lg) == 1:
+            if decide(t, s, seat, P.WORKS, 2, user_funcs) == 1:
                 break
             for c in range(4):
                 s.seat[seat, S_GREEN + c] -= 1
@@ -842,7 +854,7 @@ def the_works(t, s, ev, user_funcs, log, lg):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def upper_hand(t, s, ev, user_funcs, log, lg):
+def upper_hand(t, s, ev, user_funcs):
     """Secret reveals; the highest (ties: all) score and pay their reveal. 0 never wins."""
     n_players = s.seat.shape[0]
     best = 0
@@ -857,7 +869,7 @@ def upper_hand(t, s, ev, user_funcs, log, lg):
                 clear_row(s, b)
                 s.opts[b, P.F_TARGET] = b
                 s.opts[b, P.F_POINTS] = event_of(t, ev, EC_POINTS) if b > others else 0
-        s.seat[seat, S_BID] = decide(t, s, seat, P.BID, total + 1, user_funcs, log, lg)
+        s.seat[seat, S_BID] = decide(t, s, seat, P.BID, total + 1, user_funcs)
         best = max(best, s.seat[seat, S_BID])
     if best == 0:
         return
@@ -876,9 +888,10 @@ def upper_hand(t, s, ev, user_funcs, log, lg):
                         s.opts[n, P.F_TARGET] = k
                         s.opts[n, P.F_PAY_POTIONS] = 1 if k < 3 else 0
                         s.opts[n, P.F_PAY_WANDS] = 1 if k == 3 else 0
-                    s.oab[n, 0] = k
+                    s.g[G_OAB + 2 * n] = k
                     n += 1
-            s.seat[seat, S_GREEN + s.oab[decide(t, s, seat, P.PAY, n, user_funcs, log, lg), 0]] -= 1
+            c = decide(t, s, seat, P.PAY, n, user_funcs)
+            s.seat[seat, S_GREEN + s.g[G_OAB + 2 * c]] -= 1
 
 
 # ---------------------------------------------------------------- end of game
@@ -914,7 +927,6 @@ def play_game(t, s, key, game, user_funcs, log, i, primary, secondary, seat_out,
               game_out, errors):
     """Setup, the rounds, end scoring: one whole game into State s, then its row i of the
     outputs (see ``play_batch``). ``play_batch`` calls it through a function pointer."""
-    lg = i if log.shape[1] else 0
     setup(t, s, key, game)
     n_players = s.seat.shape[0]
     N = t[T_N_TILES]
@@ -922,14 +934,14 @@ def play_game(t, s, key, game, user_funcs, log, i, primary, secondary, seat_out,
         s.g[G_ROUND] = rnd
         s.g[G_TURN] = 0
         s.g[G_PLAYED] = 0
-        ev = s.decks[N + rnd - 1] if rnd - 1 < t[P_EVENTS_USED] else -1
+        ev = s.b[t[T_DECKS] + N + rnd - 1] if rnd - 1 < t[P_EVENTS_USED] else -1
         s.g[G_EVENT] = ev
         if ev >= 0:
-            s.rec[ev] = rnd
+            s.b[t[T_REC] + ev] = rnd
         reveal_enchanted_roles(t, s)
         for p in range(n_players):
             s.seat[p, S_PLAYED] = 0
-        select_roles(t, s, user_funcs, log, lg)
+        select_roles(t, s, user_funcs)
         s.g[G_LEADER] = s.g[G_START]
         while True:
             left = 0
@@ -937,8 +949,8 @@ def play_game(t, s, key, game, user_funcs, log, i, primary, secondary, seat_out,
                 left += s.seat[p, S_NHAND]
             if left == 0:
                 break
-            play_turn(t, s, user_funcs, log, lg)
-        round_end_event(t, s, user_funcs, log, lg)
+            play_turn(t, s, user_funcs)
+        round_end_event(t, s, user_funcs)
         s.g[G_START] = s.g[G_LEADER]
     for p in range(n_players):
         add_points(t, s, p, lightning_points(t, s.seat[p, S_BOLTS]), S_LIGHTNING)
@@ -961,14 +973,18 @@ def play_game(t, s, key, game, user_funcs, log, i, primary, secondary, seat_out,
         secondary[p] = total_resources(s, p)
     rank_and_share(primary, secondary, n_players, rank[i], win[i])
     game_out[i, 0] = s.g[G_DECISIONS]
-    for j in range(s.rec.shape[0]):
-        game_out[i, 1 + j] = s.rec[j]
+    for j in range(t[T_N_REC]):
+        game_out[i, 1 + j] = s.b[t[T_REC] + j]
     errors[i, 0] = s.g[G_ERROR]
     errors[i, 1] = s.g[G_ERR_SEAT]
     errors[i, 2] = s.g[G_ERR_KIND]
     errors[i, 3] = s.g[G_ERR_CHOICE]
     errors[i, 4] = s.g[G_ERR_N]
     errors[i, 5] = s.g[G_LOGGED]
+    at = s.g[G_LOG_AT]
+    for k in range(min(s.g[G_LOGGED], s.g[G_LOG_CAP])):
+        for c in range(4):
+            log[i, k, c] = s.g[at + 4 * k + c]
     return 0
 
 
@@ -987,7 +1003,7 @@ def play_batch(t, key, start, n_games, pol, game_fn, user_funcs, max_opts, block
     n_players = pol.shape[0]
     n_blocks = (n_games + block - 1) // block
     for b in prange(n_blocks):
-        s = new_state(t, n_players, pol, max_opts)
+        s = new_state(t, n_players, pol, max_opts, log.shape[1])
         primary = np.zeros(n_players, np.int64)
         secondary = np.zeros(n_players, np.int64)
         b0 = np.int64(b) * block

@@ -366,14 +366,13 @@ def can_charm(t, s, seat, i):
             and s.seat[seat, S_WANDS] >= tile_of(t, tile, 0))
 
 
-@njit((TT, ST, I8, I8, B1, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def card_features(t, s, seat, r, brave, i):
-    """Row i of opts: role r played cowardly or brave from the current position."""
-    clear_row(s, i)
-    o = s.opts[i]
+@njit((TT, ST, I8, I8, B1), cache=True, _nrt=False, no_cpython_wrapper=True)
+def card_value(t, s, seat, r, brave):
+    """What role r reaches from the current position: (best tower points, 0) for a brave witch
+    or a druid (NEG: none), (bolts, stars) of the best cloud for a fairy (bolts -1: none)."""
     kind = role_of(t, r, RO_KIND)
+    best = NEG
     if kind == WITCH and brave:
-        best = NEG
         adj = t[P_ADJ_PTR]
         for p in range(2):
             a0 = s.seat[seat, S_PAWN_A + p]
@@ -381,31 +380,42 @@ def card_features(t, s, seat, r, brave, i):
                 a = t[j]
                 if witch_can_enter(t, s, r, a):
                     best = max(best, best_delivery_area(t, s, seat, a))
-        if best > NEG:
-            o[P.F_POINTS] = best
-            o[P.F_PAY_POTIONS] = 1
     elif kind == DRUID:
         # the towers a druid reaches are those of its (eligible) pawn areas
-        best = NEG
         for p in range(2):
             a = s.seat[seat, S_PAWN_A + p]
             if t[P_DRUID_TERRAIN] and not (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1:
                 continue
             best = max(best, best_delivery_area(t, s, seat, a))
-        if best > NEG:
-            o[P.F_POINTS] = best + (t[P_BONUS_DRUID] if brave else 0)
-            o[P.F_PAY_POTIONS] = 1
     elif kind == FAIRY:
-        bolts, stars = -1, 0
+        bolts, stars = np.int64(-1), np.int64(0)
         for c in range(t[T_N_CLOUD]):
             if can_charm(t, s, seat, c):
                 tile = s.b[cloud_area_of(t, c)]
                 b, st = tile_of(t, tile, 1), tile_of(t, tile, 0)
                 if b > bolts or (b == bolts and st < stars):
                     bolts, stars = b, st
-        if bolts >= 0:
-            o[P.F_LIGHTNING] = bolts
-            o[P.F_PAY_WANDS] = stars
+        return bolts, stars
+    return best, np.int64(0)
+
+
+@njit((TT, ST, I8, I8, B1, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def card_row(t, s, r, kind, brave, i, v, w):
+    """Row i of opts: role r played cowardly or brave, (v, w) from ``card_value``."""
+    clear_row(s, i)
+    o = s.opts[i]
+    if kind == WITCH:
+        if brave and v > NEG:
+            o[P.F_POINTS] = v
+            o[P.F_PAY_POTIONS] = 1
+    elif kind == DRUID:
+        if v > NEG:
+            o[P.F_POINTS] = v + (t[P_BONUS_DRUID] if brave else 0)
+            o[P.F_PAY_POTIONS] = 1
+    elif kind == FAIRY:
+        if v >= 0:
+            o[P.F_LIGHTNING] = v
+            o[P.F_PAY_WANDS] = w
             o[P.F_POINTS] = t[P_BONUS_FAIRY] if brave else 0
     elif kind == GATHERER:
         c0 = RO_BRAVE if brave else RO_COWARDLY
@@ -415,6 +425,26 @@ def card_features(t, s, seat, r, brave, i):
     o[P.F_BRAVE] = 1 if brave else 0
     o[P.F_PENALTY] = t[P_ENCH_PENALTY] if (s.g[G_ENCHANTED] >> r) & 1 else 0
     o[P.F_TARGET] = r
+
+
+@njit((TT, ST, I8, I8, B1, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def card_features(t, s, seat, r, brave, i):
+    """Row i of opts: role r played cowardly or brave from the current position."""
+    v, w = card_value(t, s, seat, r, brave)
+    card_row(t, s, r, role_of(t, r, RO_KIND), brave, i, v, w)
+
+
+@njit((TT, ST, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def card_pairs(t, s, seat, r, i):
+    """Rows i (cowardly) and i + 1 (brave) of role r: what a card reaches is looked up once
+    (only a brave witch reaches anything beyond its cowardly play)."""
+    kind = role_of(t, r, RO_KIND)
+    v, w = card_value(t, s, seat, r, True)
+    if kind == WITCH:
+        card_row(t, s, r, kind, False, i, NEG, 0)
+    else:
+        card_row(t, s, r, kind, False, i, v, w)
+    card_row(t, s, r, kind, True, i + 1, v, w)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -566,11 +596,10 @@ def play_turn(t, s, user_funcs):
     n = 0
     for r in range(t[P_N_ROLES]):
         if (s.seat[leader, S_HAND] >> r) & 1:
+            if feat:
+                card_pairs(t, s, leader, r, n)
+                s.opts[n + 1, P.F_RISK] = cancel_risk(t, s, r, leader + 1, n_players - 1)
             for brave in range(2):
-                if feat:
-                    card_features(t, s, leader, r, brave == 1, n)
-                    if brave:
-                        s.opts[n, P.F_RISK] = cancel_risk(t, s, r, leader + 1, n_players - 1)
                 s.g[G_OAB + 2 * n] = r
                 s.g[G_OAB + 2 * n + 1] = brave
                 n += 1
@@ -585,8 +614,7 @@ def play_turn(t, s, user_funcs):
         if not (s.seat[seat, S_HAND] >> r) & 1:
             continue
         if features(s, seat):
-            card_features(t, s, seat, r, False, 0)
-            card_features(t, s, seat, r, True, 1)
+            card_pairs(t, s, seat, r, 0)
             s.opts[1, P.F_RISK] = cancel_risk(t, s, r, leader + k + 1, n_players - 1 - k)
         c = decide(t, s, seat, P.FOLLOW, 2, user_funcs)
         play_card(t, s, seat, r)

@@ -87,7 +87,7 @@ def random_policy(kind, obs, opts, n_opts, rng):
     return randint(rng, 0, n_opts)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _best(opts, n_opts, w_points, w_gain_wands, w_lightning, max_risk):
     """Index of the option with the highest weighted value (first on ties); brave options
     whose F_RISK exceeds ``max_risk`` are never chosen."""
@@ -104,22 +104,28 @@ def _best(opts, n_opts, w_points, w_gain_wands, w_lightning, max_risk):
     return best
 
 
+# weights of _best (points, gained wands, lightning, max risk) for the heuristic policies
+GREEDY_W = (1.0, 0.5, 1.0, 1e30)
+CAREFUL_W = (1.0, 0.5, 1.0, BRAVE_OK)
+CLOUD_W = (0.5, 1.5, 3.0, 0.5)
+
+
 @njit(POLICY_SIG, cache=True)
 def greedy_policy(kind, obs, opts, n_opts, rng):
     """Points now: the option with the most immediate points (resources count half)."""
-    return _best(opts, n_opts, 1.0, 0.5, 1.0, 1e30)
+    return _best(opts, n_opts, *GREEDY_W)
 
 
 @njit(POLICY_SIG, cache=True)
 def careful_policy(kind, obs, opts, n_opts, rng):
     """Greedy, but brave only when no later player can still hold the role."""
-    return _best(opts, n_opts, 1.0, 0.5, 1.0, BRAVE_OK)
+    return _best(opts, n_opts, *CAREFUL_W)
 
 
 @njit(POLICY_SIG, cache=True)
 def cloud_policy(kind, obs, opts, n_opts, rng):
     """Clouds and lightning: values bolts and wands highly, brave when cancelling is unlikely."""
-    return _best(opts, n_opts, 0.5, 1.5, 3.0, 0.5)
+    return _best(opts, n_opts, *CLOUD_W)
 
 
 POLICIES = {"random": random_policy, "greedy": greedy_policy, "careful": careful_policy,
@@ -129,16 +135,18 @@ BUILTIN_IDS = {name: i for i, name in enumerate(POLICIES)}
 RANDOM, GREEDY, CAREFUL, CLOUD = range(4)
 
 
-@njit((types.int64, *POLICY_SIG.args), cache=True)
+@njit((types.int64, *POLICY_SIG.args), cache=True, _nrt=False, no_cpython_wrapper=True)
 def call_builtin(pid, kind, obs, opts, n_opts, rng):
-    """Dispatch a built-in policy by id (inside the compiled engine)."""
+    """Dispatch a built-in policy by id inside the compiled engine: the bodies of the policies
+    above, without reference counting (arrays passed to a function compiled with it are
+    counted in and out at every call)."""
     if pid == RANDOM:
-        return random_policy(kind, obs, opts, n_opts, rng)
+        return randint(rng, 0, n_opts)
     if pid == GREEDY:
-        return greedy_policy(kind, obs, opts, n_opts, rng)
+        return _best(opts, n_opts, *GREEDY_W)
     if pid == CAREFUL:
-        return careful_policy(kind, obs, opts, n_opts, rng)
-    return cloud_policy(kind, obs, opts, n_opts, rng)
+        return _best(opts, n_opts, *CAREFUL_W)
+    return _best(opts, n_opts, *CLOUD_W)
 
 
 DESCRIPTIONS = {

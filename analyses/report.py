@@ -236,7 +236,10 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         b.append("<h3>Counterfactual: the same games replayed without the thing</h3>"
                  "<p class=note>Each row replays the same seeds with the thing switched off in "
                  "the rules data (column <i>change</i>); the difference is with minus without "
-                 "on paired games, so it is the thing's causal effect under these rules.</p>")
+                 "on paired games, so it is the thing's causal effect under these rules. An "
+                 "enchanted role is left out of the enchanted deck (other roles are enchanted "
+                 "in its place, as many per round); being found is switched off by letting "
+                 "Rize find nobody (the policies still keep away from him).</p>")
         b.append(_figure(plots.forest_plot(counterfactual, "win",
                                            title=f"{game}: causal win-rate effect"),
                          out, f"{p}-counterfactual.png", "counterfactual effects"))

@@ -491,6 +491,8 @@ def disguise(R, G, ids, uf, s):
 
 @njit(types.void(_R, _G, _IDS, _UF, _I), **KERNEL)
 def find_players(R, G, ids, uf, d):
+    if not R.rize_finds:
+        return
     np_ = G.sc[NP]
     G.seat[HANDLED, :] = 0
     while True:

@@ -75,6 +75,17 @@ def test_counterfactual_measures_cause_on_the_same_games():
     assert same["p_win"].is_nan().all()
 
 
+def test_counterfactual_reuses_games_already_played_as_its_base():
+    variants = [("policy", "strong", "plays as weak", {"strong": 0.0})]
+    table = ["strong", "weak", "mid"]
+    played = counterfactual_impact(fakegame, table, 500, 5, variants=variants)
+    base = fakegame.simulate(table, 800, 5).filter(pl.col("game") < 500)
+    assert counterfactual_impact(fakegame, table, 500, 5, variants=variants,
+                                 base=base).equals(played)
+    with pytest.raises(ValueError, match="base must hold games 0..599"):
+        counterfactual_impact(fakegame, table, 600, 5, variants=variants, base=base)
+
+
 def test_counterfactual_needs_a_game_it_knows_or_variants():
     with pytest.raises(ValueError, match="variants"):
         counterfactual_impact(fakegame, ["strong", "weak"], 10, 0)
@@ -86,15 +97,39 @@ def test_switch_offs_of_the_real_rules_remove_each_thing():
     from analyses import switch_offs
     bloom = switch_offs(bloomsim)
     base = bloomsim.load_rules()
-    assert [name for _, name, _, _ in bloom] == list(base.event_ids)
-    for _, name, _, rules in bloom:
-        assert name not in rules.event_ids and len(rules.event_ids) == len(base.event_ids) - 1
+    assert [name for k, name, _, _ in bloom if k == "event"] == list(base.event_ids)
+    assert [name for k, name, _, _ in bloom if k == "enchanted"] == list(base.role_ids)
+    for kind, name, _, rules in bloom:
+        if kind == "event":
+            assert name not in rules.event_ids
+            assert len(rules.event_ids) == len(base.event_ids) - 1
+        else:                                       # the role is left out of the deck only
+            assert name not in rules.enchanted_deck and name in rules.role_ids
+            assert len(rules.enchanted_deck) == len(base.role_ids) - 1
+    # 5 players: no enchanted roles, so nothing of them to switch off
+    assert {k for k, _, _, _ in switch_offs(bloomsim, players=5)} == {"event"}
+    assert {k for k, _, _, _ in switch_offs(bloomsim, players=4)} == {"event", "enchanted"}
     lapin = switch_offs(rapinsim)
     kinds = {(k, n) for k, n, _, _ in lapin}
     assert ("item", "lamp") in kinds and ("trap", "alarm") in kinds
-    assert ("character", "inaba") in kinds
+    assert ("character", "inaba") in kinds and ("found", "by Rize") in kinds
     for kind, name, _, rules in lapin:
         if kind == "item":
             assert rules.items[name] == 0 and rules.n_tiles == rapinsim.load_rules().n_tiles
         if kind == "character":
             assert name not in rules.characters
+        assert rules.rize_finds == (kind != "found")
+
+
+def test_counterfactual_rows_for_enchanted_roles_and_being_found():
+    bloomsim = pytest.importorskip("bloomsim")
+    rapinsim = pytest.importorskip("rapinsim")
+    from analyses import switch_offs
+    roles = [v for v in switch_offs(bloomsim, players=3) if v[0] == "enchanted"][:2]
+    t = counterfactual_impact(bloomsim, ["greedy", "random", "greedy"], 200, 3,
+                              variants=roles)
+    assert set(t["thing"]) == {v[1] for v in roles} and set(t["group"]) == {"greedy", "random"}
+    assert (t["score_diff"] != 0).any()           # other roles are enchanted in its place
+    found = [v for v in switch_offs(rapinsim) if v[0] == "found"]
+    t = counterfactual_impact(rapinsim, ["careful", "greedy"], 200, 3, variants=found)
+    assert t["thing"].to_list() == ["by Rize"] * 2 and (t["win_diff"] != 0).any()

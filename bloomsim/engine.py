@@ -530,7 +530,7 @@ def reveal_enchanted_roles(t, s):
             s.b[rec + r] |= 1 << (s.g[G_ROUND] - 1)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def select_roles(t, s, user_funcs):
     ev = s.g[G_EVENT]
     R = t[P_N_ROLES]
@@ -588,7 +588,7 @@ def play_card(t, s, seat, r):
         add_points(t, s, seat, -t[P_ENCH_PENALTY], S_ENCHANTED)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def play_turn(t, s, user_funcs):
     n_players = s.seat.shape[0]
     leader = s.g[G_LEADER]
@@ -634,7 +634,7 @@ def play_turn(t, s, user_funcs):
     s.g[G_TURN] += 1
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def cowardly_action(t, s, seat, r, user_funcs):
     """The card's cowardly effect, or (Black Market / Distillery) the event's instead."""
     ev = s.g[G_EVENT]
@@ -655,7 +655,7 @@ def cowardly_action(t, s, seat, r, user_funcs):
 
 # ---------------------------------------------------------------- the roles
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def witch(t, s, seat, r, brave, user_funcs):
     """Move one pawn to an adjacent area of the witch's terrain; brave: then deliver there."""
     feat = features(s, seat)
@@ -695,7 +695,7 @@ def witch(t, s, seat, r, brave, user_funcs):
         deliver_potion(t, s, seat, r, m, True, 0, user_funcs)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def druid(t, s, seat, r, brave, user_funcs):
     """Deliver one potion without moving; brave: + bonus if a delivery happened."""
     K = t[T_N_TOWER]
@@ -755,7 +755,7 @@ def deliver_potion(t, s, seat, r, m, brave, bonus, user_funcs):
     s.b[t[T_REC] + t[T_N_EVENT] + t[P_N_ROLES] + k] += 1
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def gatherer(t, s, seat, r, brave, user_funcs):
     """Take the gatherer's resources, or decline."""
     if features(s, seat):
@@ -768,7 +768,7 @@ def gatherer(t, s, seat, r, brave, user_funcs):
         s.seat[seat, S_GREEN + c] += role_of(t, r, c0 + c)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def weather_fairy(t, s, seat, r, brave, user_funcs):
     """Charm a cloud next to a pawn, paying its stars in wands; brave: + bonus if charmed."""
     feat = features(s, seat)

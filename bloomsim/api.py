@@ -23,7 +23,7 @@ from simcore.rng import root_key
 from . import engine as E
 from . import reference as ref
 from .policies import BUILTIN_IDS, KIND_NAMES, POLICIES
-from .rules import P_MAX_BID, Rules, default_rules, load_rules
+from .rules import Rules, default_rules, load_rules
 
 ENGINES = ("compiled", "reference")
 BLOCK = 64            # games per prange block (one scratch State per block)
@@ -78,10 +78,7 @@ def flat_tables(rules: Rules) -> np.ndarray:
 
 def max_opts(rules: Rules) -> int:
     """Rows of the option buffer: the largest decision the rules allow."""
-    t = rules.tables()
-    deg = int(t.area[:, 1:].sum(axis=1).max())
-    R, K, C = t.role.shape[0], t.tower.shape[0], t.cloud_area.shape[0]
-    return max(2 * R, R + 1, 2 * deg + 1, K + 1, C + 1, int(t.p[P_MAX_BID]) + 1, 4)
+    return int(flat_tables(rules)[E.T_MAXO])
 
 
 SEAT_COLS = ("score", "pts_start", "pts_towers", "pts_brave", "pts_events", "pts_enchanted",
@@ -120,7 +117,7 @@ def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
     with warnings.catch_warnings():    # numba flags first-class functions as experimental
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
         E.play_batch(flat_tables(rules), np.uint64(key), start, n, sp.ids, E.game_kernel(),
-                     user_funcs(sp), max_opts(rules), BLOCK, b.seat_out, b.rank, b.win,
+                     user_funcs(sp), BLOCK, b.seat_out, b.rank, b.win,
                      b.game_out, errors, logs)
     bad = np.flatnonzero(errors[:, 0])
     if bad.size:

@@ -36,7 +36,8 @@ from .rules import (DRUID, EC_ANY_POTION, EC_GAIN, EC_HAND, EC_KIND, EC_LIMIT, E
                     P_ADJ_PTR, P_AREA_TOWER_PTR, P_BONUS_DRUID,
                     P_BONUS_FAIRY, P_CASTLE_A, P_CASTLE_B, P_DRUID_TERRAIN, P_ENCH_DECK,
                     P_ENCH_PENALTY, P_ENCH_TOTAL, P_EVENTS_USED, P_FLOOR, P_HAND_SIZE, P_HAS_FLOOR,
-                    P_LIGHT_BEYOND, P_N_ROLES, P_RESHUFFLE_ALL, P_ROUNDS, P_SET3, P_SET4,
+                    P_LIGHT_BEYOND, P_MAX_BID, P_N_ROLES, P_RESHUFFLE_ALL, P_ROUNDS, P_SET3,
+                    P_SET4,
                     P_START_GREEN, P_START_SCORE, P_TOWER_PTR, P_WANDS_FIRST,
                     P_WANDS_LAST, P_WANDS_OTHERS, RO_BRAVE, RO_COWARDLY, RO_KIND, RO_TERRAINS,
                     TW_COLOUR, TW_POINTS, TW_ROUND, TW_WANDS, WITCH, Tables)
@@ -45,25 +46,29 @@ MAX_PLAYERS = 6
 OBS_LEN = P.obs_len(MAX_PLAYERS)
 NEG = -(1 << 30)
 
-# State.g: game scalars
+# State.g: game scalars, then (see State) the streams, the seats, the option slots, the board,
+# decks and record, the decision log
 (G_ROUND, G_TURN, G_LEADER, G_START, G_EVENT, G_ENCHANTED, G_PLAYED, G_DECISIONS, G_LOGGED,
  G_ERROR, G_ERR_SEAT, G_ERR_KIND, G_ERR_CHOICE, G_ERR_N, G_ENCH_N, G_ENCH_PTR,
  G_SELECTING) = range(17)
 N_G = 17          # setup clears g[:N_G]
-G_LOG_CAP, G_LOG_AT = 20, 21    # decisions the log keeps (0: no log), where it starts in g
-G_OAB = 24
+G_LOG_CAP, G_LOG_AT, G_NP = 20, 21, 22   # log size (0: none) and start, number of players
+G_ST = 24         # the game's random streams (uint64 bits): chance, then one per seat
+G_SEAT = G_ST + 8     # seat p's columns S_* at G_SEAT + N_SEAT * p
 # State.seat columns. S_SCORE .. S_FLOOR are also the order of the results' score columns.
 (S_SCORE, S_TOWERS, S_BRAVE, S_EVENTS, S_ENCHANTED, S_LIGHTNING, S_SETS, S_FLOOR, S_GREEN,
  S_PURPLE, S_ORANGE, S_WANDS, S_PAWN_A, S_PAWN_B, S_BOLTS, S_HAND, S_NHAND, S_PLAYED, S_DELIV,
  S_CHARMED, S_BRAVE_DONE, S_CANCELLED, S_BID, S_POLICY) = range(24)
 N_SEAT = 24
+G_OAB = G_SEAT + N_SEAT * MAX_PLAYERS    # option slots: what option i means (2 words each)
 
 
 # The rules as one int64 array (``flat_tables``): Tables.p at [0, len(p)), then these slots,
 # then each table's rows back to back; the graph's CSR pointers are indices into this array.
 (T_AREA, T_AREA_W, T_TOWER, T_ROLE, T_EVENT, T_EVENT_W, T_CLOUD, T_TILES, T_LIGHT, T_N_AREA,
- T_N_TOWER, T_N_EVENT, T_N_CLOUD, T_N_TILES, T_N_LIGHT, T_DECKS, T_REC, T_N_REC) = range(64, 82)
-T_HEADER = 84
+ T_N_TOWER, T_N_EVENT, T_N_CLOUD, T_N_TILES, T_N_LIGHT, T_DECKS, T_REC, T_N_REC, T_MAXO,
+ T_BOARD) = range(64, 84)
+T_HEADER = 88
 GRAPH_PTRS = (P_ADJ_PTR, P_TOWER_PTR, P_AREA_TOWER_PTR)
 
 
@@ -98,10 +103,16 @@ def flat_tables(tb: Tables) -> np.ndarray:
                                                         tb.event.shape[0])
     head[T_N_CLOUD], head[T_N_TILES], head[T_N_LIGHT] = (tb.cloud_area.shape[0],
                                                          tb.tiles.shape[0], tb.lightning.shape[0])
-    # where State.b's parts start (see State)
+    # rows of the option buffer: the largest decision the rules allow
     A, K, N = tb.area.shape[0], tb.tower.shape[0], tb.tiles.shape[0]
     E, R, C = tb.event.shape[0], tb.role.shape[0], tb.cloud_area.shape[0]
-    head[T_DECKS], head[T_REC], head[T_N_REC] = A + K, A + K + N + E + R, E + R + K + C
+    deg = int(tb.area[:, 1:].sum(axis=1).max())
+    head[T_MAXO] = max(2 * R, R + 1, 2 * deg + 1, K + 1, C + 1, int(tb.p[P_MAX_BID]) + 1, 4)
+    # where the board, decks and record start in State.g (see State)
+    head[T_BOARD] = G_OAB + 2 * head[T_MAXO]
+    head[T_DECKS] = head[T_BOARD] + A + K
+    head[T_REC] = head[T_DECKS] + N + E + R
+    head[T_N_REC] = E + R + K + C
     return np.concatenate(parts)
 
 
@@ -109,16 +120,15 @@ class State(NamedTuple):
     """One game's position and scratch. P players, A areas, K towers, R roles, E events,
     C cloud spaces, N cloud tiles."""
 
-    g: np.ndarray      # int64 game scalars (G_*), then from G_OAB what option i means
-    #                    (g[G_OAB + 2i], g[G_OAB + 2i + 1]: role/pawn/tower, brave/area), then
-    #                    from g[G_LOG_AT] the decision log (seat, kind, n, choice) when kept
-    seat: np.ndarray   # [P, 24] int32 per-seat state (S_*); hands and played cards are bitmasks
-    b: np.ndarray      # int16: the board [0, t[T_DECKS]): cloud tile on each area (-1 none),
-    #                    then round tower filled; the decks [t[T_DECKS], t[T_REC]): tile order,
-    #                    event deck, enchanted deck; the record [t[T_REC], +t[T_N_REC]): event
-    #                    round, enchanted-rounds mask, deliveries per tower, round each cloud
-    #                    space was charmed (the game-level results)
-    st: np.ndarray     # [1 + P] uint64 the game's streams: chance, then one per seat
+    g: np.ndarray      # int64, everything integer (one array keeps calls cheap):
+    #   [0, N_G) game scalars (G_*); from G_ST the game's streams (uint64 bits): chance, then
+    #   one per seat; from G_SEAT each seat's columns (S_*; hands and played cards are
+    #   bitmasks); from G_OAB what option i means (g[G_OAB + 2i], g[G_OAB + 2i + 1]:
+    #   role/pawn/tower, brave/area); from t[T_BOARD] the cloud tile on each area (-1 none),
+    #   then round tower filled; from t[T_DECKS] tile order, event deck, enchanted deck; from
+    #   t[T_REC] the record: event round, enchanted-rounds mask, deliveries per tower, round
+    #   each cloud space was charmed (the game-level results); from g[G_LOG_AT] the decision
+    #   log (seat, kind, n, choice) when kept
     obs: np.ndarray    # [OBS_LEN] float32
     opts: np.ndarray   # [MAXO + R, F] float32 the options, then each role's SELECT row for the
     #                    seat selecting now
@@ -126,8 +136,7 @@ class State(NamedTuple):
 
 def _state_type():
     z1, z2 = (lambda dt: np.zeros(1, dt)), (lambda dt: np.zeros((1, 1), dt))
-    return typeof(State(z1(np.int64), z2(np.int32), z1(np.int16), z1(np.uint64), z1(np.float32),
-                        z2(np.float32)))
+    return typeof(State(z1(np.int64), z1(np.float32), z2(np.float32)))
 
 
 # Argument types of the kernels that are called with constants. numba compiles a function
@@ -141,6 +150,12 @@ I8, B1 = types.int64, types.boolean
 
 
 # ---------------------------------------------------------------- the rules' tables
+
+@njit((I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def sc(p, c):
+    """Where seat p's column c (S_*) is in State.g."""
+    return G_SEAT + N_SEAT * p + c
+
 
 @njit((TT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def area_of(t, a, c):
@@ -180,15 +195,15 @@ def lightning_of(t, i):
 
 
 @njit(cache=True)
-def new_state(t, n_players, pol, max_opts, log_cap):
-    s = State(np.zeros(G_OAB + 2 * max_opts + 4 * log_cap, np.int64),
-              np.zeros((n_players, N_SEAT), np.int32), np.zeros(t[T_REC] + t[T_N_REC], np.int16),
-              np.zeros(1 + n_players, np.uint64), np.zeros(OBS_LEN, np.float32),
-              np.zeros((max_opts + t[P_N_ROLES], P.N_FEATURES), np.float32))
+def new_state(t, n_players, pol, log_cap):
+    log_at = t[T_REC] + t[T_N_REC]
+    s = State(np.zeros(log_at + 4 * log_cap, np.int64), np.zeros(OBS_LEN, np.float32),
+              np.zeros((t[T_MAXO] + t[P_N_ROLES], P.N_FEATURES), np.float32))
     s.g[G_LOG_CAP] = log_cap
-    s.g[G_LOG_AT] = G_OAB + 2 * max_opts
+    s.g[G_LOG_AT] = log_at
+    s.g[G_NP] = n_players
     for p in range(n_players):
-        s.seat[p, S_POLICY] = pol[p]
+        s.g[sc(p, S_POLICY)] = pol[p]
     return s
 
 
@@ -206,12 +221,12 @@ def popcount(x):
 @njit((TT, ST, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def add_points(t, s, seat, delta, src):
     """Move the score marker; the track never goes below the floor."""
-    s.seat[seat, src] += delta
-    new = s.seat[seat, S_SCORE] + delta
+    s.g[sc(seat, src)] += delta
+    new = s.g[sc(seat, S_SCORE)] + delta
     if t[P_HAS_FLOOR] and new < t[P_FLOOR]:
-        s.seat[seat, S_FLOOR] += t[P_FLOOR] - new
+        s.g[sc(seat, S_FLOOR)] += t[P_FLOOR] - new
         new = t[P_FLOOR]
-    s.seat[seat, S_SCORE] = new
+    s.g[sc(seat, S_SCORE)] = new
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -231,13 +246,13 @@ def stop_row(s, i):
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def total_resources(s, seat):
-    return (s.seat[seat, S_GREEN] + s.seat[seat, S_PURPLE] + s.seat[seat, S_ORANGE]
-            + s.seat[seat, S_WANDS])
+    return (s.g[sc(seat, S_GREEN)] + s.g[sc(seat, S_PURPLE)] + s.g[sc(seat, S_ORANGE)]
+            + s.g[sc(seat, S_WANDS)])
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def observe(t, g, seats, o, seat):
-    n_players = seats.shape[0]
+def observe(t, g, o, seat):
+    n_players = g[G_NP]
     for i in range(o.shape[0]):
         o[i] = -1.0
     o[P.O_ROUND] = g[G_ROUND]
@@ -247,41 +262,41 @@ def observe(t, g, seats, o, seat):
     o[P.O_EVENT] = ev
     o[P.O_EVENT_CODE] = event_of(t, ev, EC_KIND) if ev >= 0 else -1
     o[P.O_ENCHANTED] = g[G_ENCHANTED]
-    o[P.O_HAND] = seats[seat, S_HAND]
+    o[P.O_HAND] = g[sc(seat, S_HAND)]
     o[P.O_LEADER] = g[G_LEADER]
     o[P.O_TURN] = g[G_TURN]
     o[P.O_PLAYED] = g[G_PLAYED]
     for k in range(n_players):
         j = (seat + k) % n_players
         b = P.O_SEATS + k * P.SEAT_FIELDS
-        o[b + P.S_SCORE] = seats[j, S_SCORE]
-        o[b + P.S_GREEN] = seats[j, S_GREEN]
-        o[b + P.S_PURPLE] = seats[j, S_PURPLE]
-        o[b + P.S_ORANGE] = seats[j, S_ORANGE]
-        o[b + P.S_WANDS] = seats[j, S_WANDS]
-        o[b + P.S_LIGHTNING] = seats[j, S_BOLTS]
-        o[b + P.S_CARDS] = -1 if g[G_SELECTING] and k > 0 else seats[j, S_NHAND]
-        o[b + P.S_PLAYED] = seats[j, S_PLAYED]
-        o[b + P.S_PAWN_A] = seats[j, S_PAWN_A]
-        o[b + P.S_PAWN_B] = seats[j, S_PAWN_B]
+        o[b + P.S_SCORE] = g[sc(j, S_SCORE)]
+        o[b + P.S_GREEN] = g[sc(j, S_GREEN)]
+        o[b + P.S_PURPLE] = g[sc(j, S_PURPLE)]
+        o[b + P.S_ORANGE] = g[sc(j, S_ORANGE)]
+        o[b + P.S_WANDS] = g[sc(j, S_WANDS)]
+        o[b + P.S_LIGHTNING] = g[sc(j, S_BOLTS)]
+        o[b + P.S_CARDS] = -1 if g[G_SELECTING] and k > 0 else g[sc(j, S_NHAND)]
+        o[b + P.S_PLAYED] = g[sc(j, S_PLAYED)]
+        o[b + P.S_PAWN_A] = g[sc(j, S_PAWN_A)]
+        o[b + P.S_PAWN_B] = g[sc(j, S_PAWN_B)]
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def features(s, seat):
     """Whether the seat's policy reads features (the built-in random one does not)."""
-    return s.seat[seat, S_POLICY] != P.RANDOM
+    return s.g[sc(seat, S_POLICY)] != P.RANDOM
 
 
-@njit((TT, ST.types[0], ST.types[1], ST.types[3], *POLICY_SIG.args[1:3], I8, I8, I8, UF),
+@njit((TT, ST.types[0], *POLICY_SIG.args[1:3], I8, I8, I8, UF),
       cache=True, _nrt=False, no_cpython_wrapper=True)
-def ask(t, g, seats, st, obs, opts, seat, kind, n, user_funcs):
+def ask(t, g, obs, opts, seat, kind, n, user_funcs):
     """``decide`` on the few arrays it reads (a call passes every array of its arguments)."""
-    pid = seats[seat, S_POLICY]
-    rng = st[1 + seat:2 + seat]
+    pid = g[sc(seat, S_POLICY)]
+    rng = g.view(np.uint64)[G_ST + 1 + seat:G_ST + 2 + seat]
     if pid >= 0:
         c = call_builtin(pid, kind, obs, opts, n, rng)
     else:       # only user policies read the observation (the built-in ones never do)
-        observe(t, g, seats, obs, seat)
+        observe(t, g, obs, seat)
         c = user_funcs[-1 - pid](kind, obs, opts, n, rng)
     if c < 0 or c >= n:
         if g[G_ERROR] == 0:
@@ -309,19 +324,19 @@ def decide(t, s, seat, kind, n, user_funcs):
     policy is drawn right here (its choice is always legal), the others are asked by ``ask``."""
     if n == 1:
         return 0
-    if s.seat[seat, S_POLICY] == P.RANDOM and s.g[G_LOG_CAP] == 0:
+    if s.g[sc(seat, S_POLICY)] == P.RANDOM and s.g[G_LOG_CAP] == 0:
         s.g[G_LOGGED] += 1
         s.g[G_DECISIONS] += 1
-        return randint(s.st, 1 + seat, n)
-    return ask(t, s.g, s.seat, s.st, s.obs, s.opts, seat, kind, n, user_funcs)
+        return randint(s.g.view(np.uint64), G_ST + 1 + seat, n)
+    return ask(t, s.g, s.obs, s.opts, seat, kind, n, user_funcs)
 
 
 # ---------------------------------------------------------------- what a card can do now
 
 @njit((TT, ST, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def deliverable(t, s, seat, k):
-    return ((tower_of(t, k, TW_ROUND) == 0 or s.b[t[T_N_AREA] + k] == 0)
-            and s.seat[seat, S_GREEN + tower_of(t, k, TW_COLOUR)] > 0)
+    return ((tower_of(t, k, TW_ROUND) == 0 or s.g[t[T_BOARD] + t[T_N_AREA] + k] == 0)
+            and s.g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -338,7 +353,7 @@ def best_delivery_area(t, s, seat, a):
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def witch_can_enter(t, s, r, a):
-    return (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 and s.b[a] < 0
+    return (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 and s.g[t[T_BOARD] + a] < 0
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -348,7 +363,7 @@ def druid_can(t, s, seat, r, k):
         return False
     ptr = t[P_TOWER_PTR]
     for p in range(2):
-        a = s.seat[seat, S_PAWN_A + p]
+        a = s.g[sc(seat, S_PAWN_A + p)]
         if t[P_DRUID_TERRAIN] and not (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1:
             continue
         for i in range(t[ptr + k], t[ptr + k + 1]):
@@ -360,10 +375,10 @@ def druid_can(t, s, seat, r, k):
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def can_charm(t, s, seat, i):
     a = cloud_area_of(t, i)
-    tile = s.b[a]
-    return (tile >= 0 and (area_of(t, a, 1 + s.seat[seat, S_PAWN_A]) != 0
-                           or area_of(t, a, 1 + s.seat[seat, S_PAWN_B]) != 0)
-            and s.seat[seat, S_WANDS] >= tile_of(t, tile, 0))
+    tile = s.g[t[T_BOARD] + a]
+    return (tile >= 0 and (area_of(t, a, 1 + s.g[sc(seat, S_PAWN_A)]) != 0
+                           or area_of(t, a, 1 + s.g[sc(seat, S_PAWN_B)]) != 0)
+            and s.g[sc(seat, S_WANDS)] >= tile_of(t, tile, 0))
 
 
 @njit((TT, ST, I8, I8, B1), cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -375,7 +390,7 @@ def card_value(t, s, seat, r, brave):
     if kind == WITCH and brave:
         adj = t[P_ADJ_PTR]
         for p in range(2):
-            a0 = s.seat[seat, S_PAWN_A + p]
+            a0 = s.g[sc(seat, S_PAWN_A + p)]
             for j in range(t[adj + a0], t[adj + a0 + 1]):
                 a = t[j]
                 if witch_can_enter(t, s, r, a):
@@ -383,7 +398,7 @@ def card_value(t, s, seat, r, brave):
     elif kind == DRUID:
         # the towers a druid reaches are those of its (eligible) pawn areas
         for p in range(2):
-            a = s.seat[seat, S_PAWN_A + p]
+            a = s.g[sc(seat, S_PAWN_A + p)]
             if t[P_DRUID_TERRAIN] and not (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1:
                 continue
             best = max(best, best_delivery_area(t, s, seat, a))
@@ -391,7 +406,7 @@ def card_value(t, s, seat, r, brave):
         bolts, stars = np.int64(-1), np.int64(0)
         for c in range(t[T_N_CLOUD]):
             if can_charm(t, s, seat, c):
-                tile = s.b[cloud_area_of(t, c)]
+                tile = s.g[t[T_BOARD] + cloud_area_of(t, c)]
                 b, st = tile_of(t, tile, 1), tile_of(t, tile, 0)
                 if b > bolts or (b == bolts and st < stars):
                     bolts, stars = b, st
@@ -450,11 +465,11 @@ def card_pairs(t, s, seat, r, i):
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def cancel_risk(t, s, r, first, n_later):
     """Expected number of the next ``n_later`` players from ``first`` holding role r."""
-    n_players = s.seat.shape[0]
+    n_players = s.g[G_NP]
     unplayed = t[P_N_ROLES] - popcount(s.g[G_PLAYED] & ~(1 << r))
     risk = 0.0
     for k in range(n_later):
-        risk += s.seat[(first + k) % n_players, S_NHAND] / unplayed
+        risk += s.g[sc((first + k) % n_players, S_NHAND)] / unplayed
     return risk
 
 
@@ -462,54 +477,57 @@ def cancel_risk(t, s, r, first, n_later):
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def setup(t, s, key, game):
-    n_players = s.seat.shape[0]
+    n_players = s.g[G_NP]
     A, N, E = t[T_N_AREA], t[T_N_TILES], t[T_N_EVENT]
-    seed_streams(key, game, s.st)
+    st = s.g[G_ST:G_ST + 1 + n_players].view(np.uint64)
+    seed_streams(key, game, st)
     s.g[:N_G] = 0
     s.g[G_EVENT] = -1
     for p in range(n_players):
         for j in range(S_POLICY):
-            s.seat[p, j] = 0
-        s.seat[p, S_SCORE] = t[P_START_SCORE]
+            s.g[sc(p, j)] = 0
+        s.g[sc(p, S_SCORE)] = t[P_START_SCORE]
         for c in range(3):
-            s.seat[p, S_GREEN + c] = t[P_START_GREEN + c]
-        s.seat[p, S_WANDS] = t[P_WANDS_FIRST] if p == 0 else (
+            s.g[sc(p, S_GREEN + c)] = t[P_START_GREEN + c]
+        s.g[sc(p, S_WANDS)] = t[P_WANDS_FIRST] if p == 0 else (
             t[P_WANDS_LAST] if p == n_players - 1 else t[P_WANDS_OTHERS])
-        s.seat[p, S_PAWN_A] = t[P_CASTLE_A]
-        s.seat[p, S_PAWN_B] = t[P_CASTLE_B]
+        s.g[sc(p, S_PAWN_A)] = t[P_CASTLE_A]
+        s.g[sc(p, S_PAWN_B)] = t[P_CASTLE_B]
     d0 = t[T_DECKS]
-    s.b[:A] = -1
-    s.b[A:d0] = 0
-    s.b[t[T_REC]:] = 0
-    tiles = s.b[d0:d0 + N]
+    b0 = t[T_BOARD]
+    s.g[b0:b0 + A] = -1
+    s.g[b0 + A:d0] = 0
+    s.g[t[T_REC]:t[T_REC] + t[T_N_REC]] = 0
+    tiles = s.g[d0:d0 + N]
     for i in range(N):
         tiles[i] = i
-    shuffle(s.st, CHANCE, tiles, N)
+    shuffle(st, CHANCE, tiles, N)
     for i in range(t[T_N_CLOUD]):
-        s.b[cloud_area_of(t, i)] = tiles[i]
-    events = s.b[d0 + N:d0 + N + E]
+        s.g[b0 + cloud_area_of(t, i)] = tiles[i]
+    events = s.g[d0 + N:d0 + N + E]
     for i in range(E):
         events[i] = i
-    shuffle(s.st, CHANCE, events, E)
+    shuffle(st, CHANCE, events, E)
     if t[P_ENCH_TOTAL] - n_players > 0:
-        deck = s.b[d0 + N + E:t[T_REC]]
+        deck = s.g[d0 + N + E:t[T_REC]]
         m = 0
         for r in range(t[P_N_ROLES]):
             if (t[P_ENCH_DECK] >> r) & 1:
                 deck[m] = r
                 m += 1
-        shuffle(s.st, CHANCE, deck, m)
+        shuffle(st, CHANCE, deck, m)
         s.g[G_ENCH_N] = m
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def reveal_enchanted_roles(t, s):
-    n = t[P_ENCH_TOTAL] - s.seat.shape[0]
+    n = t[P_ENCH_TOTAL] - s.g[G_NP]
     if n <= 0:
         return
     R = t[P_N_ROLES]
     cards = t[P_ENCH_DECK]         # the roles in the enchanted deck (bitmask)
-    deck = s.b[t[T_DECKS] + t[T_N_TILES] + t[T_N_EVENT]:t[T_REC]]
+    deck = s.g[t[T_DECKS] + t[T_N_TILES] + t[T_N_EVENT]:t[T_REC]]
+    st = s.g[G_ST:G_ST + 1 + s.g[G_NP]].view(np.uint64)
     revealed = 0
     for _ in range(n):
         if s.g[G_ENCH_PTR] == s.g[G_ENCH_N]:
@@ -518,7 +536,7 @@ def reveal_enchanted_roles(t, s):
                 if (cards >> r) & 1 and (t[P_RESHUFFLE_ALL] or not (revealed >> r) & 1):
                     deck[m] = r
                     m += 1
-            shuffle(s.st, CHANCE, deck, m)
+            shuffle(st, CHANCE, deck, m)
             s.g[G_ENCH_N] = m
             s.g[G_ENCH_PTR] = 0
         revealed |= 1 << deck[s.g[G_ENCH_PTR]]
@@ -527,7 +545,7 @@ def reveal_enchanted_roles(t, s):
     rec = t[T_REC] + t[T_N_EVENT]
     for r in range(R):
         if (revealed >> r) & 1:
-            s.b[rec + r] |= 1 << (s.g[G_ROUND] - 1)
+            s.g[rec + r] |= 1 << (s.g[G_ROUND] - 1)
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
@@ -542,9 +560,9 @@ def select_roles(t, s, user_funcs):
             if event_of(t, ev, EC_HAND + n) != NO_HAND:
                 max_size = n
     s.g[G_SELECTING] = 1
-    for seat in range(s.seat.shape[0]):
-        s.seat[seat, S_HAND] = 0
-        s.seat[seat, S_NHAND] = 0
+    for seat in range(s.g[G_NP]):
+        s.g[sc(seat, S_HAND)] = 0
+        s.g[sc(seat, S_NHAND)] = 0
         feat = features(s, seat) and max_size > 0
         if feat:       # a role's row does not change while the seat picks its hand
             for r in range(R):
@@ -552,16 +570,16 @@ def select_roles(t, s, user_funcs):
                 for f in range(P.N_FEATURES):
                     s.opts[c0 + r, f] = s.opts[0, f]
                 s.opts[c0 + r, P.F_BRAVE] = 0
-        while s.seat[seat, S_NHAND] < max_size:
+        while s.g[sc(seat, S_NHAND)] < max_size:
             n = 0
             for r in range(R):
-                if not (s.seat[seat, S_HAND] >> r) & 1:
+                if not (s.g[sc(seat, S_HAND)] >> r) & 1:
                     if feat:
                         for f in range(P.N_FEATURES):
                             s.opts[n, f] = s.opts[c0 + r, f]
                     s.g[G_OAB + 2 * n] = r
                     n += 1
-            if mol and event_of(t, ev, EC_HAND + s.seat[seat, S_NHAND]) != NO_HAND:
+            if mol and event_of(t, ev, EC_HAND + s.g[sc(seat, S_NHAND)]) != NO_HAND:
                 if feat:
                     stop_row(s, n)
                 s.g[G_OAB + 2 * n] = -1
@@ -569,20 +587,20 @@ def select_roles(t, s, user_funcs):
             r = s.g[G_OAB + 2 * (decide(t, s, seat, P.SELECT, n, user_funcs))]
             if r < 0:
                 break
-            s.seat[seat, S_HAND] |= 1 << r
-            s.seat[seat, S_NHAND] += 1
+            s.g[sc(seat, S_HAND)] |= 1 << r
+            s.g[sc(seat, S_NHAND)] += 1
     s.g[G_SELECTING] = 0
     if mol:
-        for seat in range(s.seat.shape[0]):
-            add_points(t, s, seat, event_of(t, ev, EC_HAND + s.seat[seat, S_NHAND]), S_EVENTS)
+        for seat in range(s.g[G_NP]):
+            add_points(t, s, seat, event_of(t, ev, EC_HAND + s.g[sc(seat, S_NHAND)]), S_EVENTS)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def play_card(t, s, seat, r):
     """The card leaves the hand face up; an enchanted role costs its penalty at once."""
-    s.seat[seat, S_HAND] &= ~(1 << r)
-    s.seat[seat, S_NHAND] -= 1
-    s.seat[seat, S_PLAYED] |= 1 << r
+    s.g[sc(seat, S_HAND)] &= ~(1 << r)
+    s.g[sc(seat, S_NHAND)] -= 1
+    s.g[sc(seat, S_PLAYED)] |= 1 << r
     s.g[G_PLAYED] |= 1 << r
     if (s.g[G_ENCHANTED] >> r) & 1:
         add_points(t, s, seat, -t[P_ENCH_PENALTY], S_ENCHANTED)
@@ -590,15 +608,15 @@ def play_card(t, s, seat, r):
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def play_turn(t, s, user_funcs):
-    n_players = s.seat.shape[0]
+    n_players = s.g[G_NP]
     leader = s.g[G_LEADER]
-    while s.seat[leader, S_NHAND] == 0:              # pass the lead clockwise
+    while s.g[sc(leader, S_NHAND)] == 0:              # pass the lead clockwise
         leader = (leader + 1) % n_players
     s.g[G_LEADER] = leader
     feat = features(s, leader)
     n = 0
     for r in range(t[P_N_ROLES]):
-        if (s.seat[leader, S_HAND] >> r) & 1:
+        if (s.g[sc(leader, S_HAND)] >> r) & 1:
             if feat:
                 card_pairs(t, s, leader, r, n)
                 s.opts[n + 1, P.F_RISK] = cancel_risk(t, s, r, leader + 1, n_players - 1)
@@ -614,7 +632,7 @@ def play_turn(t, s, user_funcs):
         cowardly_action(t, s, leader, r, user_funcs)
     for k in range(1, n_players):
         seat = (leader + k) % n_players
-        if not (s.seat[seat, S_HAND] >> r) & 1:
+        if not (s.g[sc(seat, S_HAND)] >> r) & 1:
             continue
         if features(s, seat):
             card_pairs(t, s, seat, r, 0)
@@ -623,12 +641,12 @@ def play_turn(t, s, user_funcs):
         play_card(t, s, seat, r)
         if c == 1:
             if bravest >= 0:
-                s.seat[bravest, S_CANCELLED] += 1
+                s.g[sc(bravest, S_CANCELLED)] += 1
             bravest = seat
         else:
             cowardly_action(t, s, seat, r, user_funcs)
     if bravest >= 0:
-        s.seat[bravest, S_BRAVE_DONE] += 1
+        s.g[sc(bravest, S_BRAVE_DONE)] += 1
         role_action(t, s, bravest, r, True, user_funcs)
         s.g[G_LEADER] = bravest
     s.g[G_TURN] += 1
@@ -662,7 +680,7 @@ def witch(t, s, seat, r, brave, user_funcs):
     adj = t[P_ADJ_PTR]
     n = 0
     for p in range(2):
-        a0 = s.seat[seat, S_PAWN_A + p]
+        a0 = s.g[sc(seat, S_PAWN_A + p)]
         for j in range(t[adj + a0], t[adj + a0 + 1]):
             a = t[j]
             if witch_can_enter(t, s, r, a):
@@ -683,7 +701,7 @@ def witch(t, s, seat, r, brave, user_funcs):
     if c == n:
         return
     a = s.g[G_OAB + 2 * c + 1]
-    s.seat[seat, S_PAWN_A + s.g[G_OAB + 2 * c]] = a
+    s.g[sc(seat, S_PAWN_A + s.g[G_OAB + 2 * c])] = a
     if brave:
         ptr = t[P_AREA_TOWER_PTR]
         m = 0
@@ -709,7 +727,7 @@ def druid(t, s, seat, r, brave, user_funcs):
         ptr = t[P_AREA_TOWER_PTR]
         mask = np.int64(0)
         for p in range(2):
-            a = s.seat[seat, S_PAWN_A + p]
+            a = s.g[sc(seat, S_PAWN_A + p)]
             if t[P_DRUID_TERRAIN] and not (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1:
                 continue
             for i in range(t[ptr + a], t[ptr + a + 1]):
@@ -744,15 +762,15 @@ def deliver_potion(t, s, seat, r, m, brave, bonus, user_funcs):
     if c == m:
         return
     k = s.g[G_OAB + 2 * c]
-    s.seat[seat, S_GREEN + tower_of(t, k, TW_COLOUR)] -= 1
+    s.g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] -= 1
     if tower_of(t, k, TW_ROUND):
-        s.b[t[T_N_AREA] + k] = 1
-        s.seat[seat, S_WANDS] += tower_of(t, k, TW_WANDS)
+        s.g[t[T_BOARD] + t[T_N_AREA] + k] = 1
+        s.g[sc(seat, S_WANDS)] += tower_of(t, k, TW_WANDS)
     add_points(t, s, seat, tower_of(t, k, TW_POINTS), S_TOWERS)
     if bonus:
         add_points(t, s, seat, bonus, S_BRAVE)
-    s.seat[seat, S_DELIV] += 1
-    s.b[t[T_REC] + t[T_N_EVENT] + t[P_N_ROLES] + k] += 1
+    s.g[sc(seat, S_DELIV)] += 1
+    s.g[t[T_REC] + t[T_N_EVENT] + t[P_N_ROLES] + k] += 1
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
@@ -765,7 +783,7 @@ def gatherer(t, s, seat, r, brave, user_funcs):
         return
     c0 = RO_BRAVE if brave else RO_COWARDLY
     for c in range(4):
-        s.seat[seat, S_GREEN + c] += role_of(t, r, c0 + c)
+        s.g[sc(seat, S_GREEN + c)] += role_of(t, r, c0 + c)
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
@@ -777,7 +795,7 @@ def weather_fairy(t, s, seat, r, brave, user_funcs):
     for i in range(t[T_N_CLOUD]):
         if can_charm(t, s, seat, i):
             if feat:
-                tile = s.b[cloud_area_of(t, i)]
+                tile = s.g[t[T_BOARD] + cloud_area_of(t, i)]
                 clear_row(s, n)
                 o = s.opts[n]
                 o[P.F_ROLE] = r
@@ -795,12 +813,12 @@ def weather_fairy(t, s, seat, r, brave, user_funcs):
         return
     i = s.g[G_OAB + 2 * c]
     a = cloud_area_of(t, i)
-    tile = s.b[a]
-    s.b[a] = -1
-    s.seat[seat, S_WANDS] -= tile_of(t, tile, 0)
-    s.seat[seat, S_BOLTS] += tile_of(t, tile, 1)
-    s.seat[seat, S_CHARMED] += 1
-    s.b[t[T_REC] + t[T_N_EVENT] + t[P_N_ROLES] + t[T_N_TOWER] + i] = s.g[G_ROUND]
+    tile = s.g[t[T_BOARD] + a]
+    s.g[t[T_BOARD] + a] = -1
+    s.g[sc(seat, S_WANDS)] -= tile_of(t, tile, 0)
+    s.g[sc(seat, S_BOLTS)] += tile_of(t, tile, 1)
+    s.g[sc(seat, S_CHARMED)] += 1
+    s.g[t[T_REC] + t[T_N_EVENT] + t[P_N_ROLES] + t[T_N_TOWER] + i] = s.g[G_ROUND]
     if bonus:
         add_points(t, s, seat, bonus, S_BRAVE)
 
@@ -824,14 +842,14 @@ def role_action(t, s, seat, r, brave, user_funcs):
 def black_market(t, s, seat, ev, user_funcs):
     """Black Market / Distillery: the event's gain instead of the cowardly effect."""
     for c in range(4):
-        s.seat[seat, S_GREEN + c] += event_of(t, ev, EC_GAIN + c)
+        s.g[sc(seat, S_GREEN + c)] += event_of(t, ev, EC_GAIN + c)
     for _ in range(event_of(t, ev, EC_ANY_POTION)):
         if features(s, seat):
             for c in range(3):
                 clear_row(s, c)
                 s.opts[c, P.F_TARGET] = c
                 s.opts[c, P.F_GAIN_POTIONS] = 1
-        s.seat[seat, S_GREEN + decide(t, s, seat, P.COLOUR, 3, user_funcs)] += 1
+        s.g[sc(seat, S_GREEN + decide(t, s, seat, P.COLOUR, 3, user_funcs))] += 1
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -840,17 +858,17 @@ def round_end_event(t, s, user_funcs):
     if ev < 0:
         return
     kind = event_of(t, ev, EC_KIND)
-    n_players = s.seat.shape[0]
+    n_players = s.g[G_NP]
     if kind == EV_EMPTY_HANDED:
         for seat in range(n_players):
-            if (s.seat[seat, S_GREEN] + s.seat[seat, S_PURPLE] + s.seat[seat, S_ORANGE]
+            if (s.g[sc(seat, S_GREEN)] + s.g[sc(seat, S_PURPLE)] + s.g[sc(seat, S_ORANGE)]
                     <= event_of(t, ev, EC_LIMIT)):
                 add_points(t, s, seat, event_of(t, ev, EC_POINTS), S_EVENTS)
     elif kind == EV_PAWN_TERRAIN:
         col = EC_HAND + t[P_N_ROLES] + 1
         for seat in range(n_players):
-            total = (event_of(t, ev, col + area_of(t, s.seat[seat, S_PAWN_A], 0))
-                     + event_of(t, ev, col + area_of(t, s.seat[seat, S_PAWN_B], 0)))
+            total = (event_of(t, ev, col + area_of(t, s.g[sc(seat, S_PAWN_A)], 0))
+                     + event_of(t, ev, col + area_of(t, s.g[sc(seat, S_PAWN_B)], 0)))
             add_points(t, s, seat, total, S_EVENTS)
     elif kind == EV_UPPER_HAND:
         upper_hand(t, s, ev, user_funcs)
@@ -858,18 +876,18 @@ def round_end_event(t, s, user_funcs):
         the_works(t, s, ev, user_funcs)
     elif kind == EV_FLOCK:
         for seat in range(n_players):
-            a = area_of(t, s.seat[seat, S_PAWN_A], 0)
-            if a == area_of(t, s.seat[seat, S_PAWN_B], 0) and a >= 2:
+            a = area_of(t, s.g[sc(seat, S_PAWN_A)], 0)
+            if a == area_of(t, s.g[sc(seat, S_PAWN_B)], 0) and a >= 2:
                 add_points(t, s, seat, event_of(t, ev, EC_POINTS), S_EVENTS)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def the_works(t, s, ev, user_funcs):
     """Each player may pay up to max_sets sets of 4 different resources for points."""
-    for seat in range(s.seat.shape[0]):
+    for seat in range(s.g[G_NP]):
         for _ in range(event_of(t, ev, EC_LIMIT)):
-            if min(s.seat[seat, S_GREEN], s.seat[seat, S_PURPLE], s.seat[seat, S_ORANGE],
-                   s.seat[seat, S_WANDS]) == 0:
+            if min(s.g[sc(seat, S_GREEN)], s.g[sc(seat, S_PURPLE)], s.g[sc(seat, S_ORANGE)],
+                   s.g[sc(seat, S_WANDS)]) == 0:
                 break
             if features(s, seat):
                 clear_row(s, 0)
@@ -880,14 +898,14 @@ def the_works(t, s, ev, user_funcs):
             if decide(t, s, seat, P.WORKS, 2, user_funcs) == 1:
                 break
             for c in range(4):
-                s.seat[seat, S_GREEN + c] -= 1
+                s.g[sc(seat, S_GREEN + c)] -= 1
             add_points(t, s, seat, event_of(t, ev, EC_POINTS), S_EVENTS)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def upper_hand(t, s, ev, user_funcs):
     """Secret reveals; the highest (ties: all) score and pay their reveal. 0 never wins."""
-    n_players = s.seat.shape[0]
+    n_players = s.g[G_NP]
     best = 0
     for seat in range(n_players):
         total = total_resources(s, seat)
@@ -900,12 +918,12 @@ def upper_hand(t, s, ev, user_funcs):
                 clear_row(s, b)
                 s.opts[b, P.F_TARGET] = b
                 s.opts[b, P.F_POINTS] = event_of(t, ev, EC_POINTS) if b > others else 0
-        s.seat[seat, S_BID] = decide(t, s, seat, P.BID, total + 1, user_funcs)
-        best = max(best, s.seat[seat, S_BID])
+        s.g[sc(seat, S_BID)] = decide(t, s, seat, P.BID, total + 1, user_funcs)
+        best = max(best, s.g[sc(seat, S_BID)])
     if best == 0:
         return
     for seat in range(n_players):
-        if s.seat[seat, S_BID] != best:
+        if s.g[sc(seat, S_BID)] != best:
             continue
         add_points(t, s, seat, event_of(t, ev, EC_POINTS), S_EVENTS)
         if not event_of(t, ev, EC_PAYS):
@@ -913,7 +931,7 @@ def upper_hand(t, s, ev, user_funcs):
         for _ in range(best):
             n = 0
             for k in range(4):
-                if s.seat[seat, S_GREEN + k] > 0:
+                if s.g[sc(seat, S_GREEN + k)] > 0:
                     if features(s, seat):
                         clear_row(s, n)
                         s.opts[n, P.F_TARGET] = k
@@ -922,7 +940,7 @@ def upper_hand(t, s, ev, user_funcs):
                     s.g[G_OAB + 2 * n] = k
                     n += 1
             c = decide(t, s, seat, P.PAY, n, user_funcs)
-            s.seat[seat, S_GREEN + s.g[G_OAB + 2 * c]] -= 1
+            s.g[sc(seat, S_GREEN + s.g[G_OAB + 2 * c])] -= 1
 
 
 # ---------------------------------------------------------------- end of game
@@ -959,53 +977,53 @@ def play_game(t, s, key, game, user_funcs, log, i, primary, secondary, seat_out,
     """Setup, the rounds, end scoring: one whole game into State s, then its row i of the
     outputs (see ``play_batch``). ``play_batch`` calls it through a function pointer."""
     setup(t, s, key, game)
-    n_players = s.seat.shape[0]
+    n_players = s.g[G_NP]
     N = t[T_N_TILES]
     for rnd in range(1, t[P_ROUNDS] + 1):
         s.g[G_ROUND] = rnd
         s.g[G_TURN] = 0
         s.g[G_PLAYED] = 0
-        ev = s.b[t[T_DECKS] + N + rnd - 1] if rnd - 1 < t[P_EVENTS_USED] else -1
+        ev = s.g[t[T_DECKS] + N + rnd - 1] if rnd - 1 < t[P_EVENTS_USED] else -1
         s.g[G_EVENT] = ev
         if ev >= 0:
-            s.b[t[T_REC] + ev] = rnd
+            s.g[t[T_REC] + ev] = rnd
         reveal_enchanted_roles(t, s)
         for p in range(n_players):
-            s.seat[p, S_PLAYED] = 0
+            s.g[sc(p, S_PLAYED)] = 0
         select_roles(t, s, user_funcs)
         s.g[G_LEADER] = s.g[G_START]
         while True:
             left = 0
             for p in range(n_players):
-                left += s.seat[p, S_NHAND]
+                left += s.g[sc(p, S_NHAND)]
             if left == 0:
                 break
             play_turn(t, s, user_funcs)
         round_end_event(t, s, user_funcs)
         s.g[G_START] = s.g[G_LEADER]
     for p in range(n_players):
-        add_points(t, s, p, lightning_points(t, s.seat[p, S_BOLTS]), S_LIGHTNING)
-        add_points(t, s, p, resource_set_points(t, s.seat[p, S_GREEN], s.seat[p, S_PURPLE],
-                                                s.seat[p, S_ORANGE], s.seat[p, S_WANDS]), S_SETS)
+        add_points(t, s, p, lightning_points(t, s.g[sc(p, S_BOLTS)]), S_LIGHTNING)
+        add_points(t, s, p, resource_set_points(t, s.g[sc(p, S_GREEN)], s.g[sc(p, S_PURPLE)],
+                                                s.g[sc(p, S_ORANGE)], s.g[sc(p, S_WANDS)]), S_SETS)
     for p in range(n_players):
         o = seat_out[i, p]
-        o[0] = s.seat[p, S_SCORE]
+        o[0] = s.g[sc(p, S_SCORE)]
         o[1] = t[P_START_SCORE]
         for j in range(S_TOWERS, S_FLOOR + 1):
-            o[1 + j] = s.seat[p, j]
-        o[9] = s.seat[p, S_DELIV]
-        o[10] = s.seat[p, S_CHARMED]
-        o[11] = s.seat[p, S_BRAVE_DONE]
-        o[12] = s.seat[p, S_CANCELLED]
+            o[1 + j] = s.g[sc(p, j)]
+        o[9] = s.g[sc(p, S_DELIV)]
+        o[10] = s.g[sc(p, S_CHARMED)]
+        o[11] = s.g[sc(p, S_BRAVE_DONE)]
+        o[12] = s.g[sc(p, S_CANCELLED)]
         o[13] = total_resources(s, p)
-        o[14] = s.seat[p, S_PAWN_A]
-        o[15] = s.seat[p, S_PAWN_B]
-        primary[p] = s.seat[p, S_SCORE]
+        o[14] = s.g[sc(p, S_PAWN_A)]
+        o[15] = s.g[sc(p, S_PAWN_B)]
+        primary[p] = s.g[sc(p, S_SCORE)]
         secondary[p] = total_resources(s, p)
     rank_and_share(primary, secondary, n_players, rank[i], win[i])
     game_out[i, 0] = s.g[G_DECISIONS]
     for j in range(t[T_N_REC]):
-        game_out[i, 1 + j] = s.b[t[T_REC] + j]
+        game_out[i, 1 + j] = s.g[t[T_REC] + j]
     errors[i, 0] = s.g[G_ERROR]
     errors[i, 1] = s.g[G_ERR_SEAT]
     errors[i, 2] = s.g[G_ERR_KIND]
@@ -1020,7 +1038,7 @@ def play_game(t, s, key, game, user_funcs, log, i, primary, secondary, seat_out,
 
 
 @njit(cache=True, parallel=True)
-def play_batch(t, key, start, n_games, pol, game_fn, user_funcs, max_opts, block, seat_out,
+def play_batch(t, key, start, n_games, pol, game_fn, user_funcs, block, seat_out,
                rank, win, game_out, errors, log):
     """Play games start .. start+n_games-1; row i of every output is game start+i.
 
@@ -1034,7 +1052,7 @@ def play_batch(t, key, start, n_games, pol, game_fn, user_funcs, max_opts, block
     n_players = pol.shape[0]
     n_blocks = (n_games + block - 1) // block
     for b in prange(n_blocks):
-        s = new_state(t, n_players, pol, max_opts, log.shape[1])
+        s = new_state(t, n_players, pol, log.shape[1])
         primary = np.zeros(n_players, np.int64)
         secondary = np.zeros(n_players, np.int64)
         b0 = np.int64(b) * block

@@ -47,7 +47,7 @@ def seat_policies(policies: Sequence, rules: Rules) -> SeatPolicies:
                                                    for p in policies)
             and rules.players["min"] <= len(policies) <= rules.players["max"]):
         # built-in policies only: no typed list of user policies (building one compiles
-        # numba's list code, seconds at every start); the engine takes None instead
+        # numba's list code, seconds at every start); the engine gets placeholders instead
         return SeatPolicies(np.array([BUILTIN_IDS[p] for p in policies], np.int64),
                             tuple(policies), None, ())
     return resolve(policies, BUILTIN_IDS, "bloomsim",

@@ -6,14 +6,26 @@ Every function mirrors the reference function of the same name, draws the same r
 in the same order and builds the same options, so both engines play the same game
 (``tests/bloomsim/test_differential.py`` holds them to it).
 
-Rules (``rules.Tables``) and state (``State``) are a few packed arrays with named columns: every
-call between kernels passes them, and a handful of arrays keeps calls and compilation cheap.
-A policy's illegal choice is recorded in the state (the game goes on with option 0) and raised
-by the caller after the kernel returns.
+Why it is shaped like this (measured; see docs/bloomsim.md):
 
-Kernels called inside a game are compiled without numba's reference counting (``_nrt=False``):
-they never allocate, and shared rules arrays touched by every thread would otherwise make the
-threads fight over their reference counts.
+- numba passes an array as 7-9 machine words and a NamedTuple of arrays as all of them, at every
+  call between kernels. So the rules are one int64 array (``flat_tables``: a header of
+  parameters and offsets, read through tiny accessors such as ``tower_of``) and a game's state
+  is three arrays (``State``: all integers in ``g``, the observation, the option rows).
+- Every kernel numba compiles separately is linked into, and optimised again with, each caller.
+  Kernels with a single call site are inlined into it (``inline="always"``), ``play_batch``
+  calls ``play_game`` through a function pointer (so the parallel kernel does not carry the
+  engine), and kernels called with constants have explicit signatures (numba compiles a new
+  version for every literal argument otherwise).
+- One compiled kernel serves built-in and user policies: user policies come as a tuple of
+  ``MAX_PLAYERS`` first-class functions (padded with a placeholder). The built-in random policy
+  is drawn inside ``decide``; the heuristics get option features but no observation (they never
+  read it); only user policies get the observation built.
+
+A policy's illegal choice is recorded in the state (the game goes on with option 0) and raised
+by the caller after the kernel returns. Kernels called inside a game are compiled without
+numba's reference counting (``_nrt=False``): they never allocate, and shared rules arrays
+touched by every thread would otherwise make the threads fight over their reference counts.
 """
 from __future__ import annotations
 

@@ -15,7 +15,13 @@ import polars as pl
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from simcore import runner
-from simcore.policy import POLICY_SIG, SeatPolicies, _placeholder, illegal_choice_error, resolve
+from simcore.policy import (
+    POLICY_SIG,
+    SeatPolicies,
+    _placeholder,
+    illegal_choice_error,
+    resolve,
+)
 from simcore.progress import ProgressArg
 from simcore.results import frame
 from simcore.rng import root_key

@@ -63,16 +63,16 @@ def seat_policies(policies: Sequence, rules: Rules) -> SeatPolicies:
 _FIRST_CLASS: dict = {}
 
 
-def user_funcs(sp: SeatPolicies) -> tuple:
-    """The seats' user policies as a tuple of ``E.MAX_PLAYERS`` first-class functions (padded
-    with a never-called placeholder): the same argument type whatever the seats play, so one
+def user_policies(sp: SeatPolicies) -> np.ndarray:
+    """The addresses of the seats' user policies' compiled code, padded to ``E.MAX_PLAYERS``
+    with a never-called placeholder's: the same argument whatever the seats play, so one
     compiled kernel serves built-in and user policies alike."""
     funcs = []
     for f in (*sp.user_py, *[_placeholder] * (E.MAX_PLAYERS - len(sp.user_py))):
-        if f not in _FIRST_CLASS:
+        if f not in _FIRST_CLASS:          # also keeps the code alive
             _FIRST_CLASS[f] = E.FirstClass(f, POLICY_SIG)
-        funcs.append(_FIRST_CLASS[f])
-    return tuple(funcs)
+        funcs.append(_FIRST_CLASS[f].address)
+    return np.array(funcs, np.int64)
 
 
 def flat_tables(rules: Rules) -> np.ndarray:
@@ -123,7 +123,7 @@ def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
     with warnings.catch_warnings():    # numba flags first-class functions as experimental
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
         E.play_batch(flat_tables(rules), np.uint64(key), start, n, sp.ids, E.game_kernel(),
-                     user_funcs(sp), BLOCK, b.seat_out, b.rank, b.win,
+                     user_policies(sp), BLOCK, b.seat_out, b.rank, b.win,
                      b.game_out, errors, logs)
     bad = np.flatnonzero(errors[:, 0])
     if bad.size:

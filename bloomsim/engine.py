@@ -33,6 +33,8 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange, typeof, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 from numba.core.types.function_type import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
 
@@ -64,9 +66,10 @@ NEG = -(1 << 30)
  G_ERROR, G_ERR_SEAT, G_ERR_KIND, G_ERR_CHOICE, G_ERR_N, G_ENCH_N, G_ENCH_PTR,
  G_SELECTING) = range(17)
 N_G = 17          # setup clears g[:N_G]
-G_LOG_CAP, G_LOG_AT, G_NP = 20, 21, 22   # log size (0: none) and start, number of players
-G_ST = 24         # the game's random streams (uint64 bits): chance, then one per seat
-G_SEAT = G_ST + 8     # seat p's columns S_* at G_SEAT + N_SEAT * p
+G_LOG_CAP, G_LOG_AT, G_NP = 17, 18, 19   # log size (0: none) and start, number of players
+G_UF = 20         # user policy i's compiled code (address, see policy_at) at G_UF + i
+G_ST = G_UF + MAX_PLAYERS    # the game's random streams (uint64 bits): chance, one per seat
+G_SEAT = G_ST + 1 + MAX_PLAYERS    # seat p's columns S_* at G_SEAT + N_SEAT * p
 # State.seat columns. S_SCORE .. S_FLOOR are also the order of the results' score columns.
 (S_SCORE, S_TOWERS, S_BRAVE, S_EVENTS, S_ENCHANTED, S_LIGHTNING, S_SETS, S_FLOOR, S_GREEN,
  S_PURPLE, S_ORANGE, S_WANDS, S_PAWN_A, S_PAWN_B, S_BOLTS, S_HAND, S_NHAND, S_PLAYED, S_DELIV,
@@ -156,9 +159,26 @@ def _state_type():
 # keep each of these to one compiled version.
 TT = types.int64[::1]
 ST = _state_type()
-UF = types.UniTuple(PolicyFunc, MAX_PLAYERS)
 LOG = types.int16[:, :, ::1]
 I8, B1 = types.int64, types.boolean
+
+
+@intrinsic
+def policy_at(typingctx, addr):
+    """The compiled policy at ``addr`` (the address of its C wrapper, ``FirstClass.address``)
+    as a numba first-class function. User policies reach the kernels as addresses in State.g
+    rather than as a tuple of first-class functions: a tuple of six is 18 machine words at
+    every call between kernels, an address in g costs nothing."""
+    if not isinstance(addr, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        f = cgutils.create_struct_proxy(PolicyFunc)(context, builder)
+        f.c_addr = builder.inttoptr(args[0], cgutils.voidptr_t)
+        f.py_addr = cgutils.get_null_value(cgutils.voidptr_t)
+        f.jit_addr = cgutils.get_null_value(cgutils.voidptr_t)
+        return f._getvalue()
+    return PolicyFunc(types.int64), codegen
 
 
 # ---------------------------------------------------------------- the rules' tables
@@ -207,7 +227,7 @@ def lightning_of(t, i):
 
 
 @njit(cache=True)
-def new_state(t, n_players, pol, log_cap):
+def new_state(t, n_players, pol, user_policies, log_cap):
     log_at = t[T_REC] + t[T_N_REC]
     s = State(np.zeros(log_at + 4 * log_cap, np.int64), np.zeros(OBS_LEN, np.float32),
               np.zeros((t[T_MAXO] + t[P_N_ROLES], P.N_FEATURES), np.float32))
@@ -216,6 +236,8 @@ def new_state(t, n_players, pol, log_cap):
     s.g[G_NP] = n_players
     for p in range(n_players):
         s.g[sc(p, S_POLICY)] = pol[p]
+    for i in range(MAX_PLAYERS):
+        s.g[G_UF + i] = user_policies[i]
     return s
 
 
@@ -299,9 +321,9 @@ def features(s, seat):
     return s.g[sc(seat, S_POLICY)] != P.RANDOM
 
 
-@njit((TT, ST.types[0], *POLICY_SIG.args[1:3], I8, I8, I8, UF),
+@njit((TT, ST.types[0], *POLICY_SIG.args[1:3], I8, I8, I8),
       cache=True, _nrt=False, no_cpython_wrapper=True)
-def ask(t, g, obs, opts, seat, kind, n, user_funcs):
+def ask(t, g, obs, opts, seat, kind, n):
     """``decide`` on the few arrays it reads (a call passes every array of its arguments)."""
     pid = g[sc(seat, S_POLICY)]
     rng = g.view(np.uint64)[G_ST + 1 + seat:G_ST + 2 + seat]
@@ -309,7 +331,7 @@ def ask(t, g, obs, opts, seat, kind, n, user_funcs):
         c = call_builtin(pid, kind, obs, opts, n, rng)
     else:       # only user policies read the observation (the built-in ones never do)
         observe(t, g, obs, seat)
-        c = user_funcs[-1 - pid](kind, obs, opts, n, rng)
+        c = policy_at(g[G_UF - 1 - pid])(kind, obs, opts, n, rng)
     if c < 0 or c >= n:
         if g[G_ERROR] == 0:
             g[G_ERROR] = 1
@@ -331,7 +353,7 @@ def ask(t, g, obs, opts, seat, kind, n, user_funcs):
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
-def decide(t, s, seat, kind, n, user_funcs):
+def decide(t, s, seat, kind, n):
     """Ask the seat's policy (a single option is taken without asking). The built-in random
     policy is drawn right here (its choice is always legal), the others are asked by ``ask``."""
     if n == 1:
@@ -340,7 +362,7 @@ def decide(t, s, seat, kind, n, user_funcs):
         s.g[G_LOGGED] += 1
         s.g[G_DECISIONS] += 1
         return randint(s.g.view(np.uint64), G_ST + 1 + seat, n)
-    return ask(t, s.g, s.obs, s.opts, seat, kind, n, user_funcs)
+    return ask(t, s.g, s.obs, s.opts, seat, kind, n)
 
 
 # ---------------------------------------------------------------- what a card can do now
@@ -561,7 +583,7 @@ def reveal_enchanted_roles(t, s):
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
-def select_roles(t, s, user_funcs):
+def select_roles(t, s):
     ev = s.g[G_EVENT]
     R = t[P_N_ROLES]
     c0 = s.opts.shape[0] - R        # the roles' SELECT rows
@@ -596,7 +618,7 @@ def select_roles(t, s, user_funcs):
                     stop_row(s, n)
                 s.g[G_OAB + 2 * n] = -1
                 n += 1
-            r = s.g[G_OAB + 2 * (decide(t, s, seat, P.SELECT, n, user_funcs))]
+            r = s.g[G_OAB + 2 * (decide(t, s, seat, P.SELECT, n))]
             if r < 0:
                 break
             s.g[sc(seat, S_HAND)] |= 1 << r
@@ -619,7 +641,7 @@ def play_card(t, s, seat, r):
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
-def play_turn(t, s, user_funcs):
+def play_turn(t, s):
     n_players = s.g[G_NP]
     leader = s.g[G_LEADER]
     while s.g[sc(leader, S_NHAND)] == 0:              # pass the lead clockwise
@@ -636,12 +658,12 @@ def play_turn(t, s, user_funcs):
                 s.g[G_OAB + 2 * n] = r
                 s.g[G_OAB + 2 * n + 1] = brave
                 n += 1
-    c = decide(t, s, leader, P.LEAD, n, user_funcs)
+    c = decide(t, s, leader, P.LEAD, n)
     r, brave = np.int64(s.g[G_OAB + 2 * c]), s.g[G_OAB + 2 * c + 1] != 0
     play_card(t, s, leader, r)
     bravest = leader if brave else -1
     if not brave:
-        cowardly_action(t, s, leader, r, user_funcs)
+        cowardly_action(t, s, leader, r)
     for k in range(1, n_players):
         seat = (leader + k) % n_players
         if not (s.g[sc(seat, S_HAND)] >> r) & 1:
@@ -649,23 +671,23 @@ def play_turn(t, s, user_funcs):
         if features(s, seat):
             card_pairs(t, s, seat, r, 0)
             s.opts[1, P.F_RISK] = cancel_risk(t, s, r, leader + k + 1, n_players - 1 - k)
-        c = decide(t, s, seat, P.FOLLOW, 2, user_funcs)
+        c = decide(t, s, seat, P.FOLLOW, 2)
         play_card(t, s, seat, r)
         if c == 1:
             if bravest >= 0:
                 s.g[sc(bravest, S_CANCELLED)] += 1
             bravest = seat
         else:
-            cowardly_action(t, s, seat, r, user_funcs)
+            cowardly_action(t, s, seat, r)
     if bravest >= 0:
         s.g[sc(bravest, S_BRAVE_DONE)] += 1
-        role_action(t, s, bravest, r, True, user_funcs)
+        role_action(t, s, bravest, r, True)
         s.g[G_LEADER] = bravest
     s.g[G_TURN] += 1
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
-def cowardly_action(t, s, seat, r, user_funcs):
+def cowardly_action(t, s, seat, r):
     """The card's cowardly effect, or (Black Market / Distillery) the event's instead."""
     ev = s.g[G_EVENT]
     if ev >= 0 and event_of(t, ev, EC_KIND) == EV_ALTERNATIVE:
@@ -677,16 +699,16 @@ def cowardly_action(t, s, seat, r, user_funcs):
                                           + event_of(t, ev, EC_GAIN + 2)
                                           + event_of(t, ev, EC_ANY_POTION))
             s.opts[1, P.F_GAIN_WANDS] = event_of(t, ev, EC_GAIN + 3)
-        if decide(t, s, seat, P.ALTERNATIVE, 2, user_funcs) == 1:
-            black_market(t, s, seat, ev, user_funcs)
+        if decide(t, s, seat, P.ALTERNATIVE, 2) == 1:
+            black_market(t, s, seat, ev)
             return
-    role_action(t, s, seat, r, False, user_funcs)
+    role_action(t, s, seat, r, False)
 
 
 # ---------------------------------------------------------------- the roles
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
-def witch(t, s, seat, r, brave, user_funcs):
+def witch(t, s, seat, r, brave):
     """Move one pawn to an adjacent area of the witch's terrain; brave: then deliver there."""
     feat = features(s, seat)
     adj = t[P_ADJ_PTR]
@@ -709,7 +731,7 @@ def witch(t, s, seat, r, brave, user_funcs):
                 n += 1
     if feat:
         stop_row(s, n)
-    c = decide(t, s, seat, P.MOVE, n + 1, user_funcs)
+    c = decide(t, s, seat, P.MOVE, n + 1)
     if c == n:
         return
     a = s.g[G_OAB + 2 * c + 1]
@@ -722,11 +744,11 @@ def witch(t, s, seat, r, brave, user_funcs):
             if deliverable(t, s, seat, k):
                 s.g[G_OAB + 2 * m] = k
                 m += 1
-        deliver_potion(t, s, seat, r, m, True, 0, user_funcs)
+        deliver_potion(t, s, seat, r, m, True, 0)
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
-def druid(t, s, seat, r, brave, user_funcs):
+def druid(t, s, seat, r, brave):
     """Deliver one potion without moving; brave: + bonus if a delivery happened."""
     K = t[T_N_TOWER]
     m = 0
@@ -750,12 +772,11 @@ def druid(t, s, seat, r, brave, user_funcs):
             if (mask >> k) & 1:
                 s.g[G_OAB + 2 * m] = k
                 m += 1
-    deliver_potion(t, s, seat, r, m, brave, t[P_BONUS_DRUID] if brave else 0,
-                   user_funcs)
+    deliver_potion(t, s, seat, r, m, brave, t[P_BONUS_DRUID] if brave else 0)
 
 
-@njit((TT, ST, I8, I8, I8, B1, I8, UF), cache=True, _nrt=False, no_cpython_wrapper=True)
-def deliver_potion(t, s, seat, r, m, brave, bonus, user_funcs):
+@njit((TT, ST, I8, I8, I8, B1, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def deliver_potion(t, s, seat, r, m, brave, bonus):
     """Deliver to one of the m towers in option slots 0 .. m-1 (g[G_OAB + 2i]), or decline
     (option m)."""
     if features(s, seat):
@@ -770,7 +791,7 @@ def deliver_potion(t, s, seat, r, m, brave, bonus, user_funcs):
             o[P.F_PAY_POTIONS] = 1
             o[P.F_GAIN_WANDS] = tower_of(t, k, TW_WANDS) if tower_of(t, k, TW_ROUND) else 0
         stop_row(s, m)
-    c = decide(t, s, seat, P.DELIVER, m + 1, user_funcs)
+    c = decide(t, s, seat, P.DELIVER, m + 1)
     if c == m:
         return
     k = s.g[G_OAB + 2 * c]
@@ -786,12 +807,12 @@ def deliver_potion(t, s, seat, r, m, brave, bonus, user_funcs):
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
-def gatherer(t, s, seat, r, brave, user_funcs):
+def gatherer(t, s, seat, r, brave):
     """Take the gatherer's resources, or decline."""
     if features(s, seat):
         card_features(t, s, seat, r, brave, 0)
         stop_row(s, 1)
-    if decide(t, s, seat, P.GATHER, 2, user_funcs) == 1:
+    if decide(t, s, seat, P.GATHER, 2) == 1:
         return
     c0 = RO_BRAVE if brave else RO_COWARDLY
     for c in range(4):
@@ -799,7 +820,7 @@ def gatherer(t, s, seat, r, brave, user_funcs):
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
-def weather_fairy(t, s, seat, r, brave, user_funcs):
+def weather_fairy(t, s, seat, r, brave):
     """Charm a cloud next to a pawn, paying its stars in wands; brave: + bonus if charmed."""
     feat = features(s, seat)
     bonus = t[P_BONUS_FAIRY] if brave else 0
@@ -820,7 +841,7 @@ def weather_fairy(t, s, seat, r, brave, user_funcs):
             n += 1
     if feat:
         stop_row(s, n)
-    c = decide(t, s, seat, P.CHARM, n + 1, user_funcs)
+    c = decide(t, s, seat, P.CHARM, n + 1)
     if c == n:
         return
     i = s.g[G_OAB + 2 * c]
@@ -835,23 +856,23 @@ def weather_fairy(t, s, seat, r, brave, user_funcs):
         add_points(t, s, seat, bonus, S_BRAVE)
 
 
-@njit((TT, ST, I8, I8, B1, UF), cache=True, _nrt=False, no_cpython_wrapper=True)
-def role_action(t, s, seat, r, brave, user_funcs):
+@njit((TT, ST, I8, I8, B1), cache=True, _nrt=False, no_cpython_wrapper=True)
+def role_action(t, s, seat, r, brave):
     kind = role_of(t, r, RO_KIND)
     if kind == WITCH:
-        witch(t, s, seat, r, brave, user_funcs)
+        witch(t, s, seat, r, brave)
     elif kind == GATHERER:
-        gatherer(t, s, seat, r, brave, user_funcs)
+        gatherer(t, s, seat, r, brave)
     elif kind == DRUID:
-        druid(t, s, seat, r, brave, user_funcs)
+        druid(t, s, seat, r, brave)
     else:
-        weather_fairy(t, s, seat, r, brave, user_funcs)
+        weather_fairy(t, s, seat, r, brave)
 
 
 # ---------------------------------------------------------------- events
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def black_market(t, s, seat, ev, user_funcs):
+def black_market(t, s, seat, ev):
     """Black Market / Distillery: the event's gain instead of the cowardly effect."""
     for c in range(4):
         s.g[sc(seat, S_GREEN + c)] += event_of(t, ev, EC_GAIN + c)
@@ -861,11 +882,11 @@ def black_market(t, s, seat, ev, user_funcs):
                 clear_row(s, c)
                 s.opts[c, P.F_TARGET] = c
                 s.opts[c, P.F_GAIN_POTIONS] = 1
-        s.g[sc(seat, S_GREEN + decide(t, s, seat, P.COLOUR, 3, user_funcs))] += 1
+        s.g[sc(seat, S_GREEN + decide(t, s, seat, P.COLOUR, 3))] += 1
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def round_end_event(t, s, user_funcs):
+def round_end_event(t, s):
     ev = s.g[G_EVENT]
     if ev < 0:
         return
@@ -883,9 +904,9 @@ def round_end_event(t, s, user_funcs):
                      + event_of(t, ev, col + area_of(t, s.g[sc(seat, S_PAWN_B)], 0)))
             add_points(t, s, seat, total, S_EVENTS)
     elif kind == EV_UPPER_HAND:
-        upper_hand(t, s, ev, user_funcs)
+        upper_hand(t, s, ev)
     elif kind == EV_THE_WORKS:
-        the_works(t, s, ev, user_funcs)
+        the_works(t, s, ev)
     elif kind == EV_FLOCK:
         for seat in range(n_players):
             a = area_of(t, s.g[sc(seat, S_PAWN_A)], 0)
@@ -894,7 +915,7 @@ def round_end_event(t, s, user_funcs):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def the_works(t, s, ev, user_funcs):
+def the_works(t, s, ev):
     """Each player may pay up to max_sets sets of 4 different resources for points."""
     for seat in range(s.g[G_NP]):
         for _ in range(event_of(t, ev, EC_LIMIT)):
@@ -907,7 +928,7 @@ def the_works(t, s, ev, user_funcs):
                 s.opts[0, P.F_PAY_POTIONS] = 3
                 s.opts[0, P.F_PAY_WANDS] = 1
                 stop_row(s, 1)
-            if decide(t, s, seat, P.WORKS, 2, user_funcs) == 1:
+            if decide(t, s, seat, P.WORKS, 2) == 1:
                 break
             for c in range(4):
                 s.g[sc(seat, S_GREEN + c)] -= 1
@@ -915,7 +936,7 @@ def the_works(t, s, ev, user_funcs):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def upper_hand(t, s, ev, user_funcs):
+def upper_hand(t, s, ev):
     """Secret reveals; the highest (ties: all) score and pay their reveal. 0 never wins."""
     n_players = s.g[G_NP]
     best = 0
@@ -930,7 +951,7 @@ def upper_hand(t, s, ev, user_funcs):
                 clear_row(s, b)
                 s.opts[b, P.F_TARGET] = b
                 s.opts[b, P.F_POINTS] = event_of(t, ev, EC_POINTS) if b > others else 0
-        s.g[sc(seat, S_BID)] = decide(t, s, seat, P.BID, total + 1, user_funcs)
+        s.g[sc(seat, S_BID)] = decide(t, s, seat, P.BID, total + 1)
         best = max(best, s.g[sc(seat, S_BID)])
     if best == 0:
         return
@@ -951,7 +972,7 @@ def upper_hand(t, s, ev, user_funcs):
                         s.opts[n, P.F_PAY_WANDS] = 1 if k == 3 else 0
                     s.g[G_OAB + 2 * n] = k
                     n += 1
-            c = decide(t, s, seat, P.PAY, n, user_funcs)
+            c = decide(t, s, seat, P.PAY, n)
             s.g[sc(seat, S_GREEN + s.g[G_OAB + 2 * c])] -= 1
 
 
@@ -978,13 +999,13 @@ def resource_set_points(t, g, p, o, w):
     return best
 
 
-GAME_SIG = types.int64(TT, ST, types.uint64, I8, UF, LOG, I8, types.int64[::1], types.int64[::1],
+GAME_SIG = types.int64(TT, ST, types.uint64, I8, LOG, I8, types.int64[::1], types.int64[::1],
                        types.int16[:, :, ::1], types.int8[:, ::1], types.float32[:, ::1],
                        types.int32[:, ::1], types.int64[:, ::1])
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def play_game(t, s, key, game, user_funcs, log, i, primary, secondary, seat_out, rank, win,
+def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
               game_out, errors):
     """Setup, the rounds, end scoring: one whole game into State s, then its row i of the
     outputs (see ``play_batch``). ``play_batch`` calls it through a function pointer."""
@@ -1002,7 +1023,7 @@ def play_game(t, s, key, game, user_funcs, log, i, primary, secondary, seat_out,
         reveal_enchanted_roles(t, s)
         for p in range(n_players):
             s.g[sc(p, S_PLAYED)] = 0
-        select_roles(t, s, user_funcs)
+        select_roles(t, s)
         s.g[G_LEADER] = s.g[G_START]
         while True:
             left = 0
@@ -1010,8 +1031,8 @@ def play_game(t, s, key, game, user_funcs, log, i, primary, secondary, seat_out,
                 left += s.g[sc(p, S_NHAND)]
             if left == 0:
                 break
-            play_turn(t, s, user_funcs)
-        round_end_event(t, s, user_funcs)
+            play_turn(t, s)
+        round_end_event(t, s)
         s.g[G_START] = s.g[G_LEADER]
     for p in range(n_players):
         add_points(t, s, p, lightning_points(t, s.g[sc(p, S_BOLTS)]), S_LIGHTNING)
@@ -1050,7 +1071,7 @@ def play_game(t, s, key, game, user_funcs, log, i, primary, secondary, seat_out,
 
 
 @njit(cache=True, parallel=True)
-def play_batch(t, key, start, n_games, pol, game_fn, user_funcs, block, seat_out,
+def play_batch(t, key, start, n_games, pol, game_fn, user_policies, block, seat_out,
                rank, win, game_out, errors, log):
     """Play games start .. start+n_games-1; row i of every output is game start+i.
 
@@ -1059,17 +1080,18 @@ def play_batch(t, key, start, n_games, pol, game_fn, user_funcs, block, seat_out
     (error flag, seat, kind, choice, n_opts, decisions logged), log [G, cap, 4] int16.
     ``game_fn``: ``play_game`` as a first-class function (``game_kernel()``): called through a
     pointer, its machine code is not linked into (and optimised again with) this kernel's.
-    ``user_funcs``: the user policies, a tuple of ``MAX_PLAYERS`` first-class functions.
+    ``user_policies``: [MAX_PLAYERS] int64 the addresses of the user policies' compiled code
+    (``policy_at``), padded with a placeholder's.
     """
     n_players = pol.shape[0]
     n_blocks = (n_games + block - 1) // block
     for b in prange(n_blocks):
-        s = new_state(t, n_players, pol, log.shape[1])
+        s = new_state(t, n_players, pol, user_policies, log.shape[1])
         primary = np.zeros(n_players, np.int64)
         secondary = np.zeros(n_players, np.int64)
         b0 = np.int64(b) * block
         for i in range(b0, min(n_games, b0 + block)):
-            game_fn(t, s, key, start + i, user_funcs, log, i, primary, secondary, seat_out,
+            game_fn(t, s, key, start + i, log, i, primary, secondary, seat_out,
                     rank, win, game_out, errors)
 
 

@@ -7,7 +7,7 @@ import pytest
 import bloomsim
 from bloomsim import api
 from bloomsim.rules import default_rules
-from simcore.rng import root_key
+from simcore.rng import randint, root_key
 
 PTS = ["pts_start", "pts_towers", "pts_brave", "pts_events", "pts_enchanted", "pts_lightning",
        "pts_sets", "pts_floor"]
@@ -151,6 +151,19 @@ def test_user_policy_beside_builtins():
     ref = bloomsim.simulate([first_option, "greedy", first_option], 3, seed=1,
                             engine="reference")
     assert ref.equals(df.filter(pl.col("game") < 3))
+
+
+@bloomsim.policy("reads_obs")
+def reads_obs(kind, obs, opts, n_opts, rng):
+    return int(obs[0] + obs[12] + randint(rng, 0, 3)) % n_opts
+
+
+def test_several_user_policies_match_the_reference():
+    # the kernel finds each user policy by its slot; the observation is built for them
+    for seats in ([reads_obs, first_option, "careful", reads_obs],
+                  ["cloud", first_option, reads_obs, "greedy", "random"]):
+        df = bloomsim.simulate(seats, 3, seed=3)
+        assert df.equals(bloomsim.simulate(seats, 3, seed=3, engine="reference"))
 
 
 def test_illegal_choice_names_policy_seat_and_decision():

@@ -26,11 +26,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
-from numba import njit, types
+from numba import carray, njit, types
+from numba.extending import intrinsic
 
 from simcore.policy import POLICY_SIG, PolicyFunc
 from simcore.results import rank_and_share
-from simcore.rng import CHANCE, randint, seed_streams
+from simcore.rng import CHANCE, mix64, randint
 
 from . import stats as S
 from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN,
@@ -106,11 +107,15 @@ BOARD, FACE_UP, LOC, BAGR, TMP = (_field(MAXN) for _ in range(5))  # tile per ho
 #                                    face up, where each tile is, Rize's bag (oldest first), picks
 TK, TSUB, TBR, TWH, TCH = (_field(MAXN) for _ in range(5))  # the tile set in play (R_KIND ...)
 SEEN = _field(P * MAXN)        # [s * MAXN + t] seat s has looked at tile t
-# the options of the current decision: code, argument (house, seat, item or district), then
-# district, argument, house, extra for the feature row
-CH_WHAT, CH_ARG, CH_DISTRICT, CH_CARG, CH_HOUSE, CH_EXTRA = (_field(MO) for _ in range(6))
+# the options of the current decision: code, argument (house, seat, item or district; the
+# feature row is derived from them, the state does not change before the decision)
+CH_WHAT, CH_ARG = (_field(MO) for _ in range(2))
 SEAT_ST = _field(P * S.N_SEAT)               # [s * N_SEAT + k] seat counters
 GAME_ST = _field(S.N_GAME + 2 * MAXD)        # game counters (stats.N_GAME + 2 D used)
+_field(_end % 2)                             # (8-byte alignment)
+XS = _field(2 * N_STREAMS)                   # uint64 random streams (simcore.rng)
+OBS = _field(N_OBS)                          # float32 observation
+OPTS = _field(MO * N_FEATURES)               # float32 option features [MO, N_FEATURES]
 LOG0 = _end                                  # then [LOG_CAP, 4] decisions (seat, kind, n, c)
 STATE0 = RIZE
 
@@ -156,8 +161,7 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
 
 # Every kernel has an explicit signature: compiled (or loaded from the cache) once at import,
 # with one set of argument types, so nothing compiles twice.
-_A = types.int32[::1]
-_X = types.uint64[::1]
+_A = types.CPointer(types.int32)     # G, by pointer: one argument, no index wraparound
 _O = types.float32[::1]
 _F = types.float32[:, ::1]
 _U = types.ListType(PolicyFunc)
@@ -168,8 +172,8 @@ _OPT = dict(cache=True, _nrt=False, no_cpython_wrapper=True)
 
 
 def kernel(ret, *args):
-    """A kernel over (G, X, O, F, U, *args): it may ask a policy."""
-    return njit(ret(_A, _X, _O, _F, _U, *args), **_OPT)
+    """A kernel over (G, U, *args): it may ask a policy."""
+    return njit(ret(_A, _U, *args), **_OPT)
 
 
 def on_g(ret, *args):
@@ -177,18 +181,50 @@ def on_g(ret, *args):
     return njit(ret(_A, *args), **_OPT)
 
 
+# ---------------------------------------------------------------- views of G
+
+@intrinsic
+def data_ptr(typingctx, arr):
+    """The data pointer of an int32 array."""
+    def codegen(context, builder, sig, args):
+        return context.make_array(sig.args[0])(context, builder, args[0]).data
+    return _A(arr), codegen
+
+
+def _typed_at(dtype):
+    ptr = types.CPointer(dtype)
+
+    @intrinsic
+    def at(typingctx, g, off):
+        def codegen(context, builder, sig, args):
+            q = builder.gep(args[0], [args[1]])
+            return builder.bitcast(q, context.get_value_type(ptr))
+        return ptr(g, off), codegen
+    return at
+
+
+u64_at = _typed_at(types.uint64)
+f32_at = _typed_at(types.float32)
+
+
+@on_g(types.CPointer(types.uint64))
+def streams(G):
+    """The random streams (chance, then one per seat) in G."""
+    return u64_at(G, XS)
+
+
 # ---------------------------------------------------------------- small helpers
 
-@on_g(_I, _I, _I, _I)
-def collect(G, s, kind, item):
-    """Tiles seat s holds of a kind (and item id, if >= 0) into TMP in tile order; count."""
-    n = 0
+@on_g(_I, _I, _I, _I, _I)
+def nth_held(G, s, kind, item, r):
+    """The r-th (from 0, in tile order) tile of a kind (and item id, if >= 0) seat s holds."""
     hs = HAND + s
     for t in range(G[R_N]):
         if G[LOC + t] == hs and G[TK + t] == kind and (item < 0 or G[TSUB + t] == item):
-            G[TMP + n] = t
-            n += 1
-    return n
+            if r == 0:
+                return t
+            r -= 1
+    return -1
 
 
 @on_g(_V, _I, _I)
@@ -262,16 +298,12 @@ def others_in(G, d, s):
     return G[NPD + d] - (G[POS + s] == d)
 
 
-@on_g(_V, _I, _I, _I, _I, _I, _I)
-def option(G, i, what, district, arg, house, extra):
-    """Write option i; remember its code and argument."""
+@on_g(_V, _I, _I, _I)
+def option(G, i, what, arg):
+    """Write option i: its code and argument (the house of O_SEARCH and O_HOUSE, the seat of
+    O_PLAYER, the item of O_ITEM, else the district)."""
     G[CH_WHAT + i] = what
-    G[CH_ARG + i] = house if house >= 0 else (arg if what == O_PLAYER or what == O_ITEM
-                                              else district)
-    G[CH_DISTRICT + i] = district         # the rest is for features
-    G[CH_CARG + i] = arg
-    G[CH_HOUSE + i] = house
-    G[CH_EXTRA + i] = extra
+    G[CH_ARG + i] = arg
 
 
 # ---------------------------------------------------------------- decisions
@@ -312,8 +344,22 @@ def observe(G, O, s):
 def features(G, F, s, i):
     """The feature row i of an option as seat s sees it (written when a policy that reads
     features decides; the state does not change between the options and the decision)."""
-    what, district, arg = G[CH_WHAT + i], G[CH_DISTRICT + i], G[CH_CARG + i]
-    house, extra = G[CH_HOUSE + i], G[CH_EXTRA + i]
+    what, a = G[CH_WHAT + i], G[CH_ARG + i]
+    arg, house, extra, district = -1, -1, 0, G[POS + s]
+    if what == O_SEARCH or what == O_HOUSE:
+        house = a
+        district = G[R_HD + a]
+    elif what == O_STEP or what == O_DISTRICT:
+        district = a
+    elif what == O_ITEM:
+        arg = a
+        extra = G[HITEM + s * N_ITEMS + a]
+    elif what == O_PLAYER:
+        arg = a
+        district = G[POS + a]
+        extra = G[HTRE + a]
+    elif what == O_SKILL:
+        extra = G[CHARS + s]
     r = F[i]
     r[F_WHAT] = what
     r[F_ARG] = arg
@@ -358,16 +404,18 @@ def record(G, s, kind, n, c):
     G[GAME_ST + S.G_DECISIONS] += 1
 
 
-@kernel(_I, _I, _I, _I)
-def decide_policy(G, X, O, F, U, s, kind, n):
+@njit(_I(_A, _U, _I, _I, _I), cache=True, no_cpython_wrapper=True)   # carray needs the NRT
+def decide_policy(G, U, s, kind, n):
     """Seat s's policy chooses among the n options. An illegal answer is recorded and ends the
     game (choice 0 is used so the kernels unwind cleanly)."""
     pid = G[PID + s]
+    O = carray(f32_at(G, OBS), N_OBS)
+    F = carray(f32_at(G, OPTS), (MO, N_FEATURES))
     if pid != RANDOM:                   # the random policy reads neither obs nor features
         observe(G, O, s)
         for i in range(n):
             features(G, F, s, i)
-    rng = X[1 + s:2 + s]
+    rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
     if pid >= 0:
         c = choose_builtin(pid, kind, O, F, n, rng)
     else:
@@ -383,13 +431,13 @@ def decide_policy(G, X, O, F, U, s, kind, n):
 
 
 @kernel(_I, _I, _I, _I)
-def decide(G, X, O, F, U, s, kind, n):
+def decide(G, U, s, kind, n):
     """Seat s's choice among the n options; the random policy inline (it reads no features)."""
     if G[PID + s] == RANDOM and n > 0:
-        c = randint(X, 1 + s, n)
+        c = randint(streams(G), 1 + s, n)
         record(G, s, kind, n, c)
         return c
-    return decide_policy(G, X, O, F, U, s, kind, n)
+    return decide_policy(G, U, s, kind, n)
 
 
 # ---------------------------------------------------------------- the board
@@ -432,7 +480,7 @@ def step_options(G, s, m):
     for k in range(G[R_NNB + d]):
         e = G[R_NB + d * MAXD + k]
         if e != rize and (G[R_STEP_NEXT] or e != nxt):
-            option(G, m, O_STEP, e, -1, -1, 0)
+            option(G, m, O_STEP, e)
             m += 1
     return m
 
@@ -453,7 +501,7 @@ def house_options(G, s, d, skip_traps):
     for h in range(h0, h0 + G[R_H]):
         t = G[BOARD + h]
         if t != EMPTY and not (skip_traps and G[TK + t] == TRAP):
-            option(G, m, O_HOUSE, d, -1, h, 0)
+            option(G, m, O_HOUSE, h)
             m += 1
     return m
 
@@ -481,13 +529,13 @@ def rize_enters(G, d):
     update_time_marker(G, d)
 
 
-@njit(_V(_A, _X, _I), **_OPT)
-def lose_tile(G, X, s):
-    n = collect(G, s, TREASURE, -1)
+@on_g(_V, _I)
+def lose_tile(G, s):
+    kind, n = TREASURE, G[HTRE + s]
     if n == 0:
-        n = collect(G, s, ITEM, -1)
+        kind, n = ITEM, G[HNI + s]
     if n > 0:
-        t = G[TMP + randint(X, CHANCE, n)]
+        t = nth_held(G, s, kind, -1, randint(streams(G), CHANCE, n))
         hand_remove(G, s, t, BAG)
         G[BAGR + G[BAG_N]] = t
         G[BAG_N] += 1
@@ -496,26 +544,25 @@ def lose_tile(G, X, s):
 
 @on_g(_V, _I, _I)
 def discard_item(G, s, item):
-    collect(G, s, ITEM, item)
-    hand_remove(G, s, G[TMP], DISCARDED)
+    hand_remove(G, s, nth_held(G, s, ITEM, item, 0), DISCARDED)
     G[SEAT_ST + s * S.N_SEAT + S.S_ITEM + item] += 1
 
 
 @kernel(_B, _I)
-def disguise(G, X, O, F, U, s):
+def disguise(G, U, s):
     if G[HITEM + s * N_ITEMS + DISGUISE_ITEM] == 0:
         return False
     d = G[POS + s]
-    option(G, 0, O_NO, d, -1, -1, 0)
-    option(G, 1, O_YES, d, -1, -1, 0)
-    if decide(G, X, O, F, U, s, DISGUISE, 2) == 1:
+    option(G, 0, O_NO, d)
+    option(G, 1, O_YES, d)
+    if decide(G, U, s, DISGUISE, 2) == 1:
         discard_item(G, s, DISGUISE_ITEM)
         return True
     return False
 
 
 @kernel(_V, _I)
-def find_players(G, X, O, F, U, d):
+def find_players(G, U, d):
     """Rize finds the players in d; each found group is escorted, a chain."""
     np_ = G[NP]
     for s in range(np_):
@@ -526,18 +573,18 @@ def find_players(G, X, O, F, U, d):
             if G[POS + s] != d or G[HANDLED + s]:
                 continue
             G[HANDLED + s] = 1
-            if disguise(G, X, O, F, U, s):
+            if disguise(G, U, s):
                 continue
             G[SEAT_ST + s * S.N_SEAT + S.S_FOUND] += 1
             G[GAME_ST + S.N_GAME + G[R_D] + d] += 1
-            lose_tile(G, X, s)
+            lose_tile(G, s)
             G[GROUP + ng] = s
             ng += 1
             if s == G[ACTING]:
                 G[TURN_END] = 1
         if ng == 0:
             return
-        roll = randint(X, CHANCE, G[R_DIE]) + 1      # escort
+        roll = randint(streams(G), CHANCE, G[R_DIE]) + 1      # escort
         for _ in range(roll):
             nxt = G[R_NEXT + G[RIZE]]
             for i in range(ng):
@@ -554,7 +601,7 @@ def find_players(G, X, O, F, U, d):
 # ---------------------------------------------------------------- taking tiles
 
 @kernel(_V, _I, _I)
-def take_tile(G, X, O, F, U, s, h):
+def take_tile(G, U, s, h):
     t = G[BOARD + h]
     d = G[R_HD + h]
     G[BOARD + h] = EMPTY
@@ -571,17 +618,18 @@ def take_tile(G, X, O, F, U, s, h):
         if trap == ALARM:
             rize_enters(G, d)
             if G[OVER] == 0:
-                find_players(G, X, O, F, U, d)
+                find_players(G, U, d)
         elif trap == PITFALL:
             G[SKIP + s] += 1
         else:                                                  # prank
-            n = collect(G, s, ITEM, -1)
+            n = G[HNI + s]
             if n > 0:
-                hand_remove(G, s, G[TMP + randint(X, CHANCE, n)], DISCARDED)
+                hand_remove(G, s, nth_held(G, s, ITEM, -1, randint(streams(G), CHANCE, n)),
+                            DISCARDED)
             else:
-                n = collect(G, s, TREASURE, -1)
+                n = G[HTRE + s]
                 if n > 0:
-                    u = G[TMP + randint(X, CHANCE, n)]
+                    u = nth_held(G, s, TREASURE, -1, randint(streams(G), CHANCE, n))
                     hand_remove(G, s, u, h)
                     put_tile(G, h, u, 1)
     else:                                                      # receive
@@ -605,58 +653,58 @@ def count_search(G, s, d):
 
 
 @kernel(_V, _I)
-def notice_letter_take(G, X, O, F, U, s):
+def notice_letter_take(G, U, s):
     d = G[LETTER + s]
     m = house_options(G, s, d, False)
     if m == 0:
         return
     G[LETTER + s] = -1
-    take_tile(G, X, O, F, U, s, G[CH_ARG + decide(G, X, O, F, U, s, HOUSE, m)])
+    take_tile(G, U, s, G[CH_ARG + decide(G, U, s, HOUSE, m)])
 
 
 @kernel(_V, _I, _I)
-def step(G, X, O, F, U, s, d):
+def step(G, U, s, d):
     move_pawn(G, s, d)
     if G[LETTER + s] == d:
-        notice_letter_take(G, X, O, F, U, s)
+        notice_letter_take(G, U, s)
 
 
 # ---------------------------------------------------------------- items and skills
 
 @kernel(_V, _I, _I)
-def walk(G, X, O, F, U, s, n_steps):
+def walk(G, U, s, n_steps):
     for k in range(n_steps):
         m = step_options(G, s, 0)
         if m == 0:
             break
         if k > 0:
-            option(G, m, O_STOP, G[POS + s], -1, -1, 0)
+            option(G, m, O_STOP, G[POS + s])
             m += 1
-        c = decide(G, X, O, F, U, s, STEP, m)
+        c = decide(G, U, s, STEP, m)
         if G[CH_WHAT + c] == O_STOP:
             break
-        step(G, X, O, F, U, s, G[CH_ARG + c])
+        step(G, U, s, G[CH_ARG + c])
         if G[OVER] or G[TURN_END]:
             break
 
 
 @kernel(_V, _I, _I)
-def use_item(G, X, O, F, U, s, item):
+def use_item(G, U, s, item):
     """An item action (the disguise is a reaction)."""
     discard_item(G, s, item)
     d = G[POS + s]
     if item == LAMP:
         look(G, s, d)
     elif item == BICYCLE:
-        walk(G, X, O, F, U, s, G[R_BIKE])
+        walk(G, U, s, G[R_BIKE])
     elif item == MAP:
         m = 0
         for h in range(G[R_N]):
             t = G[BOARD + h]
             if t != EMPTY and G[FACE_UP + h] == 0 and G[SEEN + s * MAXN + t] == 0:
-                option(G, m, O_HOUSE, G[R_HD + h], -1, h, 0)
+                option(G, m, O_HOUSE, h)
                 m += 1
-        c = decide(G, X, O, F, U, s, HOUSE, m)
+        c = decide(G, U, s, HOUSE, m)
         G[SEEN + s * MAXN + G[BOARD + G[CH_ARG + c]]] = 1
     else:                                                     # coffee
         count_search(G, s, d)
@@ -665,7 +713,7 @@ def use_item(G, X, O, F, U, s, item):
                                and G[NT + d] > 0):
                 break
             m = house_options(G, s, d, False)
-            take_tile(G, X, O, F, U, s, G[CH_ARG + decide(G, X, O, F, U, s, HOUSE, m)])
+            take_tile(G, U, s, G[CH_ARG + decide(G, U, s, HOUSE, m)])
             if G[OVER] or G[TURN_END]:
                 break
         if G[R_COFFEE_END]:
@@ -680,7 +728,7 @@ def aoyama_target(G, s, q):
 
 
 @kernel(_V, _I)
-def use_skill(G, X, O, F, U, s):
+def use_skill(G, U, s):
     G[SKILL_USED + s] = 1
     st = SEAT_ST + s * S.N_SEAT
     G[st + S.S_SKILL_USED] += 1
@@ -691,26 +739,25 @@ def use_skill(G, X, O, F, U, s):
         m = 0
         for d in range(G[R_D]):
             if d != pos:
-                option(G, m, O_DISTRICT, d, -1, -1, 0)
+                option(G, m, O_DISTRICT, d)
                 m += 1
-        G[LETTER + s] = G[CH_ARG + decide(G, X, O, F, U, s, DISTRICT, m)]
+        G[LETTER + s] = G[CH_ARG + decide(G, U, s, DISTRICT, m)]
     elif c == CHIMAME:
         look(G, s, pos)
         m = house_options(G, s, pos, True)
         if m == 0:
             m = house_options(G, s, pos, False)
         count_search(G, s, pos)
-        take_tile(G, X, O, F, U, s, G[CH_ARG + decide(G, X, O, F, U, s, HOUSE, m)])
+        take_tile(G, U, s, G[CH_ARG + decide(G, U, s, HOUSE, m)])
         G[TURN_END] = 1
     elif c == AOYAMA:                                         # hypnotism
         m = 0
         for q in range(G[NP]):
             if aoyama_target(G, s, q):
-                option(G, m, O_PLAYER, G[POS + q], q, -1, G[HTRE + q])
+                option(G, m, O_PLAYER, q)
                 m += 1
-        q = G[CH_ARG + decide(G, X, O, F, U, s, TARGET, m)]
-        n = collect(G, q, TREASURE, -1)
-        t = G[TMP + randint(X, CHANCE, n)]
+        q = G[CH_ARG + decide(G, U, s, TARGET, m)]
+        t = nth_held(G, q, TREASURE, -1, randint(streams(G), CHANCE, G[HTRE + q]))
         d = pos
         while G[NT + d] == G[R_H]:
             d = G[R_NEXT + d]
@@ -726,11 +773,11 @@ def use_skill(G, X, O, F, U, s):
         m = 0
         for d in range(G[R_D]):
             if n_unseen_in(G, s, d) > 0:
-                option(G, m, O_DISTRICT, d, -1, -1, 0)
+                option(G, m, O_DISTRICT, d)
                 m += 1
-        look(G, s, G[CH_ARG + decide(G, X, O, F, U, s, DISTRICT, m)])
+        look(G, s, G[CH_ARG + decide(G, U, s, DISTRICT, m)])
     elif c == COCOA:
-        walk(G, X, O, F, U, s, G[R_COCOA])
+        walk(G, U, s, G[R_COCOA])
     else:                                                     # chiya
         G[CHIYA_HOLD] = 1
 
@@ -740,14 +787,14 @@ def use_skill(G, X, O, F, U, s):
 @on_g(_I, _I)
 def action_options(G, s):
     d = G[POS + s]
-    option(G, 0, O_PASS, d, -1, -1, 0)
+    option(G, 0, O_PASS, d)
     m = step_options(G, s, 1)
     searchable = can_search(G, s)
     if searchable:
         h0 = d * G[R_H]
         for h in range(h0, h0 + G[R_H]):
             if G[BOARD + h] != EMPTY:
-                option(G, m, O_SEARCH, d, -1, h, 0)
+                option(G, m, O_SEARCH, h)
                 m += 1
     if G[HNI + s] > 0:
         for i in range(N_ITEMS):
@@ -764,7 +811,7 @@ def action_options(G, s):
                 else:
                     ok = False
                 if ok:
-                    option(G, m, O_ITEM, d, i, -1, n)
+                    option(G, m, O_ITEM, i)
                     m += 1
     if G[SKILL_USED + s] == 0:                                # skill_usable
         c = G[CHARS + s]
@@ -783,45 +830,48 @@ def action_options(G, s):
         else:
             ok = True
         if ok:
-            option(G, m, O_SKILL, d, -1, -1, c)
+            option(G, m, O_SKILL, d)
             m += 1
     return m
 
 
 @kernel(_V, _I)
-def play_turn(G, X, O, F, U, s):
+def play_turn(G, U, s):
     G[ACTING], G[TURN_END], G[SEARCHED] = s, 0, 0
     G[ACTIONS_LEFT] = G[R_ACTIONS]
     if G[PENDING + s]:
         G[PENDING + s] = 0
         if G[POS + s] == G[LETTER + s]:
-            notice_letter_take(G, X, O, F, U, s)
+            notice_letter_take(G, U, s)
     while G[ACTIONS_LEFT] > 0 and G[TURN_END] == 0 and G[OVER] == 0:
         m = action_options(G, s)
-        c = decide(G, X, O, F, U, s, ACTION, m)
+        c = decide(G, U, s, ACTION, m)
         what, arg = G[CH_WHAT + c], G[CH_ARG + c]
         G[ACTIONS_LEFT] -= 1
         if what == O_PASS:
             G[TURN_END] = 1
         elif what == O_STEP:
-            step(G, X, O, F, U, s, arg)
+            step(G, U, s, arg)
         elif what == O_SEARCH:
             count_search(G, s, G[R_HD + arg])
-            take_tile(G, X, O, F, U, s, arg)
+            take_tile(G, U, s, arg)
             G[TURN_END] = 1
         elif what == O_ITEM:
-            use_item(G, X, O, F, U, s, arg)
+            use_item(G, U, s, arg)
         else:
-            use_skill(G, X, O, F, U, s)
+            use_skill(G, U, s)
     G[ACTING] = -1
 
 
 # ---------------------------------------------------------------- a game
 
 @kernel(_V, types.uint64, _I)
-def setup(G, X, O, F, U, key, game):
-    seed_streams(key, game, X)
-    G[STATE0:LOG0] = 0
+def setup(G, U, key, game):
+    for i in range(STATE0, XS):
+        G[i] = 0
+    x = streams(G)                                            # simcore.rng.seed_streams
+    for k in range(N_STREAMS):
+        x[k] = mix64(key ^ mix64((np.uint64(game) << np.uint64(8)) + np.uint64(k + 1)))
     n_players = G[CFG_NP]
     G[NP], G[GAME], G[DAWN], G[ACTING] = n_players, game, -1, -1
     for s in range(P):
@@ -833,7 +883,7 @@ def setup(G, X, O, F, U, key, game):
         for i in range(n_roster):
             G[TMP + i] = G[R_ROSTER + i]
         for s in range(n_players):
-            j = s + randint(X, CHANCE, n_roster - s)
+            j = s + randint(streams(G), CHANCE, n_roster - s)
             c = G[TMP + s]
             G[TMP + s] = G[TMP + j]
             G[TMP + j] = c
@@ -855,7 +905,7 @@ def setup(G, X, O, F, U, key, game):
     for h in range(n):                                        # shuffle_tiles
         G[TMP + h] = h
     for i in range(n - 1, 0, -1):
-        j = randint(X, CHANCE, i + 1)
+        j = randint(streams(G), CHANCE, i + 1)
         t = G[TMP + i]
         G[TMP + i] = G[TMP + j]
         G[TMP + j] = t
@@ -864,16 +914,16 @@ def setup(G, X, O, F, U, key, game):
         G[LOC + G[TMP + h]] = h
     for d in range(G[R_D]):
         G[NT + d] = G[R_H]
-    face = randint(X, CHANCE, G[R_DIE])                      # roll_rize_start
+    face = randint(streams(G), CHANCE, G[R_DIE])                      # roll_rize_start
     G[RIZE] = G[R_START + face]
     G[GAME_ST + S.G_RIZE_START] = G[R_START + face] + 1
     for s in range(n_players - 1, -1, -1):                    # place_pawns
         m = 0
         for d in range(G[R_D]):
             if d != G[RIZE] and G[NPD + d] == 0:
-                option(G, m, O_DISTRICT, d, -1, -1, 0)
+                option(G, m, O_DISTRICT, d)
                 m += 1
-        d = G[CH_ARG + decide(G, X, O, F, U, s, PLACE, m)]
+        d = G[CH_ARG + decide(G, U, s, PLACE, m)]
         G[POS + s] = d
         G[NPD + d] += 1
 
@@ -902,9 +952,9 @@ def score(G):
 
 
 @kernel(_V, types.uint64, _I)
-def play_game(G, X, O, F, U, key, game):
+def play_game(G, U, key, game):
     """Set up and play one game in G (results in SEAT_ST, GAME_ST, PRIM and SECD)."""
-    setup(G, X, O, F, U, key, game)
+    setup(G, U, key, game)
     n_players = G[NP]
     cur = 0
     while G[OVER] == 0:
@@ -916,7 +966,7 @@ def play_game(G, X, O, F, U, key, game):
         if G[SKIP + cur] > 0:
             G[SKIP + cur] -= 1
         else:
-            play_turn(G, X, O, F, U, cur)
+            play_turn(G, U, cur)
         if G[OVER]:
             break
         if G[CHIYA_HOLD] == 0:
@@ -925,7 +975,7 @@ def play_game(G, X, O, F, U, key, game):
             if G[OVER]:
                 break
             if G[NPD + nxt] > 0:
-                find_players(G, X, O, F, U, nxt)
+                find_players(G, U, nxt)
             if G[OVER]:
                 break
         if G[DAWN] < 0 and G[N_MARKED] >= G[R_DAWN_EMPTIES]:    # dawn_check
@@ -934,18 +984,19 @@ def play_game(G, X, O, F, U, key, game):
     score(G)
 
 
-@njit(_V(_A, _X, _O, _F, _U, types.uint64, _I, types.int16[:, :, ::1], types.float32[:, ::1],
+@njit(_V(types.int32[::1], _U, types.uint64, _I, types.int16[:, :, ::1], types.float32[:, ::1],
          types.int32[:, ::1], types.int8[:, ::1], types.int64[:, ::1], types.int16[:, :, ::1]),
       cache=True, nogil=True)
-def play_games(G, X, O, F, U, key, start, seat, win, game, chars, err, log):
+def play_games(Ga, U, key, start, seat, win, game, chars, err, log):
     """Play games start .. start + len(seat) - 1 into the result arrays (stats.new_arrays);
     err[g] = (1, seat, kind, choice, n_opts) for a game a policy's illegal answer ended; log
     [G, L, 4] the decision logs (L = 0: none)."""
+    G = data_ptr(Ga)
     n_players = G[CFG_NP]
     for g in range(seat.shape[0]):
-        play_game(G, X, O, F, U, key, start + g)
-        rank_and_share(G[PRIM:PRIM + n_players], G[SECD:SECD + n_players], n_players,
-                       G[RANKS:RANKS + n_players], win[g])
+        play_game(G, U, key, start + g)
+        rank_and_share(Ga[PRIM:PRIM + n_players], Ga[SECD:SECD + n_players], n_players,
+                       Ga[RANKS:RANKS + n_players], win[g])
         for s in range(n_players):
             G[SEAT_ST + s * S.N_SEAT + S.S_RANK] = G[RANKS + s]
             chars[g, s] = G[CHARS + s]
@@ -970,8 +1021,7 @@ def play_batch(rules: Rules, ids, uf, key, start, n_players, fixed, seat, win, g
     def run(a, b):
         g = np.zeros(LOG0 + 4 * log.shape[1], np.int32)
         g[:RULES_LEN] = head
-        play_games(g, np.zeros(N_STREAMS, np.uint64), np.zeros(N_OBS, np.float32),
-                   np.zeros((MO, N_FEATURES), np.float32), uf, key, start + a, seat[a:b],
+        play_games(g, uf, key, start + a, seat[a:b],
                    win[a:b], game[a:b], chars[a:b], err[a:b], log[a:b])
 
     n = seat.shape[0]

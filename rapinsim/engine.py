@@ -168,12 +168,17 @@ _U = types.ListType(PolicyFunc)
 _I = types.int64
 _B = types.boolean
 _V = types.void
-_OPT = dict(cache=True, _nrt=False, no_cpython_wrapper=True)
+_OPT = dict(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 def kernel(ret, *args):
     """A kernel over (G, U, *args): it may ask a policy."""
     return njit(ret(_A, _U, *args), **_OPT)
+
+
+def helper(fn):
+    """A small helper numba inlines into its callers (at IR level: callers are kept small)."""
+    return njit(inline="always")(fn)
 
 
 def on_g(ret, *args):
@@ -207,7 +212,7 @@ u64_at = _typed_at(types.uint64)
 f32_at = _typed_at(types.float32)
 
 
-@on_g(types.CPointer(types.uint64))
+@helper
 def streams(G):
     """The random streams (chance, then one per seat) in G."""
     return u64_at(G, XS)
@@ -215,7 +220,7 @@ def streams(G):
 
 # ---------------------------------------------------------------- small helpers
 
-@on_g(_I, _I, _I, _I, _I)
+@helper
 def nth_held(G, s, kind, item, r):
     """The r-th (from 0, in tile order) tile of a kind (and item id, if >= 0) seat s holds."""
     hs = HAND + s
@@ -227,7 +232,7 @@ def nth_held(G, s, kind, item, r):
     return -1
 
 
-@on_g(_V, _I, _I)
+@helper
 def hand_add(G, s, t):
     """Tile t goes into seat s's hand (the held counts follow)."""
     G[LOC + t] = HAND + s
@@ -241,7 +246,7 @@ def hand_add(G, s, t):
         G[HITEM + s * N_ITEMS + G[TSUB + t]] += 1
 
 
-@on_g(_V, _I, _I, _I)
+@helper
 def hand_remove(G, s, t, to):
     """Tile t leaves seat s's hand for ``to`` (a house, BAG, DISCARDED)."""
     G[LOC + t] = to
@@ -255,7 +260,7 @@ def hand_remove(G, s, t, to):
         G[HITEM + s * N_ITEMS + G[TSUB + t]] -= 1
 
 
-@on_g(_V, _I, _I, _I)
+@helper
 def put_tile(G, h, t, face_up):
     """Tile t into the empty house h."""
     G[NT + G[R_HD + h]] += G[BOARD + h] == EMPTY
@@ -264,14 +269,14 @@ def put_tile(G, h, t, face_up):
     G[LOC + t] = h
 
 
-@on_g(_V, _I, _I)
+@helper
 def move_pawn(G, s, d):
     G[NPD + G[POS + s]] -= 1
     G[POS + s] = d
     G[NPD + d] += 1
 
 
-@on_g(_I, _I, _I)
+@helper
 def n_unseen_in(G, s, d):
     n = 0
     seen = SEEN + s * MAXN
@@ -282,7 +287,7 @@ def n_unseen_in(G, s, d):
     return n
 
 
-@on_g(_B, _I)
+@helper
 def any_unseen(G, s):
     seen = SEEN + s * MAXN
     for h in range(G[R_N]):
@@ -292,13 +297,13 @@ def any_unseen(G, s):
     return False
 
 
-@on_g(_I, _I, _I)
+@helper
 def others_in(G, d, s):
     """Pawns in district d other than seat s's."""
     return G[NPD + d] - (G[POS + s] == d)
 
 
-@on_g(_V, _I, _I, _I)
+@helper
 def option(G, i, what, arg):
     """Write option i: its code and argument (the house of O_SEARCH and O_HOUSE, the seat of
     O_PLAYER, the item of O_ITEM, else the district)."""
@@ -393,7 +398,7 @@ def call_user(uf, i, kind, obs, opts, n, rng):
     return uf[i](kind, obs, opts, n, rng)
 
 
-@on_g(_V, _I, _I, _I, _I)
+@helper
 def record(G, s, kind, n, c):
     """Log a decision and count it."""
     k = G[LOG_N]
@@ -404,7 +409,8 @@ def record(G, s, kind, n, c):
     G[GAME_ST + S.G_DECISIONS] += 1
 
 
-@njit(_I(_A, _U, _I, _I, _I), cache=True, no_cpython_wrapper=True)   # carray needs the NRT
+@njit(_I(_A, _U, _I, _I, _I), cache=True, no_cpython_wrapper=True,
+      no_cfunc_wrapper=True)   # carray needs the NRT
 def decide_policy(G, U, s, kind, n):
     """Seat s's policy chooses among the n options. An illegal answer is recorded and ends the
     game (choice 0 is used so the kernels unwind cleanly)."""
@@ -430,7 +436,7 @@ def decide_policy(G, U, s, kind, n):
     return c
 
 
-@kernel(_I, _I, _I, _I)
+@helper
 def decide(G, U, s, kind, n):
     """Seat s's choice among the n options; the random policy inline (it reads no features)."""
     if G[PID + s] == RANDOM and n > 0:
@@ -442,7 +448,7 @@ def decide(G, U, s, kind, n):
 
 # ---------------------------------------------------------------- the board
 
-@on_g(_V, _I)
+@helper
 def update_time_marker(G, d):
     empty = G[NT + d] == 0
     if empty and G[MARKER + d] == 0:
@@ -453,13 +459,13 @@ def update_time_marker(G, d):
         G[N_MARKED] -= 1
 
 
-@on_g(_B, _I)
+@helper
 def can_search(G, s):
     d = G[POS + s]
     return G[SEARCHED] == 0 and d != G[RIZE] and G[NPD + d] == 1 and G[NT + d] > 0
 
 
-@on_g(_B, _I)
+@helper
 def any_step(G, s):
     d = G[POS + s]
     rize = G[RIZE]
@@ -471,7 +477,7 @@ def any_step(G, s):
     return False
 
 
-@on_g(_I, _I, _I)
+@helper
 def step_options(G, s, m):
     """STEP options from option m on (legal steps, ascending); the new count."""
     d = G[POS + s]
@@ -485,7 +491,7 @@ def step_options(G, s, m):
     return m
 
 
-@on_g(_V, _I, _I)
+@helper
 def look(G, s, d):
     h0 = d * G[R_H]
     for h in range(h0, h0 + G[R_H]):
@@ -493,7 +499,7 @@ def look(G, s, d):
             G[SEEN + s * MAXN + G[BOARD + h]] = 1
 
 
-@on_g(_I, _I, _I, _B)
+@helper
 def house_options(G, s, d, skip_traps):
     """HOUSE options for the tiles of district d (without traps if skip_traps); count."""
     m = 0
@@ -508,7 +514,7 @@ def house_options(G, s, d, skip_traps):
 
 # ---------------------------------------------------------------- Rize
 
-@on_g(_V, _I)
+@helper
 def rize_enters(G, d):
     """Rize enters d: the dawn ends the game, else he returns carried tiles (oldest first)."""
     G[RIZE] = d
@@ -529,7 +535,7 @@ def rize_enters(G, d):
     update_time_marker(G, d)
 
 
-@on_g(_V, _I)
+@helper
 def lose_tile(G, s):
     kind, n = TREASURE, G[HTRE + s]
     if n == 0:
@@ -542,13 +548,13 @@ def lose_tile(G, s):
         G[SEAT_ST + s * S.N_SEAT + S.S_LOST] += 1
 
 
-@on_g(_V, _I, _I)
+@helper
 def discard_item(G, s, item):
     hand_remove(G, s, nth_held(G, s, ITEM, item, 0), DISCARDED)
     G[SEAT_ST + s * S.N_SEAT + S.S_ITEM + item] += 1
 
 
-@kernel(_B, _I)
+@helper
 def disguise(G, U, s):
     if G[HITEM + s * N_ITEMS + DISGUISE_ITEM] == 0:
         return False
@@ -645,7 +651,7 @@ def take_tile(G, U, s, h):
     update_time_marker(G, d)
 
 
-@on_g(_V, _I, _I)
+@helper
 def count_search(G, s, d):
     G[SEAT_ST + s * S.N_SEAT + S.S_SEARCHES] += 1
     G[GAME_ST + S.N_GAME + d] += 1
@@ -720,7 +726,7 @@ def use_item(G, U, s, item):
             G[TURN_END] = 1
 
 
-@on_g(_B, _I, _I)
+@helper
 def aoyama_target(G, s, q):
     d = G[POS + s]
     e = G[POS + q]
@@ -784,7 +790,7 @@ def use_skill(G, U, s):
 
 # ---------------------------------------------------------------- turns
 
-@on_g(_I, _I)
+@helper
 def action_options(G, s):
     d = G[POS + s]
     option(G, 0, O_PASS, d)

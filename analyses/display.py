@@ -17,8 +17,11 @@ def rate_ci(value: str, low: str, high: str) -> pl.Expr:
 
 
 def num_ci(value: str, low: str, high: str, digits: int = 2) -> pl.Expr:
-    return pl.format("{} [{}, {}]", *(pl.col(c).round(digits).cast(pl.String)
-                                      for c in (value, low, high)))
+    """'1.25 [0.98, 1.52]'; with ``digits=0`` whole numbers ('112 [95, 130]')."""
+    def num(c: str) -> pl.Expr:
+        v = pl.col(c).round(digits)
+        return (v.cast(pl.Int64) if digits == 0 else v).cast(pl.String)
+    return pl.format("{} [{}, {}]", *(num(c) for c in (value, low, high)))
 
 
 def pvalue(col: str) -> pl.Expr:
@@ -70,7 +73,8 @@ def pairwise_table(t: pl.DataFrame) -> pl.DataFrame:
 
 def ratings_table(t: pl.DataFrame) -> pl.DataFrame:
     return t.select("policy", "games", rate_ci("win_rate", "ci_low", "ci_high").alias(
-        "win rate [95% CI]"), pl.col("bt_elo").round(0).alias("Bradley-Terry (Elo scale)"))
+        "win rate [95% CI]"), num_ci("bt_elo", "bt_low", "bt_high", 0).alias(
+        "Bradley-Terry, Elo scale [95% CI]"))
 
 
 def to_html(t: pl.DataFrame) -> str:

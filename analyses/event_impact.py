@@ -147,13 +147,16 @@ Variant = tuple[str, str, str, Any]
 """(kind, name, what was changed, the rules without it)."""
 
 
-def switch_offs(game: Any, rules: Any = None) -> list[Variant]:
+def switch_offs(game: Any, rules: Any = None, players: int | None = None) -> list[Variant]:
     """Every thing the game's public rules data can switch off, as rules variants.
 
     bloomsim: each event card leaves the event deck (the game draws its events from the other
-    cards). rapinsim: each item's or trap's tiles become the lowest brown treasure (the tile
-    count must match the houses), and each character leaves the roster. Enchanted roles and
-    being found have no switch in the rules data and are measured observationally only.
+    cards); each enchanted role leaves the enchanted deck (``enchanted_deck``: it is never
+    enchanted), where enchanted roles exist: at ``players`` seats if given, else at the
+    fewest players the rules allow (a role whose removal would leave fewer cards than a round
+    reveals is not switched off). rapinsim: each item's or trap's tiles become the lowest brown
+    treasure (the tile count must match the houses), each character leaves the roster, and
+    being found is switched off (``rize_finds=False``: Rize finds nobody).
     """
     mod = game_module(game)
     name = getattr(mod, "__name__", "")
@@ -167,6 +170,11 @@ def switch_offs(game: Any, rules: Any = None) -> list[Variant]:
             rest = [ev for ev in events if ev["id"] != e]
             out.append(("event", e, "removed from the event deck",
                         rules.replace(events=rest, events_used=min(rules.events_used, len(rest)))))
+        reveal = rules.enchanted_total - (rules.players["min"] if players is None else players)
+        deck = [rules.role_ids[i] for i in rules.enchanted_deck_roles]
+        if reveal > 0 and len(deck) > reveal:
+            out += [("enchanted", r, "left out of the enchanted deck (never enchanted)",
+                     rules.replace(enchanted_deck=[x for x in deck if x != r])) for r in deck]
         return out
     brown = min(t[0] for t in rules.treasures if t[1] == 0 and t[2] > 0)
     for field_name, kind in (("items", "item"), ("traps", "trap")):
@@ -181,6 +189,9 @@ def switch_offs(game: Any, rules: Any = None) -> list[Variant]:
     for c in rules.characters:
         out.append(("character", c, "left out of the roster",
                     rules.replace(characters=tuple(x for x in rules.characters if x != c))))
+    if rules.rize_finds:
+        out.append(("found", "being found", "Rize finds nobody (rize_finds=false)",
+                    rules.replace(rize_finds=False)))
     return out
 
 
@@ -189,7 +200,8 @@ def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed
                           score: str | None = None, adjust: str = "holm") -> pl.DataFrame:
     """The counterfactual mode of ``event_impact``: play ``n_games`` games of ``seed`` with
     the rules as they are and again with each thing switched off (``variants``, default
-    ``switch_offs(game, rules)``), and measure with minus without on the same games.
+    ``switch_offs(game, rules, len(policies))``), and measure with minus without on the same
+    games.
 
     Rows per thing and group (``policy`` when several policies play, else ``seat``); the unit
     is the game index (a policy seated twice is averaged within the game first), intervals
@@ -198,7 +210,7 @@ def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed
     """
     mod = game_module(game)
     names = [policy_name(p) for p in check_policies(mod, policies, 1, distinct=False)]
-    chosen = switch_offs(mod, rules) if variants is None else list(variants)
+    chosen = switch_offs(mod, rules, len(names)) if variants is None else list(variants)
     if not chosen:
         raise ValueError("counterfactual_impact: nothing to switch off")
     group = "policy" if len(set(names)) > 1 else "seat"

@@ -17,7 +17,7 @@ from .data import Frame, collect, columns, detect_game, lazy, score_column
 from .event_impact import event_impact
 from .games import game_module
 from .seats import seat_advantage
-from .tournament import matrix, pairwise, ratings
+from .tournament import matrix, meetings, pairwise, ratings
 from .winrates import win_rates
 
 CSS = """
@@ -202,14 +202,23 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
             f"p = {display.format_p(first['p_value'])}.")
 
     if "seating" in names:
-        pw = pairwise(lf)
-        rt = ratings(lf, pw)
+        met = meetings(lf)
+        pw = pairwise(lf, met)
+        rt = ratings(lf, met)
         b.append("<h3>Head to head</h3><p class=note>Share of meetings at one table where the "
                  "row policy finished ahead of the column policy (tie = 1/2); 95% intervals "
-                 "treat each game index as one unit. Bradley-Terry ratings summarise the same "
-                 "counts.</p>")
-        b.append(display.to_html(matrix(pw)))
+                 "treat each game index as one unit. Beside it, the Bradley-Terry rating "
+                 "fitted to the same counts (Elo scale, centred on 0: +100 means finishing "
+                 "ahead of an average policy about 64% of the time), with a 95% bootstrap "
+                 "interval that resamples whole game indices. The rating is a summary; the "
+                 "matrix is the evidence.</p>")
+        b.append(display.to_html(matrix(pw).fill_null("")))
         b.append(display.to_html(display.ratings_table(rt)))
+        top = rt.row(0, named=True)
+        sec.headlines.append(
+            f"Strongest policy by Bradley-Terry rating: <b>{html.escape(top['policy'])}</b> "
+            f"{top['bt_elo']:+.0f} [{top['bt_low']:+.0f}, {top['bt_high']:+.0f}] "
+            f"(Elo scale, 0 = the average of the policies).")
 
     hist = score_histogram(lf, score)
     b.append("<h3>Score distribution</h3>")
@@ -236,7 +245,10 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         b.append("<h3>Counterfactual: the same games replayed without the thing</h3>"
                  "<p class=note>Each row replays the same seeds with the thing switched off in "
                  "the rules data (column <i>change</i>); the difference is with minus without "
-                 "on paired games, so it is the thing's causal effect under these rules.</p>")
+                 "on paired games, so it is the thing's causal effect under these rules. An "
+                 "enchanted role is left out of the enchanted deck (other roles are enchanted "
+                 "in its place, as many per round); being found is switched off by letting "
+                 "Rize find nobody (the policies still keep away from him).</p>")
         b.append(_figure(plots.forest_plot(counterfactual, "win",
                                            title=f"{game}: causal win-rate effect"),
                          out, f"{p}-counterfactual.png", "counterfactual effects"))

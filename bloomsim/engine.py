@@ -32,8 +32,8 @@ from .rules import (DRUID, EC_ANY_POTION, EC_GAIN, EC_HAND, EC_KIND, EC_LIMIT, E
                     EC_POINTS, EV_ALTERNATIVE, EV_EMPTY_HANDED, EV_FLOCK, EV_MORE_OR_LESS,
                     EV_PAWN_TERRAIN, EV_THE_WORKS, EV_UPPER_HAND, FAIRY, GATHERER, NO_HAND,
                     P_ADJ_PTR, P_AREA_TOWER_PTR, P_BONUS_DRUID,
-                    P_BONUS_FAIRY, P_CASTLE_A, P_CASTLE_B, P_DRUID_TERRAIN, P_ENCH_PENALTY,
-                    P_ENCH_TOTAL, P_EVENTS_USED, P_FLOOR, P_HAND_SIZE, P_HAS_FLOOR,
+                    P_BONUS_FAIRY, P_CASTLE_A, P_CASTLE_B, P_DRUID_TERRAIN, P_ENCH_DECK,
+                    P_ENCH_PENALTY, P_ENCH_TOTAL, P_EVENTS_USED, P_FLOOR, P_HAND_SIZE, P_HAS_FLOOR,
                     P_LIGHT_BEYOND, P_N_ROLES, P_RESHUFFLE_ALL, P_ROUNDS, P_SET3, P_SET4,
                     P_START_GREEN, P_START_SCORE, P_TOWER_PTR, P_WANDS_FIRST,
                     P_WANDS_LAST, P_WANDS_OTHERS, RO_BRAVE, RO_COWARDLY, RO_KIND, RO_TERRAINS,
@@ -367,12 +367,14 @@ def setup(t, s, key, game):
         events[i] = i
     shuffle(s.st, CHANCE, events, E)
     if t.p[P_ENCH_TOTAL] - n_players > 0:
-        R = t.p[P_N_ROLES]
         deck = s.decks[N + E:]
-        for r in range(R):
-            deck[r] = r
-        shuffle(s.st, CHANCE, deck, R)
-        s.g[G_ENCH_N] = R
+        m = 0
+        for r in range(t.p[P_N_ROLES]):
+            if (t.p[P_ENCH_DECK] >> r) & 1:
+                deck[m] = r
+                m += 1
+        shuffle(s.st, CHANCE, deck, m)
+        s.g[G_ENCH_N] = m
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -381,13 +383,14 @@ def reveal_enchanted_roles(t, s):
     if n <= 0:
         return
     R = t.p[P_N_ROLES]
+    cards = t.p[P_ENCH_DECK]         # the roles in the enchanted deck (bitmask)
     deck = s.decks[t.tiles.shape[0] + t.event.shape[0]:]
     revealed = 0
     for _ in range(n):
         if s.g[G_ENCH_PTR] == s.g[G_ENCH_N]:
             m = 0
             for r in range(R):
-                if t.p[P_RESHUFFLE_ALL] or not (revealed >> r) & 1:
+                if (cards >> r) & 1 and (t.p[P_RESHUFFLE_ALL] or not (revealed >> r) & 1):
                     deck[m] = r
                     m += 1
             shuffle(s.st, CHANCE, deck, m)

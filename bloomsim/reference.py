@@ -176,9 +176,10 @@ def setup(g: Game) -> None:
     deck = list(range(len(r.events)))
     g.rng.shuffle(CHANCE, deck)
     g.event_deck = deck[:r.events_used]
-    # enchanted roles (fewer than enchanted_total players): one colour's roles, shuffled
+    # enchanted roles (fewer than enchanted_total players): one colour's cards of the roles in
+    # the enchanted deck (``enchanted_deck``), shuffled
     if enchanted_per_round(g) > 0:
-        g.enchanted_deck = list(range(len(r.roles)))
+        g.enchanted_deck = list(r.enchanted_deck_roles)
         g.rng.shuffle(CHANCE, g.enchanted_deck)
 
 
@@ -395,7 +396,8 @@ def reveal_event(g: Game) -> None:
 
 def reveal_enchanted_roles(g: Game) -> None:
     """Spec 2.2: reveal (enchanted_total - players) roles; an empty deck is reshuffled from all
-    roles, setting aside those revealed this round (``enchanted_reshuffle``)."""
+    its cards (``enchanted_deck``), setting aside those revealed this round
+    (``enchanted_reshuffle``)."""
     n = enchanted_per_round(g)
     if n == 0:
         return
@@ -403,7 +405,7 @@ def reveal_enchanted_roles(g: Game) -> None:
     for _ in range(n):
         if not g.enchanted_deck:
             keep = [] if g.rules.enchanted_reshuffle == "all_roles" else g.revealed_this_round
-            g.enchanted_deck = [r for r in range(len(g.rules.roles)) if r not in keep]
+            g.enchanted_deck = [r for r in g.rules.enchanted_deck_roles if r not in keep]
             g.rng.shuffle(CHANCE, g.enchanted_deck)
             g.say("enchanted deck reshuffled")
         g.revealed_this_round.append(g.enchanted_deck.pop(0))

@@ -55,9 +55,12 @@ ASSUMPTIONS = {
                            "enchanted deck is reshuffled mid-reveal ('all_roles': reshuffle all)",
     "druid_needs_terrain": "[D] option: a druid delivers only from a pawn's area of one of "
                            "its terrains (false: from any area holding a pawn)",
+    "enchanted_deck": "option: the roles whose cards form the enchanted deck (null: every "
+                      "role); a role left out is never enchanted",
 }
 
-OPTION_DEFAULTS = {"enchanted_reshuffle": "set_aside_revealed", "druid_needs_terrain": True}
+OPTION_DEFAULTS = {"enchanted_reshuffle": "set_aside_revealed", "druid_needs_terrain": True,
+                   "enchanted_deck": None}
 
 
 def _freeze(x):
@@ -149,6 +152,7 @@ class Rules:
     board: Any
     enchanted_reshuffle: str = OPTION_DEFAULTS["enchanted_reshuffle"]
     druid_needs_terrain: bool = OPTION_DEFAULTS["druid_needs_terrain"]
+    enchanted_deck: Any = OPTION_DEFAULTS["enchanted_deck"]   # role ids; None: every role
     about: str = ""
     source: str = "(built in)"
 
@@ -207,6 +211,14 @@ class Rules:
     def tower_ids(self) -> tuple[str, ...]:
         return tuple(t["id"] for t in self.board["towers"])
 
+    @property
+    def enchanted_deck_roles(self) -> tuple[int, ...]:
+        """Indices of the roles in the enchanted deck, in role order (so the listing order of
+        ``enchanted_deck`` does not change the games; every role: the default games)."""
+        if self.enchanted_deck is None:
+            return tuple(range(len(self.roles)))
+        return tuple(i for i, r in enumerate(self.role_ids) if r in self.enchanted_deck)
+
     def event_kind(self, i: int) -> str:
         e = self.events[i]
         return e.get("kind", e["id"])
@@ -258,6 +270,24 @@ class Rules:
         if self.enchanted_total - lo > len(self.roles):
             c.fail("enchanted_total", f"{self.enchanted_total} - {lo} players reveals more roles "
                    f"than the {len(self.roles)} that exist")
+        self._validate_enchanted_deck(c, self.enchanted_total - lo)
+
+    def _validate_enchanted_deck(self, c: _Check, reveal: int) -> None:
+        """Known, distinct role ids, at least as many as one round reveals (the fewest players
+        reveal the most), so a reveal never runs out of cards even after a reshuffle."""
+        if self.enchanted_deck is None:
+            return
+        c.list("enchanted_deck", self.enchanted_deck)
+        for i, r in enumerate(self.enchanted_deck):
+            if c.str(f"enchanted_deck[{i}]", r) not in self.role_ids:
+                c.fail(f"enchanted_deck[{i}]",
+                       f"unknown role {r!r}; roles: {list(self.role_ids)}")
+            if r in self.enchanted_deck[:i]:
+                c.fail(f"enchanted_deck[{i}]", f"role {r!r} is listed twice")
+        if len(self.enchanted_deck) < reveal:
+            c.fail("enchanted_deck", f"{len(self.enchanted_deck)} card(s) cannot supply the "
+                   f"{reveal} enchanted roles a round reveals with {self.players['min']} players "
+                   f"(enchanted_total {self.enchanted_total} - players.min)")
 
     def _validate_board(self, c: _Check) -> None:
         b = c.dict("board", self.board,
@@ -427,7 +457,7 @@ class Rules:
  P_START_PURPLE, P_START_ORANGE, P_WANDS_FIRST, P_WANDS_LAST, P_WANDS_OTHERS, P_ENCH_TOTAL,
  P_ENCH_PENALTY, P_BONUS_DRUID, P_BONUS_FAIRY, P_RESHUFFLE_ALL, P_DRUID_TERRAIN, P_EVENTS_USED,
  P_SET4, P_SET3, P_MAX_BID, P_LIGHT_BEYOND, P_CASTLE_A, P_CASTLE_B, P_ADJ_PTR, P_ADJ,
- P_TOWER_PTR, P_TOWER_AREAS, P_AREA_TOWER_PTR, P_AREA_TOWERS) = range(31)
+ P_TOWER_PTR, P_TOWER_AREAS, P_AREA_TOWER_PTR, P_AREA_TOWERS, P_ENCH_DECK) = range(32)
 # columns of Tables.tower
 TW_COLOUR, TW_ROUND, TW_POINTS, TW_WANDS = range(4)
 # columns of Tables.role: kind, terrain bitmask, cowardly gain (g, p, o, wand), brave gain
@@ -449,7 +479,7 @@ class Tables(NamedTuple):
     ``RESOURCES`` order; role kinds in ``ROLE_KINDS`` order; event codes ``EV_*``.
     """
 
-    p: np.ndarray           # [31] int64 scalar parameters (P_*)
+    p: np.ndarray           # [32] int64 scalar parameters (P_*); P_ENCH_DECK: role bitmask
     area: np.ndarray        # [A, 1 + A] int16: terrain code, then adjacency row (0/1)
     graph: np.ndarray       # int32 CSR lists at offsets p[P_ADJ_PTR], ...: neighbours of each
     #                         area (ascending), areas of each tower, towers of each area
@@ -491,7 +521,7 @@ def _build_tables(r: Rules) -> Tables:
              P_TOWER_PTR: [[aidx[n] for n in t["areas"]] for t in towers],
              P_AREA_TOWER_PTR: [[k for k, t in enumerate(towers) if a in t["areas"]]
                                 for a in r.area_ids]}
-    p = np.zeros(31, np.int64)
+    p = np.zeros(32, np.int64)
     graph: list[int] = []
     for slot, ls in lists.items():           # a pointer block, then the flat list after it
         p[slot] = len(graph)
@@ -547,6 +577,7 @@ def _build_tables(r: Rules) -> Tables:
     p[P_BONUS_FAIRY] = r.brave_bonus["weather_fairy"]
     p[P_RESHUFFLE_ALL] = r.enchanted_reshuffle == "all_roles"
     p[P_DRUID_TERRAIN] = r.druid_needs_terrain
+    p[P_ENCH_DECK] = sum(1 << i for i in r.enchanted_deck_roles)
     p[P_EVENTS_USED] = r.events_used
     p[P_SET4], p[P_SET3] = r.resource_sets["four_kinds"], r.resource_sets["three_kinds"]
     p[P_MAX_BID] = r.max_resources()

@@ -68,8 +68,9 @@ def _field(n=1):
 
 # ---- the rules (``rule_vector``)
 (R_D, R_H, R_N, R_ACTIONS, R_DIE, R_DAWN_EMPTIES, R_MAX_TURNS, R_WHITE_PAIR, R_PERM,
- R_COFFEE_END, R_INABA_WIN, R_STEP_NEXT, R_BIKE, R_COCOA, R_NROSTER) = (_field() for _ in range(15))
-_field(9)                      # spare scalar slots
+ R_COFFEE_END, R_INABA_WIN, R_STEP_NEXT, R_BIKE, R_COCOA, R_NROSTER,
+ R_FINDS) = (_field() for _ in range(16))
+_field(8)                      # spare scalar slots
 R_NEXT = _field(MAXD)          # district Rize enters after d
 R_STEPS = _field(MAXD * MAXD)  # [r * MAXD + d] Rize's steps from r until he enters d
 R_ADJ = _field(MAXD * MAXD)    # [a * MAXD + b] players may step between a and b
@@ -130,7 +131,7 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
             R_DAWN_EMPTIES: ra.dawn_empties, R_MAX_TURNS: ra.max_turns,
             R_WHITE_PAIR: ra.white_pair, R_PERM: ra.permanent_markers,
             R_COFFEE_END: ra.coffee_ends_turn, R_INABA_WIN: ra.inaba_count_win,
-            R_STEP_NEXT: ra.step_into_rize_next, R_BIKE: ra.bicycle_steps,
+            R_STEP_NEXT: ra.step_into_rize_next, R_FINDS: ra.rize_finds, R_BIKE: ra.bicycle_steps,
             R_COCOA: ra.cocoa_steps, R_NROSTER: len(ra.roster), CFG_NP: n_players,
             LOG_CAP: log_cap}
     for k, x in scal.items():
@@ -569,7 +570,10 @@ def disguise(G, U, s):
 
 @kernel(_V, _I)
 def find_players(G, U, d):
-    """Rize finds the players in d; each found group is escorted, a chain."""
+    """Rize finds the players in d; each found group is escorted, a chain (nobody is found
+    without ``rize_finds``)."""
+    if not G[R_FINDS]:
+        return
     np_ = G[NP]
     for s in range(np_):
         G[HANDLED + s] = 0

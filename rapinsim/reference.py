@@ -724,7 +724,9 @@ def lose_tile(st, s) -> None:
 def find_players(st, d) -> None:
     """Rize finds the players in district d: each loses a tile, the group rolls the die once and
     is escorted that far along the route; players where the move ends are found in turn (a
-    chain), each player at most once per chain."""
+    chain), each player at most once per chain. With ``rize_finds`` false nobody is found."""
+    if not st.rules.rize_finds:
+        return
     handled = [False] * st.n_players
     while True:
         group = []

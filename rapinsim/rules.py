@@ -55,6 +55,8 @@ TAGS = {
     "characters": ("R", "the roster characters are drawn from"),
     "inaba_can_win_on_count": ("A", "Inaba may also win on treasure count"),
     "step_into_rize_next": ("D", "a player may step into the district Rize enters next"),
+    "rize_finds": ("D", "Rize finds the players in a district he enters (false: nobody is "
+                        "found, a what-if switch)"),
     "bicycle_steps": ("A", "steps the bicycle gives for one action"),
     "cocoa_steps": ("A", "steps Cocoa's skill gives for one action"),
 }
@@ -105,6 +107,7 @@ class Rules:
     characters: tuple = CHARACTERS
     inaba_can_win_on_count: bool = False
     step_into_rize_next: bool = True
+    rize_finds: bool = True
     bicycle_steps: int = 3
     cocoa_steps: int = 3
     source: str = field(default="<rules>", compare=False)
@@ -164,6 +167,7 @@ class RuleArrays(NamedTuple):
     coffee_ends_turn: bool
     inaba_count_win: bool
     step_into_rize_next: bool
+    rize_finds: bool
     bicycle_steps: int
     cocoa_steps: int
     route: np.ndarray         # [D] int8: districts in patrol order
@@ -195,7 +199,8 @@ def _arrays(r: Rules) -> RuleArrays:
     return RuleArrays(
         d, r.houses_per_district, r.actions_per_turn, r.die_sides, r.empty_districts_for_dawn,
         r.max_player_turns, r.white_pair_value, r.time_markers_permanent, r.coffee_ends_turn,
-        r.inaba_can_win_on_count, r.step_into_rize_next, r.bicycle_steps, r.cocoa_steps,
+        r.inaba_can_win_on_count, r.step_into_rize_next, r.rize_finds, r.bicycle_steps,
+        r.cocoa_steps,
         route, pos, adj, np.array([x - 1 for x in r.rize_start], np.int8), *cols,
         np.array([CHARACTERS.index(c) for c in r.characters], np.int8))
 
@@ -264,7 +269,7 @@ def _validate(r: Rules) -> None:
         if not lo <= v <= hi:
             raise _err(r, name, f"must be from {lo} to {hi}, got {v}")
     for name in ("time_markers_permanent", "coffee_ends_turn", "inaba_can_win_on_count",
-                 "step_into_rize_next"):
+                 "step_into_rize_next", "rize_finds"):
         if not isinstance(getattr(r, name), bool):
             raise _err(r, name, f"must be true or false, got {getattr(r, name)!r}")
     if r.players_min > r.players_max:

@@ -36,3 +36,15 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
         assert (tmp_path / "rep" / f"{game}-counterfactual.parquet").exists()
         assert f'src="{game}-board.png"' in text and f'src="{game}-counterfactual.png"' in text
     assert any("rapinsim:" in m and "played in" in m for m in lines)
+    assert text.count("Bradley-Terry, Elo scale [95% CI]") == 2
+    assert "Strongest policy by Bradley-Terry rating" in text
+
+
+def test_tournament_cli_prints_ratings_with_intervals_and_the_matrix(capsys):
+    pytest.importorskip("rapinsim")
+    from analyses.cli import main
+    assert main(["tournament", "rapinsim", "--policy", "greedy", "--policy", "random",
+                 "--players", "2", "--games", "100"]) == 0
+    out = capsys.readouterr().out
+    assert "Bradley-Terry, Elo scale [95% CI]" in out and "win rate [95% CI]" in out
+    assert out.count("greedy") >= 3               # ratings row, matrix row and column

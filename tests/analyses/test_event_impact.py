@@ -86,15 +86,39 @@ def test_switch_offs_of_the_real_rules_remove_each_thing():
     from analyses import switch_offs
     bloom = switch_offs(bloomsim)
     base = bloomsim.load_rules()
-    assert [name for _, name, _, _ in bloom] == list(base.event_ids)
-    for _, name, _, rules in bloom:
-        assert name not in rules.event_ids and len(rules.event_ids) == len(base.event_ids) - 1
+    assert [name for k, name, _, _ in bloom if k == "event"] == list(base.event_ids)
+    assert [name for k, name, _, _ in bloom if k == "enchanted"] == list(base.role_ids)
+    for kind, name, _, rules in bloom:
+        if kind == "event":
+            assert name not in rules.event_ids
+            assert len(rules.event_ids) == len(base.event_ids) - 1
+        else:                                       # the role is left out of the deck only
+            assert name not in rules.enchanted_deck and name in rules.role_ids
+            assert len(rules.enchanted_deck) == len(base.role_ids) - 1
+    # 5 players: no enchanted roles, so nothing of them to switch off
+    assert {k for k, _, _, _ in switch_offs(bloomsim, players=5)} == {"event"}
+    assert {k for k, _, _, _ in switch_offs(bloomsim, players=4)} == {"event", "enchanted"}
     lapin = switch_offs(rapinsim)
     kinds = {(k, n) for k, n, _, _ in lapin}
     assert ("item", "lamp") in kinds and ("trap", "alarm") in kinds
-    assert ("character", "inaba") in kinds
+    assert ("character", "inaba") in kinds and ("found", "being found") in kinds
     for kind, name, _, rules in lapin:
         if kind == "item":
             assert rules.items[name] == 0 and rules.n_tiles == rapinsim.load_rules().n_tiles
         if kind == "character":
             assert name not in rules.characters
+        assert rules.rize_finds == (kind != "found")
+
+
+def test_counterfactual_rows_for_enchanted_roles_and_being_found():
+    bloomsim = pytest.importorskip("bloomsim")
+    rapinsim = pytest.importorskip("rapinsim")
+    from analyses import switch_offs
+    roles = [v for v in switch_offs(bloomsim, players=3) if v[0] == "enchanted"][:2]
+    t = counterfactual_impact(bloomsim, ["greedy", "random", "greedy"], 200, 3,
+                              variants=roles)
+    assert set(t["thing"]) == {v[1] for v in roles} and set(t["group"]) == {"greedy", "random"}
+    assert (t["score_diff"] != 0).any()           # other roles are enchanted in its place
+    found = [v for v in switch_offs(rapinsim) if v[0] == "found"]
+    t = counterfactual_impact(rapinsim, ["careful", "greedy"], 200, 3, variants=found)
+    assert t["thing"].to_list() == ["being found"] * 2 and (t["win_diff"] != 0).any()

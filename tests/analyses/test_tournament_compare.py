@@ -1,5 +1,7 @@
 """Tournament seat rotation and seed reuse; paired comparison and SPRT error rates, on a fake
 game module whose strengths and seat advantage are planted."""
+import itertools
+
 import numpy as np
 import polars as pl
 import pytest
@@ -8,7 +10,7 @@ from scipy import stats
 import fakegame
 from analyses import compare, tournament
 from analyses.compare import seatings
-from analyses.tournament import lineups, rotations
+from analyses.tournament import bradley_terry, bt_intervals, lineups, rotations
 
 
 def test_lineups_and_rotations():
@@ -33,6 +35,49 @@ def test_tournament_rotates_seats_and_reuses_seeds():
     assert g0.height == 21
     assert t.ratings["policy"].to_list() == ["strong", "mid", "weak"]
     assert t.ratings["bt_elo"].sum() == pytest.approx(0, abs=1e-9)
+
+
+def _bt_meetings(n_games: int, elo: np.ndarray, seed: int) -> pl.DataFrame:
+    """Meetings drawn from a Bradley-Terry model with ratings ``elo``: at every game index each
+    pair of policies meets once."""
+    rng = np.random.default_rng(seed)
+    rows = {"policy": [], "opponent": [], "game": [], "meetings": [], "ahead": []}
+    for i, j in itertools.combinations(range(elo.size), 2):
+        x = (rng.random(n_games) < 1 / (1 + 10 ** ((elo[j] - elo[i]) / 400))).astype(float)
+        for a, b, ahead in ((i, j, x), (j, i, 1 - x)):
+            rows["policy"] += [f"p{a}"] * n_games
+            rows["opponent"] += [f"p{b}"] * n_games
+            rows["game"] += list(range(n_games))
+            rows["meetings"] += [1] * n_games
+            rows["ahead"] += list(ahead)
+    return pl.DataFrame(rows)
+
+
+def test_bradley_terry_interval_covers_the_truth_at_about_95_percent():
+    elo = np.array([-120.0, 20.0, 100.0])          # centred on 0 like the fitted ratings
+    covered = []
+    for s in range(150):
+        t = bt_intervals(_bt_meetings(300, elo, s), replicates=300).sort("policy")
+        covered += list((t["bt_low"].to_numpy() <= elo) & (elo <= t["bt_high"].to_numpy()))
+    # 450 checks (3 per data set, not independent): nominal 95%, allow 90-99%
+    assert 0.90 <= np.mean(covered) <= 0.99
+
+
+def test_bradley_terry_interval_shrinks_with_n():
+    elo = np.array([-50.0, 0.0, 50.0])
+    small, large = (bt_intervals(_bt_meetings(n, elo, 1)) for n in (500, 2000))
+    w_small = (small["bt_high"] - small["bt_low"]).to_numpy()
+    w_large = (large["bt_high"] - large["bt_low"]).to_numpy()
+    assert ((w_small / w_large > 1.6) & (w_small / w_large < 2.5)).all()  # about sqrt(4)
+
+
+def test_ratings_show_the_interval_beside_the_win_rate():
+    t = tournament(fakegame, ["weak", "mid", "strong"], 3, 400, 8)
+    r = t.ratings
+    assert (r["bt_low"] < r["bt_elo"]).all() and (r["bt_elo"] < r["bt_high"]).all()
+    assert r["bt_elo"].to_list() == pytest.approx(
+        [bradley_terry(t.pairwise)[p] for p in r["policy"]])
+    assert r["bt_low"][0] > r["bt_high"][2]        # strong clearly above weak
 
 
 def test_pairwise_is_complementary_with_intervals():

@@ -7,12 +7,13 @@ from bloomsim.rules import default_rules
 from simcore.rng import root_key
 
 NAMES = ["random", "greedy", "careful", "cloud"]
+ROLE_IDS = default_rules().role_ids
 
 
-def _variant(rules, reshuffle, druid_terrain, floor, penalty, events_used, hand_size):
+def _variant(rules, reshuffle, druid_terrain, floor, penalty, events_used, hand_size, deck):
     return rules.replace(enchanted_reshuffle=reshuffle, druid_needs_terrain=druid_terrain,
                          score_floor=floor, enchanted_penalty=penalty, events_used=events_used,
-                         hand_size=hand_size)
+                         hand_size=hand_size, enchanted_deck=deck)
 
 
 def _compare(rules, policies, seed, start, n):
@@ -29,11 +30,12 @@ def _compare(rules, policies, seed, start, n):
        reshuffle=st.sampled_from(["set_aside_revealed", "all_roles"]),
        druid_terrain=st.booleans(), floor=st.sampled_from([0, None, 5]),
        penalty=st.integers(0, 6), events_used=st.integers(0, 10),
-       hand_size=st.integers(3, 5))
+       hand_size=st.integers(3, 5),
+       deck=st.none() | st.lists(st.sampled_from(ROLE_IDS), min_size=3, unique=True))
 def test_engines_agree(seed, start, policies, reshuffle, druid_terrain, floor, penalty,
-                       events_used, hand_size):
+                       events_used, hand_size, deck):
     rules = _variant(default_rules(), reshuffle, druid_terrain, floor, penalty, events_used,
-                     hand_size)
+                     hand_size, deck)
     _compare(rules, policies, seed, start, 2)
 
 

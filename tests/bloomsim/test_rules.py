@@ -92,6 +92,33 @@ def test_bad_option_value(rules):
         rules.replace(enchanted_reshuffle="sometimes")
 
 
+def test_enchanted_deck_round_trips_through_a_file(tmp_path, rules):
+    assert rules.enchanted_deck is None and rules.enchanted_deck_roles == tuple(range(10))
+    r = rules.replace(enchanted_deck=["hill_witch", "forest_witch", "peak_druid"])
+    assert r.enchanted_deck_roles == (0, 2, 8)          # role order, not listing order
+    f = tmp_path / "deck.json"
+    f.write_text(json.dumps(r.to_dict()))
+    assert load_rules(f).to_dict() == r.to_dict()
+
+
+@pytest.mark.parametrize("deck,match", [
+    (["forest_witch", "dragon", "hill_witch"], r"enchanted_deck\[1\]: unknown role 'dragon'"),
+    (["forest_witch", "hill_witch", "forest_witch"],
+     r"enchanted_deck\[2\]: role 'forest_witch' is listed twice"),
+    (["forest_witch", "hill_witch"], r"enchanted_deck: 2 card\(s\) cannot supply the 3 enchanted"),
+    ("forest_witch", r"enchanted_deck: must be a list"),
+])
+def test_bad_enchanted_deck(tmp_path, deck, match):
+    _bad(tmp_path, lambda d: d.update(enchanted_deck=deck), match)
+
+
+def test_small_enchanted_deck_is_fine_when_fewer_roles_are_revealed(rules):
+    # with 3 players at least, a round reveals 2 enchanted roles
+    r = rules.replace(players={"min": 3, "max": 5},
+                      enchanted_deck=["herb_gatherer", "weather_fairy"])
+    assert r.enchanted_deck_roles == (4, 9)
+
+
 def test_missing_file_and_bad_suffix(tmp_path):
     with pytest.raises(ValueError, match="does not exist"):
         load_rules(tmp_path / "nope.json")

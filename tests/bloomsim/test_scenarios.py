@@ -10,6 +10,7 @@ import itertools
 
 import pytest
 
+import bloomsim
 from bloomsim import policies as P
 from bloomsim import reference as R
 from bloomsim.rules import load_rules
@@ -59,6 +60,37 @@ def test_enchanted_reshuffle_all_roles_option_can_repeat_a_role():
             R.reveal_enchanted_roles(g)
             sizes.add(len(g.enchanted))
     assert sizes == {2, 3}
+
+
+@pytest.mark.parametrize("reshuffle", ["set_aside_revealed", "all_roles"])
+def test_role_left_out_of_the_enchanted_deck_is_never_enchanted(reshuffle):
+    # a 3-card deck with 2 players: every round reveals (at most) exactly those 3 roles
+    deck = ["forest_witch", "herb_gatherer", "weather_fairy"]
+    rules = load_rules(enchanted_deck=deck, enchanted_reshuffle=reshuffle)
+    allowed = {role(r) for r in deck}
+    for seed in range(20):
+        g = R.new_game(rules, n_players=2, seed=seed)
+        for rnd in range(1, 8):
+            g.round = rnd
+            R.reveal_enchanted_roles(g)
+            assert g.enchanted <= allowed
+            if reshuffle == "set_aside_revealed":
+                assert g.enchanted == allowed
+
+
+def test_compiled_games_never_enchant_a_role_left_out():
+    rules = load_rules(enchanted_deck=[r for r in load_rules().role_ids if r != "hill_witch"])
+    df = bloomsim.simulate(["greedy", "random", "careful"], 300, seed=5, rules=rules)
+    assert (df["enchanted_hill_witch"] == 0).all()
+    assert (df["enchanted_meadow_witch"] > 0).any()
+
+
+def test_full_enchanted_deck_in_any_order_plays_the_default_games():
+    ids = list(load_rules().role_ids)
+    default = bloomsim.simulate(["greedy", "random"], 200, seed=11)
+    listed = bloomsim.simulate(["greedy", "random"], 200, seed=11,
+                               rules=load_rules(enchanted_deck=ids[::-1]))
+    assert default.equals(listed)
 
 
 # ---------------------------------------------------------------- witches (spec 4)

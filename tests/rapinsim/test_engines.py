@@ -33,6 +33,7 @@ variants = st.fixed_dictionaries({}, optional={
     "coffee_ends_turn": st.booleans(),
     "time_markers_permanent": st.booleans(),
     "step_into_rize_next": st.booleans(),
+    "rize_finds": st.booleans(),
     "inaba_can_win_on_count": st.booleans(),
     "actions_per_turn": st.integers(1, 4),
     "empty_districts_for_dawn": st.integers(2, 8),

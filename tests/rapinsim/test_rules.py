@@ -23,10 +23,10 @@ def test_inaba_set_replaces_one_brown_one_with_the_chest():
 
 def test_toml_file_with_some_keys(tmp_path):
     p = tmp_path / "r.toml"
-    p.write_text("actions_per_turn = 2\ncoffee_ends_turn = false\n[board]\n"
-                 "extra_edges = [[3, 8], [1, 6]]\n")
+    p.write_text("actions_per_turn = 2\ncoffee_ends_turn = false\nrize_finds = false\n"
+                 "[board]\nextra_edges = [[3, 8], [1, 6]]\n")
     r = load_rules(p)
-    assert r.actions_per_turn == 2 and not r.coffee_ends_turn
+    assert r.actions_per_turn == 2 and not r.coffee_ends_turn and not r.rize_finds
     assert r.extra_edges == ((3, 8), (1, 6)) and r.source == str(p)
 
 
@@ -53,6 +53,7 @@ def write(tmp_path, data):
     ({"characters": ["lapin", "rize"]}, "unknown character 'rize'"),
     ({"actions_per_turn": "3"}, "actions_per_turn.*must be an integer"),
     ({"coffee_ends_turn": 1}, "coffee_ends_turn.*true or false"),
+    ({"rize_finds": "no"}, "rize_finds.*true or false"),
     ({"colour": "red"}, "unknown rules key 'colour'"),
     ({"board": {"size": 3}}, "unknown rules key 'board.size'"),
     ({"rize_start": {"d4_1_2": 2}}, "rize_start.*every die face"),

@@ -4,6 +4,7 @@ Districts and houses are 0-based (district 3 of the rulebook is ``2``); house = 
 """
 import pytest
 
+import rapinsim
 from rapinsim import reference as ref
 from rapinsim import stats as S
 from rapinsim.policies import (
@@ -407,6 +408,29 @@ def test_found_players_lose_a_treasure_before_an_item_and_are_escorted_with_rize
     assert st.pos[0] == st.pos[1] == st.rize != 3
     assert st.seat_stats[:, S.S_FOUND].tolist() == [1, 1, 0]
     assert st.seat_stats[:, S.S_LOST].tolist() == [1, 0, 0]
+
+
+def test_rize_finds_nobody_when_the_option_is_off():
+    # no tile lost, no escort die, no chain, the disguise kept (no chance draw, no question)
+    st = game(["cocoa", "chiya"], rules=RULES.replace(rize_finds=False))
+    disguise, gold = ref.give(st, 0, "disguise"), ref.give(st, 0, "brown2")
+    st.pos, st.rize = [3, 3], 2
+    st.rng = Dice()
+    ref.rize_moves(st)
+    assert st.rize == 3 and st.pos == [3, 3]
+    assert st.loc[disguise] == st.loc[gold] == ref.HAND and not st.bag
+    assert st.seat_stats[:, S.S_FOUND].tolist() == [0, 0] and not st.policies[0].calls
+    ref.put(st, "alarm", house(5))
+    st.pos = [3, 5]
+    ref.search(st, 1, house(5))                         # the alarm brings Rize: nobody found
+    assert st.rize == 5 and st.pos == [3, 5] and st.seat_stats[:, S.S_FOUND].tolist() == [0, 0]
+
+
+def test_compiled_games_find_nobody_when_the_option_is_off():
+    df = rapinsim.simulate(["greedy", "random", "careful"], 300, seed=4,
+                           rules=RULES.replace(rize_finds=False))
+    assert (df["found"] == 0).all() and (df["tiles_lost"] == 0).all()
+    assert rapinsim.simulate(["greedy", "random", "careful"], 300, seed=4)["found"].sum() > 0
 
 
 def test_rize_returns_tiles_on_the_way_and_keeps_the_rest_for_later():

@@ -93,8 +93,8 @@ RULES_LEN = _end
 
 # ---- one game's state: scalars
 (RIZE, DAWN, N_MARKED, TURNS, OVER, STALLED, DAWN_END, ACTING, ACTIONS_LEFT, TURN_END, SEARCHED,
- CHIYA_HOLD, BAG_N, NP, ISET, GAME, ERR, ERR_SEAT, ERR_KIND, ERR_CHOICE, ERR_N,
- LOG_N) = (_field() for _ in range(22))
+ CHIYA_HOLD, BAG_N, NP, ISET, GAME, ERR, ERR_SEAT, ERR_KIND, ERR_CHOICE,
+ ERR_N) = (_field() for _ in range(21))
 # per seat
 CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, HANDLED, GROUP = (_field(P) for _ in range(8))
 HTRE, HNI, HBROWN, HWHITE, HCHEST = (_field(P) for _ in range(5))   # held treasures, items,
@@ -401,13 +401,12 @@ def call_user(uf, i, kind, obs, opts, n, rng):
 
 @helper
 def record(G, s, kind, n, c):
-    """Log a decision and count it."""
-    k = G[LOG_N]
+    """Count a decision and log it (the count is the log's length)."""
+    k = G[GAME_ST + S.G_DECISIONS]
     if k < G[LOG_CAP]:
         at = LOG0 + 4 * k
         G[at], G[at + 1], G[at + 2], G[at + 3] = s, kind, n, c
-    G[LOG_N] = k + 1
-    G[GAME_ST + S.G_DECISIONS] += 1
+    G[GAME_ST + S.G_DECISIONS] = k + 1
 
 
 @njit(_I(_A, _U, _I, _I, _I), cache=True, no_cpython_wrapper=True,
@@ -480,15 +479,17 @@ def any_step(G, s):
 
 @helper
 def step_options(G, s, m):
-    """STEP options from option m on (legal steps, ascending); the new count."""
+    """STEP options from option m on (legal steps, ascending); the new count. Every
+    neighbour is written and the count advanced only for a legal one (no branch to
+    mispredict; slots past the count are free)."""
     d = G[POS + s]
     rize = G[RIZE]
-    nxt = G[R_NEXT + rize]
+    nxt = -1 if G[R_STEP_NEXT] else G[R_NEXT + rize]
+    nb = R_NB + d * MAXD
     for k in range(G[R_NNB + d]):
-        e = G[R_NB + d * MAXD + k]
-        if e != rize and (G[R_STEP_NEXT] or e != nxt):
-            option(G, m, O_STEP, e)
-            m += 1
+        e = G[nb + k]
+        option(G, m, O_STEP, e)
+        m += (e != rize) & (e != nxt)
     return m
 
 
@@ -803,9 +804,8 @@ def action_options(G, s):
     if searchable:
         h0 = d * G[R_H]
         for h in range(h0, h0 + G[R_H]):
-            if G[BOARD + h] != EMPTY:
-                option(G, m, O_SEARCH, h)
-                m += 1
+            option(G, m, O_SEARCH, h)
+            m += G[BOARD + h] != EMPTY
     if G[HNI + s] > 0:
         for i in range(N_ITEMS):
             n = G[HITEM + s * N_ITEMS + i]
@@ -1016,7 +1016,7 @@ def play_games(Ga, U, key, start, seat, win, game, chars, err, log):
             game[g, i] = G[GAME_ST + i]
         err[g, 0], err[g, 1], err[g, 2] = G[ERR], G[ERR_SEAT], G[ERR_KIND]
         err[g, 3], err[g, 4] = G[ERR_CHOICE], G[ERR_N]
-        for k in range(min(G[LOG_N], log.shape[1])):
+        for k in range(min(G[GAME_ST + S.G_DECISIONS], log.shape[1])):
             for j in range(4):
                 log[g, k, j] = G[LOG0 + 4 * k + j]
 

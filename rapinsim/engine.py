@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 from numba import carray, njit, types
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from simcore.policy import POLICY_SIG, PolicyFunc
@@ -96,13 +97,14 @@ RULES_LEN = _end
  CHIYA_HOLD, BAG_N, NP, ISET, GAME, ERR, ERR_SEAT, ERR_KIND, ERR_CHOICE,
  ERR_N) = (_field() for _ in range(21))
 # per seat
-CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, HANDLED, GROUP = (_field(P) for _ in range(8))
+CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, GROUP = (_field(P) for _ in range(7))
 HTRE, HNI, HBROWN, HWHITE, HCHEST = (_field(P) for _ in range(5))   # held treasures, items,
 #                                    brown rabbits, white-rabbit tiles, the chest
 PRIM, SECD, RANKS = (_field(P) for _ in range(3))                    # ranking keys and rank
 HITEM = _field(P * N_ITEMS)    # [s * N_ITEMS + i] items of each kind held
 # per district
-NT, NPD, MARKER = (_field(MAXD) for _ in range(3))   # tiles on the board, pawns, time marker
+NT, NPD, OCC, MARKER = (_field(MAXD) for _ in range(4))  # tiles on the board, pawns, pawns as
+#                                    a bit set of seats, time marker
 # per house or tile
 BOARD, FACE_UP, LOC, BAGR, TMP = (_field(MAXN) for _ in range(5))  # tile per house (EMPTY),
 #                                    face up, where each tile is, Rize's bag (oldest first), picks
@@ -272,9 +274,12 @@ def put_tile(G, h, t, face_up):
 
 @helper
 def move_pawn(G, s, d):
-    G[NPD + G[POS + s]] -= 1
+    e = G[POS + s]
+    G[NPD + e] -= 1
+    G[OCC + e] ^= 1 << s
     G[POS + s] = d
     G[NPD + d] += 1
+    G[OCC + d] |= 1 << s
 
 
 @helper
@@ -575,15 +580,14 @@ def find_players(G, U, d):
     without ``rize_finds``)."""
     if not G[R_FINDS]:
         return
-    np_ = G[NP]
-    for s in range(np_):
-        G[HANDLED + s] = 0
+    handled = 0                              # bit set of seats found (or escaped) already
     while True:
         ng = 0
-        for s in range(np_):
-            if G[POS + s] != d or G[HANDLED + s]:
-                continue
-            G[HANDLED + s] = 1
+        todo = G[OCC + d] & ~handled             # the seats in d, ascending
+        handled |= todo
+        while todo:
+            s = trailing_zeros(todo)
+            todo &= todo - 1
             if disguise(G, U, s):
                 continue
             G[SEAT_ST + s * S.N_SEAT + S.S_FOUND] += 1
@@ -936,6 +940,7 @@ def setup(G, U, key, game):
         d = G[CH_ARG + decide(G, U, s, PLACE, m)]
         G[POS + s] = d
         G[NPD + d] += 1
+        G[OCC + d] |= 1 << s
 
 
 @on_g(_V)

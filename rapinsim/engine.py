@@ -227,11 +227,11 @@ def streams(G):
 def nth_held(G, s, kind, item, r):
     """The r-th (from 0, in tile order) tile of a kind (and item id, if >= 0) seat s holds."""
     hs = HAND + s
-    for t in range(G[R_N]):
-        if G[LOC + t] == hs and G[TK + t] == kind and (item < 0 or G[TSUB + t] == item):
-            if r == 0:
-                return t
-            r -= 1
+    any_item = item < 0
+    for t in range(G[R_N]):                  # one branch per tile, taken once
+        r -= (G[LOC + t] == hs) & (G[TK + t] == kind) & (any_item | (G[TSUB + t] == item))
+        if r < 0:
+            return t
     return -1
 
 

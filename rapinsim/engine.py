@@ -451,6 +451,13 @@ def decide(G, U, s, kind, n):
     return decide_policy(G, U, s, kind, n)
 
 
+@kernel(_I, _I, _I, _I)
+def ask(G, U, s, kind, n):
+    """``decide`` as a compiled call, for the rarer decisions (only the action decision
+    inlines it: each inlined copy costs compile time)."""
+    return decide(G, U, s, kind, n)
+
+
 # ---------------------------------------------------------------- the board
 
 @helper
@@ -568,7 +575,7 @@ def disguise(G, U, s):
     d = G[POS + s]
     option(G, 0, O_NO, d)
     option(G, 1, O_YES, d)
-    if decide(G, U, s, DISGUISE, 2) == 1:
+    if ask(G, U, s, DISGUISE, 2) == 1:
         discard_item(G, s, DISGUISE_ITEM)
         return True
     return False
@@ -674,7 +681,7 @@ def notice_letter_take(G, U, s):
     if m == 0:
         return
     G[LETTER + s] = -1
-    take_tile(G, U, s, G[CH_ARG + decide(G, U, s, HOUSE, m)])
+    take_tile(G, U, s, G[CH_ARG + ask(G, U, s, HOUSE, m)])
 
 
 @kernel(_V, _I, _I)
@@ -695,7 +702,7 @@ def walk(G, U, s, n_steps):
         if k > 0:
             option(G, m, O_STOP, G[POS + s])
             m += 1
-        c = decide(G, U, s, STEP, m)
+        c = ask(G, U, s, STEP, m)
         if G[CH_WHAT + c] == O_STOP:
             break
         step(G, U, s, G[CH_ARG + c])
@@ -719,7 +726,7 @@ def use_item(G, U, s, item):
             if t != EMPTY and G[FACE_UP + h] == 0 and G[SEEN + s * MAXN + t] == 0:
                 option(G, m, O_HOUSE, h)
                 m += 1
-        c = decide(G, U, s, HOUSE, m)
+        c = ask(G, U, s, HOUSE, m)
         G[SEEN + s * MAXN + G[BOARD + G[CH_ARG + c]]] = 1
     else:                                                     # coffee
         count_search(G, s, d)
@@ -728,7 +735,7 @@ def use_item(G, U, s, item):
                                and G[NT + d] > 0):
                 break
             m = house_options(G, s, d, False)
-            take_tile(G, U, s, G[CH_ARG + decide(G, U, s, HOUSE, m)])
+            take_tile(G, U, s, G[CH_ARG + ask(G, U, s, HOUSE, m)])
             if G[OVER] or G[TURN_END]:
                 break
         if G[R_COFFEE_END]:
@@ -756,14 +763,14 @@ def use_skill(G, U, s):
             if d != pos:
                 option(G, m, O_DISTRICT, d)
                 m += 1
-        G[LETTER + s] = G[CH_ARG + decide(G, U, s, DISTRICT, m)]
+        G[LETTER + s] = G[CH_ARG + ask(G, U, s, DISTRICT, m)]
     elif c == CHIMAME:
         look(G, s, pos)
         m = house_options(G, s, pos, True)
         if m == 0:
             m = house_options(G, s, pos, False)
         count_search(G, s, pos)
-        take_tile(G, U, s, G[CH_ARG + decide(G, U, s, HOUSE, m)])
+        take_tile(G, U, s, G[CH_ARG + ask(G, U, s, HOUSE, m)])
         G[TURN_END] = 1
     elif c == AOYAMA:                                         # hypnotism
         m = 0
@@ -771,7 +778,7 @@ def use_skill(G, U, s):
             if aoyama_target(G, s, q):
                 option(G, m, O_PLAYER, q)
                 m += 1
-        q = G[CH_ARG + decide(G, U, s, TARGET, m)]
+        q = G[CH_ARG + ask(G, U, s, TARGET, m)]
         t = nth_held(G, q, TREASURE, -1, randint(streams(G), CHANCE, G[HTRE + q]))
         d = pos
         while G[NT + d] == G[R_H]:
@@ -790,7 +797,7 @@ def use_skill(G, U, s):
             if n_unseen_in(G, s, d) > 0:
                 option(G, m, O_DISTRICT, d)
                 m += 1
-        look(G, s, G[CH_ARG + decide(G, U, s, DISTRICT, m)])
+        look(G, s, G[CH_ARG + ask(G, U, s, DISTRICT, m)])
     elif c == COCOA:
         walk(G, U, s, G[R_COCOA])
     else:                                                     # chiya
@@ -937,7 +944,7 @@ def setup(G, U, key, game):
             if d != G[RIZE] and G[NPD + d] == 0:
                 option(G, m, O_DISTRICT, d)
                 m += 1
-        d = G[CH_ARG + decide(G, U, s, PLACE, m)]
+        d = G[CH_ARG + ask(G, U, s, PLACE, m)]
         G[POS + s] = d
         G[NPD + d] += 1
         G[OCC + d] |= 1 << s

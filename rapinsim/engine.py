@@ -608,12 +608,13 @@ def find_players(G, U, d):
             return
         roll = randint(streams(G), CHANCE, G[R_DIE]) + 1      # escort
         for _ in range(roll):
-            nxt = G[R_NEXT + G[RIZE]]
-            for i in range(ng):
-                move_pawn(G, G[GROUP + i], nxt)
-            rize_enters(G, nxt)
+            rize_enters(G, G[R_NEXT + G[RIZE]])
             if G[OVER]:
-                return
+                break
+        for i in range(ng):              # the group moved with Rize (rize_enters reads no pawn)
+            move_pawn(G, G[GROUP + i], G[RIZE])
+        if G[OVER]:
+            return
         for i in range(ng):
             if G[LETTER + G[GROUP + i]] == G[RIZE]:
                 G[PENDING + G[GROUP + i]] = 1

@@ -7,15 +7,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .data import GAMES, scan
+import polars as pl
+
+from .data import GAMES
 from .event_impact import counterfactual_impact
 from .games import game_module
 from .report import game_section, write_page
 from .tournament import lineups, rotations, tournament
 
-GAMES_PER_GAME = 100_000
-"""Default games per game (a tournament of all built-in policies)."""
-COUNTERFACTUAL_GAMES = 10_000
+GAMES_PER_GAME = 200_000
+"""Default games per game (at least this many, in a tournament of all built-in policies)."""
+COUNTERFACTUAL_GAMES = 3_000
 """Default games per switched-off thing in the counterfactual replays."""
 
 
@@ -30,8 +32,10 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     """Run both games and write ``out/index.html``; the results go to
     ``out/<game>-results.parquet``, the counterfactual table to
     ``out/<game>-counterfactual.parquet``. Each game: a tournament of all its built-in policies at
-    ``players`` seats (every line-up, every rotation, about ``games`` games in all on shared
-    seeds), then each switch-off replayed on ``counterfactual_games`` games."""
+    ``players`` seats (every line-up, every rotation, at least ``games`` games in all on shared
+    seeds), then each switch-off replayed on ``counterfactual_games`` games of one table (the
+    games with the rules as they are come from the tournament when it played that table).
+    The report is computed from the frames in memory (the Parquet files are for the user)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     sections = []
@@ -39,23 +43,37 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
         mod = game_module(name)
         policies = sorted(mod.POLICIES)
         seatings = sum(len(rotations(lu)) for lu in lineups(policies, players))
-        per_seating = max(1, games // seatings)
-        start = time.perf_counter()
+        per_seating = max(1, -(-games // seatings))
+        clock = time.perf_counter()
         log(f"{name}: tournament of {', '.join(policies)}: {seatings} seatings x "
-            f"{per_seating:,} games, then counterfactual replays ...")
+            f"{per_seating:,} games ...")
         t = tournament(mod, policies, players, per_seating, seed)
         path = out / f"{name}-results.parquet"
         t.results.write_parquet(path, compression="zstd")
+        clock = _lap(log, f"{name}: {t.results.height // players:,} tournament games played "
+                          f"and written", clock)
         table = [policies[i % len(policies)] for i in range(players)]
-        cf = counterfactual_impact(mod, table, counterfactual_games, seed)
+        # the games with the rules as they are: from the tournament if it played them all
+        base = (t.results.filter((pl.col("seating") == "|".join(table))
+                                 & (pl.col("game") < counterfactual_games)).drop("seating"))
+        full = base.height == counterfactual_games * players
+        cf = counterfactual_impact(mod, table, counterfactual_games, seed,
+                                   base=base if full else None)
         cf.write_parquet(out / f"{name}-counterfactual.parquet")
-        log(f"{name}: {t.results.height // players:,} tournament games and "
-            f"{counterfactual_games:,} x {cf['thing'].n_unique() + 1} counterfactual games "
-            f"played in {time.perf_counter() - start:.0f} s")
+        clock = _lap(log, f"{name}: {cf['thing'].n_unique()} switch-offs x "
+                          f"{counterfactual_games:,} counterfactual games played", clock)
         note = (f"Tournament of the built-in policies {', '.join(policies)} at {players} seats: "
                 f"{seatings} seatings (every line-up of at least two policies, every rotation), "
                 f"{per_seating:,} games each on the same seeds (seed {seed}). Counterfactual "
                 f"replays: the table {' | '.join(table)} (seat 0 first) on {counterfactual_games:,}"
                 f" games per thing. Results: {path.name}.")
-        sections.append(game_section(scan(path), out, counterfactual=cf, note=note))
+        sections.append(game_section(t.results, out, counterfactual=cf, note=note))
+        _lap(log, f"{name}: report tables and plots written", clock)
     return write_page(sections, out, "Balance report: Broom Service and the Lapin treasure hunt")
+
+
+def _lap(log: Callable[[str], None], what: str, since: float) -> float:
+    """Log ``what`` with the seconds since ``since``; returns now."""
+    now = time.perf_counter()
+    log(f"{what} in {now - since:.1f} s")
+    return now

@@ -81,8 +81,7 @@ def _run(args: argparse.Namespace) -> None:
                                                                 adjust=args.adjust))))
     elif args.command == "tournament":
         t = tournament(args.game, args.policy, args.players, args.games, args.seed)
-        print(display.to_text(display.ratings_table(t.ratings)))
-        print(display.to_text(t.matrix.fill_null("")))
+        print(display.to_text(display.head_to_head_table(t.matrix, t.ratings)))
     elif args.command == "compare":
         res = compare(args.game, args.a, args.b, field=args.field, n_games=args.games,
                       seed=args.seed, sequential=args.sequential, alpha=args.alpha,

@@ -71,10 +71,19 @@ def pairwise_table(t: pl.DataFrame) -> pl.DataFrame:
                     rate_ci("ahead_rate", "ci_low", "ci_high").alias("finishes ahead [95% CI]"))
 
 
+def head_to_head_table(matrix: pl.DataFrame, ratings: pl.DataFrame) -> pl.DataFrame:
+    """The raw pairwise matrix (row policy finishes ahead of column policy) with each policy's
+    Bradley-Terry rating and win rate beside it, in one table."""
+    cols = [c for c in matrix.columns if c != "policy"]
+    return (matrix.rename({c: f"ahead of {c}" for c in cols}).fill_null("")
+            .join(ratings_table(ratings).drop("games"), on="policy", how="left"))
+
+
 def ratings_table(t: pl.DataFrame) -> pl.DataFrame:
-    return t.select("policy", "games", rate_ci("win_rate", "ci_low", "ci_high").alias(
-        "win rate [95% CI]"), num_ci("bt_elo", "bt_low", "bt_high", 0).alias(
-        "Bradley-Terry, Elo scale [95% CI]"))
+    return t.select("policy", "games",
+                    num_ci("bt_elo", "bt_low", "bt_high", 0).alias(
+                        "Bradley-Terry, Elo scale [95% CI]"),
+                    rate_ci("win_rate", "ci_low", "ci_high").alias("win rate [95% CI]"))
 
 
 def to_html(t: pl.DataFrame) -> str:

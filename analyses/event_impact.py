@@ -156,7 +156,8 @@ def switch_offs(game: Any, rules: Any = None, players: int | None = None) -> lis
     fewest players the rules allow (a role whose removal would leave fewer cards than a round
     reveals is not switched off). rapinsim: each item's or trap's tiles become the lowest brown
     treasure (the tile count must match the houses), each character leaves the roster, and
-    being found is switched off (``rize_finds=False``: Rize finds nobody).
+    being found is switched off (row ``found`` / ``by Rize``; ``rize_finds=False``: Rize finds
+    nobody).
     """
     mod = game_module(game)
     name = getattr(mod, "__name__", "")
@@ -190,14 +191,15 @@ def switch_offs(game: Any, rules: Any = None, players: int | None = None) -> lis
         out.append(("character", c, "left out of the roster",
                     rules.replace(characters=tuple(x for x in rules.characters if x != c))))
     if rules.rize_finds:
-        out.append(("found", "being found", "Rize finds nobody (rize_finds=false)",
-                    rules.replace(rize_finds=False)))
+        change = "being found switched off: Rize finds nobody (rize_finds=false)"
+        out.append(("found", "by Rize", change, rules.replace(rize_finds=False)))
     return out
 
 
 def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed: int, *,
                           rules: Any = None, variants: Sequence[Variant] | None = None,
-                          score: str | None = None, adjust: str = "holm") -> pl.DataFrame:
+                          score: str | None = None, adjust: str = "holm",
+                          base: pl.DataFrame | None = None) -> pl.DataFrame:
     """The counterfactual mode of ``event_impact``: play ``n_games`` games of ``seed`` with
     the rules as they are and again with each thing switched off (``variants``, default
     ``switch_offs(game, rules, len(policies))``), and measure with minus without on the same
@@ -206,7 +208,8 @@ def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed
     Rows per thing and group (``policy`` when several policies play, else ``seat``); the unit
     is the game index (a policy seated twice is averaged within the game first), intervals
     95% normal, p-values adjusted over all rows. Needs the game's ``simulate`` to accept
-    ``rules=``.
+    ``rules=``. ``base``: these games with the rules as they are, when already played (the
+    balance job takes them from its tournament), so they are not played again.
     """
     mod = game_module(game)
     names = [policy_name(p) for p in check_policies(mod, policies, 1, distinct=False)]
@@ -215,7 +218,11 @@ def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed
         raise ValueError("counterfactual_impact: nothing to switch off")
     group = "policy" if len(set(names)) > 1 else "seat"
     kwargs = {} if rules is None else {"rules": rules}
-    base = mod.simulate(list(policies), n_games, seed, progress=False, **kwargs)
+    if base is None:
+        base = mod.simulate(list(policies), n_games, seed, progress=False, **kwargs)
+    elif base.height != n_games * len(names) or base["game"].max() != n_games - 1:
+        raise ValueError(f"counterfactual_impact: base must hold games 0..{n_games - 1} at "
+                         f"{len(names)} seats, got {base.height} rows")
     score = score_column(base.lazy(), score)
     keep = ["game", "seat", pl.col("policy").cast(pl.String), "win", score]
     base = base.select(keep)

@@ -207,13 +207,12 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         rt = ratings(lf, met)
         b.append("<h3>Head to head</h3><p class=note>Share of meetings at one table where the "
                  "row policy finished ahead of the column policy (tie = 1/2); 95% intervals "
-                 "treat each game index as one unit. Beside it, the Bradley-Terry rating "
-                 "fitted to the same counts (Elo scale, centred on 0: +100 means finishing "
-                 "ahead of an average policy about 64% of the time), with a 95% bootstrap "
-                 "interval that resamples whole game indices. The rating is a summary; the "
-                 "matrix is the evidence.</p>")
-        b.append(display.to_html(matrix(pw).fill_null("")))
-        b.append(display.to_html(display.ratings_table(rt)))
+                 "treat each game index as one unit. Beside it, each policy's Bradley-Terry "
+                 "rating fitted to the same counts (Elo scale, centred on 0: +100 means "
+                 "finishing ahead of an average policy about 64% of the time), with a 95% "
+                 "bootstrap interval that resamples whole game indices, and its win rate. The "
+                 "rating is a summary; the matrix is the evidence.</p>")
+        b.append(display.to_html(display.head_to_head_table(matrix(pw), rt)))
         top = rt.row(0, named=True)
         sec.headlines.append(
             f"Strongest policy by Bradley-Terry rating: <b>{html.escape(top['policy'])}</b> "
@@ -282,7 +281,8 @@ def _balance_headlines(t: pl.DataFrame, causal: bool) -> list[str]:
     def say(r: dict) -> str:
         who = "the win rate" if r["group"] == "all" else \
             f"the win rate of {r['by']} {html.escape(str(r['group']))}"
-        return (f"<b>{html.escape(r['kind'])} {html.escape(r['thing'])}</b> moves {who} by "
+        kind = "enchanted role" if r["kind"] == "enchanted" else r["kind"]
+        return (f"<b>{html.escape(kind)} {html.escape(r['thing'])}</b> moves {who} by "
                 f"{r['win_diff'] * 100:+.1f} percentage points "
                 f"[{r['win_ci_low'] * 100:+.1f}, {r['win_ci_high'] * 100:+.1f}]")
     most, least = per.row(0, named=True), per.row(-1, named=True)

@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 
 from .data import Frame, collect, game_key, lazy, require
+from .display import rate_ci
 from .games import check_policies, game_module, play, policy_name
 from .stats import Z95, wilson
 
@@ -99,9 +100,9 @@ def pairwise(df: Frame, met: pl.DataFrame | None = None) -> pl.DataFrame:
 
 
 def matrix(pw: pl.DataFrame) -> pl.DataFrame:
-    """The pairwise table as ``policy`` rows by opponent columns, cells "ahead_rate [low, high]"."""
-    cell = pl.format("{} [{}, {}]",
-                     *(pl.col(c).round(3) for c in ("ahead_rate", "ci_low", "ci_high")))
+    """The pairwise table as ``policy`` rows by opponent columns, cells "ahead_rate [low, high]"
+    in percent ("51.7% [49.4, 53.9]")."""
+    cell = rate_ci("ahead_rate", "ci_low", "ci_high")
     wide = pw.with_columns(cell=cell).pivot("opponent", index="policy", values="cell")
     names = sorted(set(pw["policy"]) | set(pw["opponent"]))
     return wide.select("policy", *[n for n in names if n in wide.columns]).sort("policy")

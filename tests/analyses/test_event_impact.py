@@ -75,6 +75,17 @@ def test_counterfactual_measures_cause_on_the_same_games():
     assert same["p_win"].is_nan().all()
 
 
+def test_counterfactual_reuses_games_already_played_as_its_base():
+    variants = [("policy", "strong", "plays as weak", {"strong": 0.0})]
+    table = ["strong", "weak", "mid"]
+    played = counterfactual_impact(fakegame, table, 500, 5, variants=variants)
+    base = fakegame.simulate(table, 800, 5).filter(pl.col("game") < 500)
+    assert counterfactual_impact(fakegame, table, 500, 5, variants=variants,
+                                 base=base).equals(played)
+    with pytest.raises(ValueError, match="base must hold games 0..599"):
+        counterfactual_impact(fakegame, table, 600, 5, variants=variants, base=base)
+
+
 def test_counterfactual_needs_a_game_it_knows_or_variants():
     with pytest.raises(ValueError, match="variants"):
         counterfactual_impact(fakegame, ["strong", "weak"], 10, 0)
@@ -101,7 +112,7 @@ def test_switch_offs_of_the_real_rules_remove_each_thing():
     lapin = switch_offs(rapinsim)
     kinds = {(k, n) for k, n, _, _ in lapin}
     assert ("item", "lamp") in kinds and ("trap", "alarm") in kinds
-    assert ("character", "inaba") in kinds and ("found", "being found") in kinds
+    assert ("character", "inaba") in kinds and ("found", "by Rize") in kinds
     for kind, name, _, rules in lapin:
         if kind == "item":
             assert rules.items[name] == 0 and rules.n_tiles == rapinsim.load_rules().n_tiles
@@ -121,4 +132,4 @@ def test_counterfactual_rows_for_enchanted_roles_and_being_found():
     assert (t["score_diff"] != 0).any()           # other roles are enchanted in its place
     found = [v for v in switch_offs(rapinsim) if v[0] == "found"]
     t = counterfactual_impact(rapinsim, ["careful", "greedy"], 200, 3, variants=found)
-    assert t["thing"].to_list() == ["being found"] * 2 and (t["win_diff"] != 0).any()
+    assert t["thing"].to_list() == ["by Rize"] * 2 and (t["win_diff"] != 0).any()

@@ -74,7 +74,7 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
         return seat, win, game, chars, logs
     err = np.zeros((n, 5), np.int64)
     buf = np.zeros((n, LOG_LEN if log else 0, 4), np.int16)
-    E.play_batch(rules.arrays(), pol.ids, pol.user_funcs, np.uint64(key), start, p, fixed, seat,
+    E.play_batch(rules, pol.ids, pol.user_funcs, np.uint64(key), start, p, fixed, seat,
                  win, game, chars, err, buf)
     bad = np.flatnonzero(err[:, 0])
     if bad.size:

@@ -1,22 +1,38 @@
-"""The compiled engine: the rules of ``reference.py`` as numba kernels over struct-of-arrays.
+"""The compiled engine: the rules of ``reference.py`` as numba kernels over one flat int32 array.
 
-``play_batch`` plays games ``start .. start+n-1`` spread over threads in blocks; each block owns
-one ``Scratch`` (the state of the game it is playing, allocated once) and every game seeds its
-own streams (``simcore.rng``), so a game never depends on its thread or batch. The functions
-mirror the reference engine rule for rule and draw from the streams in the same order.
+Everything a game needs lives in one int32 array ``G``: first the rules (``rule_vector``, the
+same for every game of a batch), then the state of the game being played, then its decision log.
+Every field sits at a fixed offset (the module constants below, laid out for the largest board
+the rules allow), so the kernels index ``G[OFFSET + i]`` and numba freezes the offsets as
+constants. Besides ``G`` a kernel gets the random streams ``X`` (uint64, ``simcore.rng``), the
+observation and option-feature buffers ``O`` and ``F`` and the user policies ``U``: four arrays
+and a list, which keeps every call cheap to compile (a NamedTuple of arrays was flattened into
+~150 LLVM arguments per call).
 
-A policy's illegal answer is recorded (``err``) and ends that game; the caller raises.
+Counts the rules ask for again and again are kept up to date as the game changes (tiles per
+district ``NT``, pawns per district ``NPD``, each seat's held treasures, rabbits and items), so
+listing the legal options does not rescan the board. The random policy reads neither the
+observation nor the features, so they are written only for a policy that reads them.
+
+``play_batch`` spreads a batch over Python threads in chunks; each chunk gets its own buffers and
+calls ``play_games`` (compiled ``nogil``), and every game seeds its own streams, so a game never
+depends on its thread or chunk. The functions mirror the reference engine rule for rule and draw
+from the streams in the same order. A policy's illegal answer is recorded (``ERR``) and ends that
+game; the caller raises.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from concurrent.futures import ThreadPoolExecutor
 
+import numba
 import numpy as np
-from numba import njit, prange, typeof, types
+from numba import carray, njit, types
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
 
 from simcore.policy import POLICY_SIG, PolicyFunc
 from simcore.results import rank_and_share
-from simcore.rng import CHANCE, randint, seed_streams, shuffle
+from simcore.rng import CHANCE, mix64, randint
 
 from . import stats as S
 from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN,
@@ -33,211 +49,329 @@ from .rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as 
                     Rules)
 
 N_ITEMS = len(ITEMS)
-assert N_ITEMS <= MAX_PLAYERS      # item counts use a row of Scratch.seat
 N_STREAMS = 1 + MAX_PLAYERS
-BLOCK = 64          # games a thread plays with one scratch
+MAXD = 40           # most districts the rules allow
+MAXN = 120          # most houses (tiles)
+P = MAX_PLAYERS
+MO = MAX_OPTS
+CHUNK_GAMES = 512   # games a thread plays with one set of buffers (a unit of work)
 
-# scalar slots of Scratch.sc
-(RIZE, DAWN, N_MARKED, TURNS, OVER, STALLED, DAWN_END, ACTING, ACTIONS_LEFT,
- TURN_END, SEARCHED, CHIYA_HOLD, BAG_N, NP, ISET, GAME, ERR, ERR_SEAT, ERR_KIND, ERR_CHOICE,
- ERR_N, LOG_N) = range(22)
-N_SC = 22
-
-
-# rows of Scratch.seat (one column per seat)
-CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, HANDLED, GROUP, FEATS, ICOUNT = range(10)
-# rows of Scratch.tile (one column per house or tile); SEEN + s is seat s's knowledge
-BOARD, FACE_UP, LOC, BAG_ROW, TMP, MARKER, SEEN = range(7)
-# rows of Scratch.choice (one column per option of the current decision)
-WHAT, ARG, C_DISTRICT, C_ARG, C_HOUSE, C_EXTRA = range(6)
+_end = 0
 
 
-class Scratch(NamedTuple):
-    """The state of the one game a block is playing, in few arrays (numba passes every array
-    of a tuple to every call, so fewer arrays compile much faster)."""
-
-    sc: np.ndarray          # [N_SC] int32 scalars (slots above)
-    seat: np.ndarray        # [10, P] int8: character, district (-1 unplaced), turns to skip,
-    #                         skill used, notice-letter district (-1), letter to take at the
-    #                         next turn start, handled in this chain, escorted group, policy
-    #                         reads features (not the random one), item counts (action options)
-    tile: np.ndarray        # [7 + P, W] int8: tile per house (EMPTY), house face up, where
-    #                         each tile is (house, HAND + s, BAG, ...), Rize's bag (oldest
-    #                         first), picks and shuffle list, time marker per district, then
-    #                         per seat which tiles it has looked at
-    choice: np.ndarray      # [6, MAX_OPTS] int16: option code, district / house / seat / item,
-    #                         then district, argument, house, extra for the feature row
-    obs: np.ndarray         # [N_OBS] float32
-    opts: np.ndarray        # [MAX_OPTS, N_FEATURES] float32
-    streams: np.ndarray     # [1 + P] uint64 chance stream, then one per seat
-    seat_st: np.ndarray     # [P, N_SEAT] int16 seat counters
-    game_st: np.ndarray     # [N_GAME + 2 D] int32 game counters
-    log: np.ndarray         # [L, 4] int16 decision log (L = 0 when not logging)
-    rank: np.ndarray        # [3, P] int16 ranking keys and rank (score)
-    win: np.ndarray         # [P] float32 win shares (score)
+def _field(n=1):
+    """The offset of the next field of n int32 slots in G."""
+    global _end
+    at = _end
+    _end += n
+    return at
 
 
-def scratch(n_tiles, n_districts, log_len):
-    """A zeroed Scratch (plain Python here, compiled as ``new_scratch``)."""
-    p = MAX_PLAYERS
-    return Scratch(np.zeros(N_SC, np.int32), np.zeros((10, p), np.int8),
-                   np.zeros((SEEN + p, max(n_tiles, n_districts, p)), np.int8),
-                   np.zeros((6, MAX_OPTS), np.int16), np.zeros(N_OBS, np.float32),
-                   np.zeros((MAX_OPTS, N_FEATURES), np.float32), np.zeros(N_STREAMS, np.uint64),
-                   np.zeros((p, S.N_SEAT), np.int16),
-                   np.zeros(S.N_GAME + 2 * n_districts, np.int32),
-                   np.zeros((log_len, 4), np.int16), np.zeros((3, p), np.int16),
-                   np.zeros(p, np.float32))
+# ---- the rules (``rule_vector``)
+(R_D, R_H, R_N, R_ACTIONS, R_DIE, R_DAWN_EMPTIES, R_MAX_TURNS, R_WHITE_PAIR, R_PERM,
+ R_COFFEE_END, R_INABA_WIN, R_STEP_NEXT, R_BIKE, R_COCOA, R_NROSTER,
+ R_FINDS) = (_field() for _ in range(16))
+_field(8)                      # spare scalar slots
+R_NEXT = _field(MAXD)          # district Rize enters after d
+R_STEPS = _field(MAXD * MAXD)  # [r * MAXD + d] Rize's steps from r until he enters d
+R_ADJ = _field(MAXD * MAXD)    # [a * MAXD + b] players may step between a and b
+R_NB = _field(MAXD * MAXD)     # [a * MAXD + k] the k-th neighbour of a, ascending
+R_NNB = _field(MAXD)           # neighbours of a
+R_START = _field(24)           # Rize's start district per die face - 1
+R_HD = _field(MAXN)            # district of house h
+R_KIND = _field(2 * MAXN)      # [set * MAXN + t] tile kind, set 1 with Inaba's chest
+R_SUB = _field(2 * MAXN)       # item or trap id
+R_BROWN = _field(2 * MAXN)
+R_WHITE = _field(2 * MAXN)     # 1 for a white-rabbit tile
+R_CHEST = _field(2 * MAXN)
+R_ROSTER = _field(8)           # character ids players are drawn from
+# batch settings, written with the rules
+CFG_NP = _field()              # players
+LOG_CAP = _field()             # decisions the log keeps (0: no log)
+PID = _field(P)                # policy id per seat (built-in >= 0, user -1 - i)
+FIXED = _field(P)              # fixed characters, -1: drawn
+RULES_LEN = _end
+
+# ---- one game's state: scalars
+(RIZE, DAWN, N_MARKED, TURNS, OVER, STALLED, DAWN_END, ACTING, ACTIONS_LEFT, TURN_END, SEARCHED,
+ CHIYA_HOLD, BAG_N, NP, ISET, GAME, ERR, ERR_SEAT, ERR_KIND, ERR_CHOICE,
+ ERR_N) = (_field() for _ in range(21))
+# per seat
+CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, GROUP = (_field(P) for _ in range(7))
+HTRE, HNI, HBROWN, HWHITE, HCHEST = (_field(P) for _ in range(5))   # held treasures, items,
+#                                    brown rabbits, white-rabbit tiles, the chest
+PRIM, SECD, RANKS = (_field(P) for _ in range(3))                    # ranking keys and rank
+HITEM = _field(P * N_ITEMS)    # [s * N_ITEMS + i] items of each kind held
+# per district
+NT, NPD, OCC, MARKER = (_field(MAXD) for _ in range(4))  # tiles on the board, pawns, pawns as
+#                                    a bit set of seats, time marker
+# per house or tile
+BOARD, FACE_UP, LOC, BAGR, TMP = (_field(MAXN) for _ in range(5))  # tile per house (EMPTY),
+#                                    face up, where each tile is, Rize's bag (oldest first), picks
+TK, TSUB, TBR, TWH, TCH = (_field(MAXN) for _ in range(5))  # the tile set in play (R_KIND ...)
+SEEN = _field(P * MAXN)        # [s * MAXN + t] seat s has looked at tile t
+# the options of the current decision: code, argument (house, seat, item or district; the
+# feature row is derived from them, the state does not change before the decision)
+CH_WHAT, CH_ARG = (_field(MO) for _ in range(2))
+SEAT_ST = _field(P * S.N_SEAT)               # [s * N_SEAT + k] seat counters
+GAME_ST = _field(S.N_GAME + 2 * MAXD)        # game counters (stats.N_GAME + 2 D used)
+_field(_end % 2)                             # (8-byte alignment)
+XS = _field(2 * N_STREAMS)                   # uint64 random streams (simcore.rng)
+OBS = _field(N_OBS)                          # float32 observation
+OPTS = _field(MO * N_FEATURES)               # float32 option features [MO, N_FEATURES]
+LOG0 = _end                                  # then [LOG_CAP, 4] decisions (seat, kind, n, c)
+STATE0 = RIZE
 
 
-new_scratch = njit(cache=True)(scratch)
+def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray,
+                log_cap: int) -> np.ndarray:
+    """G's first ``RULES_LEN`` slots: the rules and the batch settings."""
+    ra = rules.arrays()
+    v = np.zeros(RULES_LEN, np.int32)
+    d, h = ra.n_districts, ra.n_houses
+    scal = {R_D: d, R_H: h, R_N: d * h, R_ACTIONS: ra.actions, R_DIE: ra.die_sides,
+            R_DAWN_EMPTIES: ra.dawn_empties, R_MAX_TURNS: ra.max_turns,
+            R_WHITE_PAIR: ra.white_pair, R_PERM: ra.permanent_markers,
+            R_COFFEE_END: ra.coffee_ends_turn, R_INABA_WIN: ra.inaba_count_win,
+            R_STEP_NEXT: ra.step_into_rize_next, R_FINDS: ra.rize_finds, R_BIKE: ra.bicycle_steps,
+            R_COCOA: ra.cocoa_steps, R_NROSTER: len(ra.roster), CFG_NP: n_players,
+            LOG_CAP: log_cap}
+    for k, x in scal.items():
+        v[k] = int(x)
+    pos = ra.route_pos.astype(np.int64)
+    for a in range(d):
+        v[R_NEXT + a] = ra.route[(pos[a] + 1) % d]
+        nb = 0
+        for b in range(d):
+            v[R_STEPS + a * MAXD + b] = (pos[b] - pos[a] + d) % d
+            v[R_ADJ + a * MAXD + b] = ra.adj[a, b]
+            if ra.adj[a, b]:
+                v[R_NB + a * MAXD + nb] = b
+                nb += 1
+        v[R_NNB + a] = nb
+    v[R_START:R_START + ra.die_sides] = ra.rize_start
+    v[R_HD:R_HD + d * h] = np.arange(d * h) // h
+    n = d * h
+    for base, tab in ((R_KIND, ra.tile_kind), (R_SUB, ra.tile_sub), (R_BROWN, ra.tile_brown),
+                      (R_WHITE, ra.tile_white), (R_CHEST, ra.tile_chest)):
+        for k in range(2):
+            v[base + k * MAXN:base + k * MAXN + n] = tab[k]
+    v[R_ROSTER:R_ROSTER + len(ra.roster)] = ra.roster
+    v[PID:PID + n_players] = ids
+    v[FIXED:FIXED + P] = fixed
+    return v
 
-# Explicit signatures for the kernels called from many places: numba would otherwise compile
-# one version per combination of argument types at the call sites (int8 vs int64, literals),
-# which multiplied the cold compile time. Arguments are converted at each call.
-_R = typeof(Rules().arrays())
-_G = typeof(scratch(3, 3, 0))
-_UF = types.ListType(PolicyFunc)
-_IDS = types.int64[::1]
+
+# Every kernel has an explicit signature: compiled (or loaded from the cache) once at import,
+# with one set of argument types, so nothing compiles twice.
+_A = types.CPointer(types.int32)     # G, by pointer: one argument, no index wraparound
+_O = types.float32[::1]
+_F = types.float32[:, ::1]
+_U = types.ListType(PolicyFunc)
 _I = types.int64
-KERNEL = dict(cache=True, _nrt=False, no_cpython_wrapper=True)
+_B = types.boolean
+_V = types.void
+_OPT = dict(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+
+
+def kernel(ret, *args):
+    """A kernel over (G, U, *args): it may ask a policy."""
+    return njit(ret(_A, _U, *args), **_OPT)
+
+
+def helper(fn):
+    """A small helper numba inlines into its callers (at IR level: callers are kept small)."""
+    return njit(inline="always")(fn)
+
+
+def on_g(ret, *args):
+    """A kernel over (G, *args)."""
+    return njit(ret(_A, *args), **_OPT)
+
+
+# ---------------------------------------------------------------- views of G
+
+@intrinsic
+def data_ptr(typingctx, arr):
+    """The data pointer of an int32 array."""
+    def codegen(context, builder, sig, args):
+        return context.make_array(sig.args[0])(context, builder, args[0]).data
+    return _A(arr), codegen
+
+
+def _typed_at(dtype):
+    ptr = types.CPointer(dtype)
+
+    @intrinsic
+    def at(typingctx, g, off):
+        def codegen(context, builder, sig, args):
+            q = builder.gep(args[0], [args[1]])
+            return builder.bitcast(q, context.get_value_type(ptr))
+        return ptr(g, off), codegen
+    return at
+
+
+u64_at = _typed_at(types.uint64)
+f32_at = _typed_at(types.float32)
+
+
+@helper
+def streams(G):
+    """The random streams (chance, then one per seat) in G."""
+    return u64_at(G, XS)
 
 
 # ---------------------------------------------------------------- small helpers
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def kind_of(R, G, t):
-    return R.tile_kind[G.sc[ISET], t]
+@helper
+def nth_held(G, s, kind, item, r):
+    """The r-th (from 0, in tile order) tile of a kind (and item id, if >= 0) seat s holds."""
+    hs = HAND + s
+    any_item = item < 0
+    for t in range(G[R_N]):                  # one branch per tile, taken once
+        r -= (G[LOC + t] == hs) & (G[TK + t] == kind) & (any_item | (G[TSUB + t] == item))
+        if r < 0:
+            return t
+    return -1
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def sub_of(R, G, t):
-    return R.tile_sub[G.sc[ISET], t]
+@helper
+def hand_add(G, s, t):
+    """Tile t goes into seat s's hand (the held counts follow)."""
+    G[LOC + t] = HAND + s
+    if G[TK + t] == TREASURE:
+        G[HTRE + s] += 1
+        G[HBROWN + s] += G[TBR + t]
+        G[HWHITE + s] += G[TWH + t]
+        G[HCHEST + s] += G[TCH + t]
+    elif G[TK + t] == ITEM:
+        G[HNI + s] += 1
+        G[HITEM + s * N_ITEMS + G[TSUB + t]] += 1
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def route_next(R, d):
-    return R.route[(R.route_pos[d] + 1) % R.n_districts]
+@helper
+def hand_remove(G, s, t, to):
+    """Tile t leaves seat s's hand for ``to`` (a house, BAG, DISCARDED)."""
+    G[LOC + t] = to
+    if G[TK + t] == TREASURE:
+        G[HTRE + s] -= 1
+        G[HBROWN + s] -= G[TBR + t]
+        G[HWHITE + s] -= G[TWH + t]
+        G[HCHEST + s] -= G[TCH + t]
+    elif G[TK + t] == ITEM:
+        G[HNI + s] -= 1
+        G[HITEM + s * N_ITEMS + G[TSUB + t]] -= 1
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def rize_steps(R, G, d):
-    return (R.route_pos[d] - R.route_pos[G.sc[RIZE]] + R.n_districts) % R.n_districts
+@helper
+def put_tile(G, h, t, face_up):
+    """Tile t into the empty house h."""
+    G[NT + G[R_HD + h]] += G[BOARD + h] == EMPTY
+    G[BOARD + h] = t
+    G[FACE_UP + h] = face_up
+    G[LOC + t] = h
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def collect(R, G, s, kind, item):
-    """Tiles seat s holds of a kind (and item id, if >= 0) into G.tmp in tile order; count."""
+@helper
+def move_pawn(G, s, d):
+    e = G[POS + s]
+    G[NPD + e] -= 1
+    G[OCC + e] ^= 1 << s
+    G[POS + s] = d
+    G[NPD + d] += 1
+    G[OCC + d] |= 1 << s
+
+
+@helper
+def n_unseen_in(G, s, d):
     n = 0
-    for t in range(R.tile_kind.shape[1]):
-        if G.tile[LOC, t] == HAND + s and kind_of(R, G, t) == kind and (item < 0
-                                                                   or sub_of(R, G, t) == item):
-            G.tile[TMP, n] = t
-            n += 1
+    seen = SEEN + s * MAXN
+    h0 = d * G[R_H]
+    for h in range(h0, h0 + G[R_H]):
+        t = G[BOARD + h]
+        n += t != EMPTY and G[FACE_UP + h] == 0 and G[seen + t] == 0
     return n
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def n_tiles_in(R, G, d):
-    n = 0
-    for h in range(d * R.n_houses, (d + 1) * R.n_houses):
-        n += G.tile[BOARD, h] != EMPTY
-    return n
+@helper
+def any_unseen(G, s):
+    seen = SEEN + s * MAXN
+    for h in range(G[R_N]):
+        t = G[BOARD + h]
+        if t != EMPTY and G[FACE_UP + h] == 0 and G[seen + t] == 0:
+            return True
+    return False
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def n_unseen_in(R, G, s, d):
-    n = 0
-    for h in range(d * R.n_houses, (d + 1) * R.n_houses):
-        t = G.tile[BOARD, h]
-        n += t != EMPTY and G.tile[FACE_UP, h] == 0 and G.tile[SEEN + s, t] == 0
-    return n
+@helper
+def others_in(G, d, s):
+    """Pawns in district d other than seat s's."""
+    return G[NPD + d] - (G[POS + s] == d)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def n_players_in(G, d, but):
-    n = 0
-    for q in range(G.sc[NP]):
-        n += G.seat[POS, q] == d and q != but
-    return n
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def treasures_and_rabbits(R, G, s):
-    k = G.sc[ISET]
-    tr, brown, white = 0, 0, 0
-    for t in range(R.tile_kind.shape[1]):
-        if G.tile[LOC, t] == HAND + s and R.tile_kind[k, t] == TREASURE:
-            tr += 1
-            brown += R.tile_brown[k, t]
-            white += R.tile_white[k, t]
-    return tr, brown + R.white_pair * (white // 2)
+@helper
+def option(G, i, what, arg):
+    """Write option i: its code and argument (the house of O_SEARCH and O_HOUSE, the seat of
+    O_PLAYER, the item of O_ITEM, else the district)."""
+    G[CH_WHAT + i] = what
+    G[CH_ARG + i] = arg
 
 
 # ---------------------------------------------------------------- decisions
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def observe(R, G, s):
-    o = G.obs
-    np_ = G.sc[NP]
-    mine = G.sc[ACTING] == s
-    o[OB_SEAT] = s
-    o[OB_PLAYERS] = np_
-    o[OB_DISTRICT] = G.seat[POS, s]
-    o[OB_RIZE] = G.sc[RIZE]
-    o[OB_ACTIONS] = G.sc[ACTIONS_LEFT] if mine else 0
-    o[OB_TURN] = G.sc[TURNS]
-    o[OB_MARKERS] = G.sc[N_MARKED]
-    o[OB_DAWN] = G.sc[DAWN]
-    o[OB_CHAR] = G.seat[CHARS, s]
-    o[OB_SKILL] = 1 - G.seat[SKILL_USED, s]
-    o[OB_LETTER] = G.seat[LETTER, s]
-    o[OB_RIZE_STEPS] = rize_steps(R, G, G.seat[POS, s]) if G.seat[POS, s] >= 0 else -1
-    o[OB_SEARCHED] = G.sc[SEARCHED] if mine else 0
+@on_g(_V, _O, _I)
+def observe(G, O, s):
+    np_ = G[NP]
+    mine = G[ACTING] == s
+    pos = G[POS + s]
+    O[OB_SEAT] = s
+    O[OB_PLAYERS] = np_
+    O[OB_DISTRICT] = pos
+    O[OB_RIZE] = G[RIZE]
+    O[OB_ACTIONS] = G[ACTIONS_LEFT] if mine else 0
+    O[OB_TURN] = G[TURNS]
+    O[OB_MARKERS] = G[N_MARKED]
+    O[OB_DAWN] = G[DAWN]
+    O[OB_CHAR] = G[CHARS + s]
+    O[OB_SKILL] = 1 - G[SKILL_USED + s]
+    O[OB_LETTER] = G[LETTER + s]
+    O[OB_RIZE_STEPS] = G[R_STEPS + G[RIZE] * MAXD + pos] if pos >= 0 else -1
+    O[OB_SEARCHED] = G[SEARCHED] if mine else 0
     for i in range(N_ITEMS):
-        o[OB_ITEMS + i] = 0
+        O[OB_ITEMS + i] = G[HITEM + s * N_ITEMS + i]
     for q in range(MAX_PLAYERS):
-        o[OB_POS + q] = G.seat[POS, q] if q < np_ else -1
-        o[OB_TREAS + q] = 0 if q < np_ else -1
-        o[OB_NITEMS + q] = 0 if q < np_ else -1
-        o[OB_CHARS + q] = G.seat[CHARS, q] if q < np_ else -1
-    k = G.sc[ISET]
-    brown, white = 0, 0
-    for t in range(R.tile_kind.shape[1]):
-        w = G.tile[LOC, t] - HAND
-        if 0 <= w < np_:
-            if R.tile_kind[k, t] == TREASURE:
-                o[OB_TREAS + w] += 1
-                if w == s:
-                    brown += R.tile_brown[k, t]
-                    white += R.tile_white[k, t]
-            elif R.tile_kind[k, t] == ITEM:
-                o[OB_NITEMS + w] += 1
-                if w == s:
-                    o[OB_ITEMS + R.tile_sub[k, t]] += 1
-    o[OB_TREASURES] = o[OB_TREAS + s]                 # own treasures and rabbits, same pass
-    o[OB_RABBITS] = brown + R.white_pair * (white // 2)
+        if q < np_:
+            O[OB_POS + q] = G[POS + q]
+            O[OB_TREAS + q] = G[HTRE + q]
+            O[OB_NITEMS + q] = G[HNI + q]
+            O[OB_CHARS + q] = G[CHARS + q]
+        else:
+            O[OB_POS + q] = O[OB_TREAS + q] = O[OB_NITEMS + q] = O[OB_CHARS + q] = -1
+    O[OB_TREASURES] = G[HTRE + s]
+    O[OB_RABBITS] = G[HBROWN + s] + G[R_WHITE_PAIR] * (G[HWHITE + s] // 2)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def option(R, G, s, i, what, district, arg, house, extra):
-    """Write option row i as seat s sees it; remember its code and argument."""
-    G.choice[WHAT, i] = what
-    G.choice[ARG, i] = house if house >= 0 else (arg if what == O_PLAYER or what == O_ITEM
-                                                 else district)
-    G.choice[C_DISTRICT, i] = district         # the rest is for option_features
-    G.choice[C_ARG, i] = arg
-    G.choice[C_HOUSE, i] = house
-    G.choice[C_EXTRA, i] = extra
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def option_features(R, G, s, i):
+@on_g(_V, _F, _I, _I)
+def features(G, F, s, i):
     """The feature row i of an option as seat s sees it (written when a policy that reads
     features decides; the state does not change between the options and the decision)."""
-    what, district, arg = G.choice[WHAT, i], G.choice[C_DISTRICT, i], G.choice[C_ARG, i]
-    house, extra = G.choice[C_HOUSE, i], G.choice[C_EXTRA, i]
-    r = G.opts[i]
+    what, a = G[CH_WHAT + i], G[CH_ARG + i]
+    arg, house, extra, district = -1, -1, 0, G[POS + s]
+    if what == O_SEARCH or what == O_HOUSE:
+        house = a
+        district = G[R_HD + a]
+    elif what == O_STEP or what == O_DISTRICT:
+        district = a
+    elif what == O_ITEM:
+        arg = a
+        extra = G[HITEM + s * N_ITEMS + a]
+    elif what == O_PLAYER:
+        arg = a
+        district = G[POS + a]
+        extra = G[HTRE + a]
+    elif what == O_SKILL:
+        extra = G[CHARS + s]
+    r = F[i]
     r[F_WHAT] = what
     r[F_ARG] = arg
     r[F_DISTRICT] = district
@@ -248,685 +382,677 @@ def option_features(R, G, s, i):
     r[F_SUB] = -1
     r[F_EXTRA] = extra
     if house >= 0:
-        t = G.tile[BOARD, house]
-        if G.tile[FACE_UP, house] or G.tile[SEEN + s, t]:
-            k = G.sc[ISET]
+        t = G[BOARD + house]
+        if G[FACE_UP + house] or G[SEEN + s * MAXN + t]:
             r[F_KNOWN] = 1
-            kind = R.tile_kind[k, t]
-            r[F_TILE] = CHEST_TILE if R.tile_chest[k, t] else kind
+            kind = G[TK + t]
+            r[F_TILE] = CHEST_TILE if G[TCH + t] else kind
             if kind == TREASURE:
-                r[F_VALUE] = R.tile_brown[k, t] + R.tile_white[k, t] * (R.white_pair / 2.0)
+                r[F_VALUE] = G[TBR + t] + G[TWH + t] * (G[R_WHITE_PAIR] / 2.0)
             else:
-                r[F_SUB] = R.tile_sub[k, t]
-    r[F_RIZE] = rize_steps(R, G, district)
-    r[F_PLAYERS] = n_players_in(G, district, s)
-    r[F_TILES] = n_tiles_in(R, G, district)
-    r[F_UNSEEN] = n_unseen_in(R, G, s, district)
+                r[F_SUB] = G[TSUB + t]
+    r[F_RIZE] = G[R_STEPS + G[RIZE] * MAXD + district]
+    r[F_PLAYERS] = others_in(G, district, s)
+    r[F_TILES] = G[NT + district]
+    r[F_UNSEEN] = n_unseen_in(G, s, district)
 
 
-@njit(_I(_UF, _I, _I, POLICY_SIG.args[1], POLICY_SIG.args[2], _I, POLICY_SIG.args[4]),
+@njit(_I(_U, _I, _I, POLICY_SIG.args[1], POLICY_SIG.args[2], _I, POLICY_SIG.args[4]),
       cache=True, _nrt=True)
 def call_user(uf, i, kind, obs, opts, n, rng):
     """A user policy from the typed list (kept apart: list access needs reference counting)."""
     return uf[i](kind, obs, opts, n, rng)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def decide(R, G, ids, uf, s, kind, n):
-    """Seat s's choice among n options; the random policy inline (it reads no features)."""
-    if ids[s] == RANDOM and n > 0:
-        c = randint(G.streams, 1 + s, n)
-        k = G.sc[LOG_N]
-        if k < G.log.shape[0]:
-            G.log[k, 0], G.log[k, 1], G.log[k, 2], G.log[k, 3] = s, kind, n, c
-        G.sc[LOG_N] = k + 1
-        G.game_st[S.G_DECISIONS] += 1
-        return c
-    return decide_policy(R, G, ids, uf, s, kind, n)
+@helper
+def record(G, s, kind, n, c):
+    """Count a decision and log it (the count is the log's length)."""
+    k = G[GAME_ST + S.G_DECISIONS]
+    if k < G[LOG_CAP]:
+        at = LOG0 + 4 * k
+        G[at], G[at + 1], G[at + 2], G[at + 3] = s, kind, n, c
+    G[GAME_ST + S.G_DECISIONS] = k + 1
 
 
-@njit(_I(_R, _G, _IDS, _UF, _I, _I, _I), **KERNEL)
-def decide_policy(R, G, ids, uf, s, kind, n):
-    """Seat s's policy chooses among the n options in G.opts. An illegal answer is recorded
-    and ends the game (choice 0 is used so the kernel unwinds cleanly)."""
-    pid = ids[s]
+@njit(_I(_A, _U, _I, _I, _I), cache=True, no_cpython_wrapper=True,
+      no_cfunc_wrapper=True)   # carray needs the NRT
+def decide_policy(G, U, s, kind, n):
+    """Seat s's policy chooses among the n options. An illegal answer is recorded and ends the
+    game (choice 0 is used so the kernels unwind cleanly)."""
+    pid = G[PID + s]
+    O = carray(f32_at(G, OBS), N_OBS)
+    F = carray(f32_at(G, OPTS), (MO, N_FEATURES))
     if pid != RANDOM:                   # the random policy reads neither obs nor features
-        observe(R, G, s)
+        observe(G, O, s)
         for i in range(n):
-            option_features(R, G, s, i)
-    rng = G.streams[1 + s:2 + s]
+            features(G, F, s, i)
+    rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
     if pid >= 0:
-        c = choose_builtin(pid, kind, G.obs, G.opts, n, rng)
+        c = choose_builtin(pid, kind, O, F, n, rng)
     else:
-        c = call_user(uf, -1 - pid, kind, G.obs, G.opts, n, rng)
+        c = call_user(U, -1 - pid, kind, O, F, n, rng)
     if c < 0 or c >= n:
-        if G.sc[ERR] == 0:
-            G.sc[ERR], G.sc[ERR_SEAT], G.sc[ERR_KIND] = 1, s, kind
-            G.sc[ERR_CHOICE], G.sc[ERR_N] = min(max(c, -2 ** 31), 2 ** 31 - 1), n
-        G.sc[OVER] = 1
+        if G[ERR] == 0:
+            G[ERR], G[ERR_SEAT], G[ERR_KIND] = 1, s, kind
+            G[ERR_CHOICE], G[ERR_N] = min(max(c, -2 ** 31), 2 ** 31 - 1), n
+        G[OVER] = 1
         return 0
-    k = G.sc[LOG_N]
-    if k < G.log.shape[0]:
-        G.log[k, 0], G.log[k, 1], G.log[k, 2], G.log[k, 3] = s, kind, n, c
-    G.sc[LOG_N] = k + 1
-    G.game_st[S.G_DECISIONS] += 1
+    record(G, s, kind, n, c)
     return c
 
 
-# ---------------------------------------------------------------- setup
+@helper
+def decide(G, U, s, kind, n):
+    """Seat s's choice among the n options; the random policy inline (it reads no features)."""
+    if G[PID + s] == RANDOM and n > 0:
+        c = randint(streams(G), 1 + s, n)
+        record(G, s, kind, n, c)
+        return c
+    return decide_policy(G, U, s, kind, n)
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def setup(R, G, ids, uf, key, game, n_players, fixed_chars):
-    seed_streams(key, game, G.streams)
-    G.sc[:] = 0
-    G.sc[NP], G.sc[GAME], G.sc[DAWN], G.sc[ACTING] = n_players, game, -1, -1
-    G.seat[POS, :] = -1
-    G.seat[LETTER, :] = -1
-    G.seat[SKIP, :] = 0
-    G.seat[SKILL_USED, :] = 0
-    G.seat[PENDING, :] = 0
-    for q in range(n_players):
-        G.seat[FEATS, q] = ids[q] != RANDOM
-    G.tile[SEEN:, :] = 0
-    G.tile[MARKER, :] = 0
-    G.seat_st[:, :] = 0
-    G.seat_st[:, S.S_SKILL_TURN] = -1
-    G.game_st[:] = 0
-    n_roster = R.roster.shape[0]
-    if fixed_chars[0] < 0:                                    # draw_characters
-        for i in range(n_roster):
-            G.tile[TMP, i] = R.roster[i]
-        for s in range(n_players):
-            j = s + randint(G.streams, CHANCE, n_roster - s)
-            c = G.tile[TMP, s]
-            G.tile[TMP, s] = G.tile[TMP, j]
-            G.tile[TMP, j] = c
-            G.seat[CHARS, s] = G.tile[TMP, s]
-    else:
-        for s in range(n_players):
-            G.seat[CHARS, s] = fixed_chars[s]
-    for s in range(n_players):
-        if G.seat[CHARS, s] == INABA:
-            G.sc[ISET] = 1
-    n = R.tile_kind.shape[1]                                      # shuffle_tiles
-    for h in range(n):
-        G.tile[TMP, h] = h
-    shuffle(G.streams, CHANCE, G.tile[TMP], n)
-    for h in range(n):
-        G.tile[BOARD, h] = G.tile[TMP, h]
-        G.tile[FACE_UP, h] = 0
-        G.tile[LOC, G.tile[TMP, h]] = h
-    face = randint(G.streams, CHANCE, R.die_sides)            # roll_rize_start
-    G.sc[RIZE] = R.rize_start[face]
-    G.game_st[S.G_RIZE_START] = R.rize_start[face] + 1
-    for s in range(n_players - 1, -1, -1):                    # place_pawns
-        m = 0
-        for d in range(R.n_districts):
-            if d != G.sc[RIZE] and n_players_in(G, d, -1) == 0:
-                option(R, G, s, m, O_DISTRICT, d, -1, -1, 0)
-                m += 1
-        G.seat[POS, s] = G.choice[ARG, decide(R, G, ids, uf, s, PLACE, m)]
+
+@kernel(_I, _I, _I, _I)
+def ask(G, U, s, kind, n):
+    """``decide`` as a compiled call, for the rarer decisions (only the action decision
+    inlines it: each inlined copy costs compile time)."""
+    return decide(G, U, s, kind, n)
 
 
 # ---------------------------------------------------------------- the board
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def update_time_marker(R, G, d):
-    empty = n_tiles_in(R, G, d) == 0
-    if empty and G.tile[MARKER, d] == 0:
-        G.tile[MARKER, d] = 1
-        G.sc[N_MARKED] += 1
-    elif not empty and G.tile[MARKER, d] != 0 and not R.permanent_markers:
-        G.tile[MARKER, d] = 0
-        G.sc[N_MARKED] -= 1
+@helper
+def update_time_marker(G, d):
+    empty = G[NT + d] == 0
+    if empty and G[MARKER + d] == 0:
+        G[MARKER + d] = 1
+        G[N_MARKED] += 1
+    elif not empty and G[MARKER + d] != 0 and not G[R_PERM]:
+        G[MARKER + d] = 0
+        G[N_MARKED] -= 1
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def can_search(R, G, s):
-    d = G.seat[POS, s]
-    return (G.sc[SEARCHED] == 0 and d != G.sc[RIZE] and n_players_in(G, d, s) == 0
-            and n_tiles_in(R, G, d) > 0)
+@helper
+def can_search(G, s):
+    d = G[POS + s]
+    return G[SEARCHED] == 0 and d != G[RIZE] and G[NPD + d] == 1 and G[NT + d] > 0
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def step_legal(R, G, s, e):
-    return (R.adj[G.seat[POS, s], e] and e != G.sc[RIZE]
-            and (R.step_into_rize_next or e != route_next(R, G.sc[RIZE])))
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def any_step(R, G, s):
-    for e in range(R.n_districts):
-        if step_legal(R, G, s, e):
+@helper
+def any_step(G, s):
+    d = G[POS + s]
+    rize = G[RIZE]
+    nxt = G[R_NEXT + rize]
+    for k in range(G[R_NNB + d]):
+        e = G[R_NB + d * MAXD + k]
+        if e != rize and (G[R_STEP_NEXT] or e != nxt):
             return True
     return False
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def any_unseen(R, G, s):
-    for d in range(R.n_districts):
-        if n_unseen_in(R, G, s, d) > 0:
-            return True
-    return False
+@helper
+def step_options(G, s, m):
+    """STEP options from option m on (legal steps, ascending); the new count. Every
+    neighbour is written and the count advanced only for a legal one (no branch to
+    mispredict; slots past the count are free)."""
+    d = G[POS + s]
+    rize = G[RIZE]
+    nxt = -1 if G[R_STEP_NEXT] else G[R_NEXT + rize]
+    nb = R_NB + d * MAXD
+    for k in range(G[R_NNB + d]):
+        e = G[nb + k]
+        option(G, m, O_STEP, e)
+        m += (e != rize) & (e != nxt)
+    return m
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def look(R, G, s, d):
-    for h in range(d * R.n_houses, (d + 1) * R.n_houses):
-        if G.tile[BOARD, h] != EMPTY and G.tile[FACE_UP, h] == 0:
-            G.tile[SEEN + s, G.tile[BOARD, h]] = 1
+@helper
+def look(G, s, d):
+    h0 = d * G[R_H]
+    for h in range(h0, h0 + G[R_H]):
+        if G[BOARD + h] != EMPTY and G[FACE_UP + h] == 0:
+            G[SEEN + s * MAXN + G[BOARD + h]] = 1
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def house_options(R, G, s, d, skip_traps):
+@helper
+def house_options(G, s, d, skip_traps):
     """HOUSE options for the tiles of district d (without traps if skip_traps); count."""
     m = 0
-    for h in range(d * R.n_houses, (d + 1) * R.n_houses):
-        t = G.tile[BOARD, h]
-        if t != EMPTY and not (skip_traps and kind_of(R, G, t) == TRAP):
-            option(R, G, s, m, O_HOUSE, d, -1, h, 0)
+    h0 = d * G[R_H]
+    for h in range(h0, h0 + G[R_H]):
+        t = G[BOARD + h]
+        if t != EMPTY and not (skip_traps and G[TK + t] == TRAP):
+            option(G, m, O_HOUSE, h)
             m += 1
     return m
 
 
 # ---------------------------------------------------------------- Rize
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def return_tiles(R, G, d):
-    for h in range(d * R.n_houses, (d + 1) * R.n_houses):
-        nb = G.sc[BAG_N]
-        if G.tile[BOARD, h] == EMPTY and nb > 0:
-            t = G.tile[BAG_ROW, 0]
-            for i in range(nb - 1):
-                G.tile[BAG_ROW, i] = G.tile[BAG_ROW, i + 1]
-            G.sc[BAG_N] = nb - 1
-            G.tile[BOARD, h] = t
-            G.tile[FACE_UP, h] = kind_of(R, G, t) == TREASURE
-            G.tile[LOC, t] = h
-    update_time_marker(R, G, d)
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def rize_enters(R, G, d):
-    G.sc[RIZE] = d
-    if d == G.sc[DAWN]:
-        G.sc[OVER] = 1
-        G.sc[DAWN_END] = 1
+@helper
+def rize_enters(G, d):
+    """Rize enters d: the dawn ends the game, else he returns carried tiles (oldest first)."""
+    G[RIZE] = d
+    if d == G[DAWN]:
+        G[OVER] = 1
+        G[DAWN_END] = 1
         return
-    return_tiles(R, G, d)
+    if G[BAG_N] > 0:
+        h0 = d * G[R_H]
+        for h in range(h0, h0 + G[R_H]):
+            nb = G[BAG_N]
+            if G[BOARD + h] == EMPTY and nb > 0:
+                t = G[BAGR]
+                for i in range(nb - 1):
+                    G[BAGR + i] = G[BAGR + i + 1]
+                G[BAG_N] = nb - 1
+                put_tile(G, h, t, G[TK + t] == TREASURE)
+    update_time_marker(G, d)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def lose_tile(R, G, s):
-    n = collect(R, G, s, TREASURE, -1)
+@helper
+def lose_tile(G, s):
+    kind, n = TREASURE, G[HTRE + s]
     if n == 0:
-        n = collect(R, G, s, ITEM, -1)
+        kind, n = ITEM, G[HNI + s]
     if n > 0:
-        t = G.tile[TMP, randint(G.streams, CHANCE, n)]
-        G.tile[LOC, t] = BAG
-        G.tile[BAG_ROW, G.sc[BAG_N]] = t
-        G.sc[BAG_N] += 1
-        G.seat_st[s, S.S_LOST] += 1
+        t = nth_held(G, s, kind, -1, randint(streams(G), CHANCE, n))
+        hand_remove(G, s, t, BAG)
+        G[BAGR + G[BAG_N]] = t
+        G[BAG_N] += 1
+        G[SEAT_ST + s * S.N_SEAT + S.S_LOST] += 1
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def discard_item(R, G, s, item):
-    collect(R, G, s, ITEM, item)
-    G.tile[LOC, G.tile[TMP, 0]] = DISCARDED
-    G.seat_st[s, S.S_ITEM + item] += 1
+@helper
+def discard_item(G, s, item):
+    hand_remove(G, s, nth_held(G, s, ITEM, item, 0), DISCARDED)
+    G[SEAT_ST + s * S.N_SEAT + S.S_ITEM + item] += 1
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def disguise(R, G, ids, uf, s):
-    if collect(R, G, s, ITEM, DISGUISE_ITEM) == 0:
+@helper
+def disguise(G, U, s):
+    if G[HITEM + s * N_ITEMS + DISGUISE_ITEM] == 0:
         return False
-    d = G.seat[POS, s]
-    option(R, G, s, 0, O_NO, d, -1, -1, 0)
-    option(R, G, s, 1, O_YES, d, -1, -1, 0)
-    if decide(R, G, ids, uf, s, DISGUISE, 2) == 1:
-        discard_item(R, G, s, DISGUISE_ITEM)
+    d = G[POS + s]
+    option(G, 0, O_NO, d)
+    option(G, 1, O_YES, d)
+    if ask(G, U, s, DISGUISE, 2) == 1:
+        discard_item(G, s, DISGUISE_ITEM)
         return True
     return False
 
 
-@njit(types.void(_R, _G, _IDS, _UF, _I), **KERNEL)
-def find_players(R, G, ids, uf, d):
-    if not R.rize_finds:
+@kernel(_V, _I)
+def find_players(G, U, d):
+    """Rize finds the players in d; each found group is escorted, a chain (nobody is found
+    without ``rize_finds``)."""
+    if not G[R_FINDS]:
         return
-    np_ = G.sc[NP]
-    G.seat[HANDLED, :] = 0
+    handled = 0                              # bit set of seats found (or escaped) already
     while True:
         ng = 0
-        for s in range(np_):
-            if G.seat[POS, s] != d or G.seat[HANDLED, s]:
+        todo = G[OCC + d] & ~handled             # the seats in d, ascending
+        handled |= todo
+        while todo:
+            s = trailing_zeros(todo)
+            todo &= todo - 1
+            if disguise(G, U, s):
                 continue
-            G.seat[HANDLED, s] = 1
-            if disguise(R, G, ids, uf, s):
-                continue
-            G.seat_st[s, S.S_FOUND] += 1
-            G.game_st[S.N_GAME + R.n_districts + d] += 1
-            lose_tile(R, G, s)
-            G.seat[GROUP, ng] = s
+            G[SEAT_ST + s * S.N_SEAT + S.S_FOUND] += 1
+            G[GAME_ST + S.N_GAME + G[R_D] + d] += 1
+            lose_tile(G, s)
+            G[GROUP + ng] = s
             ng += 1
-            if s == G.sc[ACTING]:
-                G.sc[TURN_END] = 1
+            if s == G[ACTING]:
+                G[TURN_END] = 1
         if ng == 0:
             return
-        roll = randint(G.streams, CHANCE, R.die_sides) + 1      # escort
+        roll = randint(streams(G), CHANCE, G[R_DIE]) + 1      # escort
         for _ in range(roll):
-            nxt = route_next(R, G.sc[RIZE])
-            for i in range(ng):
-                G.seat[POS, G.seat[GROUP, i]] = nxt
-            rize_enters(R, G, nxt)
-            if G.sc[OVER]:
-                return
+            rize_enters(G, G[R_NEXT + G[RIZE]])
+            if G[OVER]:
+                break
+        for i in range(ng):              # the group moved with Rize (rize_enters reads no pawn)
+            move_pawn(G, G[GROUP + i], G[RIZE])
+        if G[OVER]:
+            return
         for i in range(ng):
-            if G.seat[LETTER, G.seat[GROUP, i]] == G.sc[RIZE]:
-                G.seat[PENDING, G.seat[GROUP, i]] = 1
-        d = G.sc[RIZE]
+            if G[LETTER + G[GROUP + i]] == G[RIZE]:
+                G[PENDING + G[GROUP + i]] = 1
+        d = G[RIZE]
 
 
 # ---------------------------------------------------------------- taking tiles
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def prank(R, G, s, h):
-    n = collect(R, G, s, ITEM, -1)
-    if n > 0:
-        G.tile[LOC, G.tile[TMP, randint(G.streams, CHANCE, n)]] = DISCARDED
-        return
-    n = collect(R, G, s, TREASURE, -1)
-    if n > 0:
-        t = G.tile[TMP, randint(G.streams, CHANCE, n)]
-        G.tile[BOARD, h] = t
-        G.tile[FACE_UP, h] = 1
-        G.tile[LOC, t] = h
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def receive(R, G, s, t, h):
-    if G.seat[CHARS, s] == INABA:
-        for u in range(R.tile_kind.shape[1]):
-            if G.tile[LOC, u] == HAND + s:
-                G.tile[BOARD, h] = u
-                G.tile[FACE_UP, h] = kind_of(R, G, u) == TREASURE
-                G.tile[LOC, u] = h
-    G.tile[LOC, t] = HAND + s
-    if kind_of(R, G, t) == TREASURE:
-        for q in range(G.sc[NP]):
-            G.tile[SEEN + q, t] = 1
-
-
-@njit(types.void(_R, _G, _IDS, _UF, _I, _I), **KERNEL)
-def take_tile(R, G, ids, uf, s, h):
-    t = G.tile[BOARD, h]
-    d = h // R.n_houses
-    G.tile[BOARD, h] = EMPTY
-    G.tile[FACE_UP, h] = 0
-    G.tile[SEEN + s, t] = 1
-    kind = kind_of(R, G, t)
-    G.seat_st[s, S.S_TAKEN + kind] += 1
+@kernel(_V, _I, _I)
+def take_tile(G, U, s, h):
+    t = G[BOARD + h]
+    d = G[R_HD + h]
+    G[BOARD + h] = EMPTY
+    G[NT + d] -= 1
+    G[FACE_UP + h] = 0
+    G[SEEN + s * MAXN + t] = 1
+    kind = G[TK + t]
+    st = SEAT_ST + s * S.N_SEAT
+    G[st + S.S_TAKEN + kind] += 1
     if kind == TRAP:
-        G.tile[LOC, t] = REMOVED
-        trap = sub_of(R, G, t)
-        G.seat_st[s, S.S_TRAP + trap] += 1
+        G[LOC + t] = REMOVED
+        trap = G[TSUB + t]
+        G[st + S.S_TRAP + trap] += 1
         if trap == ALARM:
-            rize_enters(R, G, d)
-            if G.sc[OVER] == 0:
-                find_players(R, G, ids, uf, d)
+            rize_enters(G, d)
+            if G[OVER] == 0:
+                find_players(G, U, d)
         elif trap == PITFALL:
-            G.seat[SKIP, s] += 1
-        else:
-            prank(R, G, s, h)
-    else:
-        receive(R, G, s, t, h)
-    update_time_marker(R, G, d)
+            G[SKIP + s] += 1
+        else:                                                  # prank
+            n = G[HNI + s]
+            if n > 0:
+                hand_remove(G, s, nth_held(G, s, ITEM, -1, randint(streams(G), CHANCE, n)),
+                            DISCARDED)
+            else:
+                n = G[HTRE + s]
+                if n > 0:
+                    u = nth_held(G, s, TREASURE, -1, randint(streams(G), CHANCE, n))
+                    hand_remove(G, s, u, h)
+                    put_tile(G, h, u, 1)
+    else:                                                      # receive
+        if G[CHARS + s] == INABA:
+            for u in range(G[R_N]):
+                if G[LOC + u] == HAND + s:
+                    hand_remove(G, s, u, h)
+                    put_tile(G, h, u, G[TK + u] == TREASURE)
+        hand_add(G, s, t)
+        if kind == TREASURE:
+            for q in range(G[NP]):
+                G[SEEN + q * MAXN + t] = 1
+    update_time_marker(G, d)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def count_search(R, G, s, d):
-    G.seat_st[s, S.S_SEARCHES] += 1
-    G.game_st[S.N_GAME + d] += 1
-    G.sc[SEARCHED] = 1
+@helper
+def count_search(G, s, d):
+    G[SEAT_ST + s * S.N_SEAT + S.S_SEARCHES] += 1
+    G[GAME_ST + S.N_GAME + d] += 1
+    G[SEARCHED] = 1
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def search(R, G, ids, uf, s, h):
-    count_search(R, G, s, h // R.n_houses)
-    take_tile(R, G, ids, uf, s, h)
-    G.sc[TURN_END] = 1
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def notice_letter_take(R, G, ids, uf, s):
-    d = G.seat[LETTER, s]
-    m = house_options(R, G, s, d, False)
+@kernel(_V, _I)
+def notice_letter_take(G, U, s):
+    d = G[LETTER + s]
+    m = house_options(G, s, d, False)
     if m == 0:
         return
-    G.seat[LETTER, s] = -1
-    take_tile(R, G, ids, uf, s, G.choice[ARG, decide(R, G, ids, uf, s, HOUSE, m)])
+    G[LETTER + s] = -1
+    take_tile(G, U, s, G[CH_ARG + ask(G, U, s, HOUSE, m)])
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def step(R, G, ids, uf, s, d):
-    G.seat[POS, s] = d
-    if G.seat[LETTER, s] == d:
-        notice_letter_take(R, G, ids, uf, s)
+@kernel(_V, _I, _I)
+def step(G, U, s, d):
+    move_pawn(G, s, d)
+    if G[LETTER + s] == d:
+        notice_letter_take(G, U, s)
 
 
-# ---------------------------------------------------------------- items
+# ---------------------------------------------------------------- items and skills
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def item_usable(R, G, s, item):
-    if item == LAMP:
-        return n_unseen_in(R, G, s, G.seat[POS, s]) > 0
-    if item == COFFEE:
-        return can_search(R, G, s) and n_tiles_in(R, G, G.seat[POS, s]) >= 2
-    if item == BICYCLE:
-        return any_step(R, G, s)
-    if item == MAP:
-        return any_unseen(R, G, s)
-    return False
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def coffee(R, G, ids, uf, s):
-    discard_item(R, G, s, COFFEE)
-    d = G.seat[POS, s]
-    count_search(R, G, s, d)
-    for k in range(2):
-        if k == 1 and not (G.seat[POS, s] == d and d != G.sc[RIZE] and n_players_in(G, d, s) == 0
-                           and n_tiles_in(R, G, d) > 0):
-            break
-        m = house_options(R, G, s, d, False)
-        take_tile(R, G, ids, uf, s, G.choice[ARG, decide(R, G, ids, uf, s, HOUSE, m)])
-        if G.sc[OVER] or G.sc[TURN_END]:
-            break
-    if R.coffee_ends_turn:
-        G.sc[TURN_END] = 1
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def walk(R, G, ids, uf, s, n_steps):
+@kernel(_V, _I, _I)
+def walk(G, U, s, n_steps):
     for k in range(n_steps):
-        m = 0
-        for e in range(R.n_districts):
-            if step_legal(R, G, s, e):
-                option(R, G, s, m, O_STEP, e, -1, -1, 0)
-                m += 1
+        m = step_options(G, s, 0)
         if m == 0:
             break
         if k > 0:
-            option(R, G, s, m, O_STOP, G.seat[POS, s], -1, -1, 0)
+            option(G, m, O_STOP, G[POS + s])
             m += 1
-        c = decide(R, G, ids, uf, s, STEP, m)
-        if G.choice[WHAT, c] == O_STOP:
+        c = ask(G, U, s, STEP, m)
+        if G[CH_WHAT + c] == O_STOP:
             break
-        step(R, G, ids, uf, s, G.choice[ARG, c])
-        if G.sc[OVER] or G.sc[TURN_END]:
+        step(G, U, s, G[CH_ARG + c])
+        if G[OVER] or G[TURN_END]:
             break
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def map_(R, G, ids, uf, s):
-    m = 0
-    for h in range(R.tile_kind.shape[1]):
-        t = G.tile[BOARD, h]
-        if t != EMPTY and G.tile[FACE_UP, h] == 0 and G.tile[SEEN + s, t] == 0:
-            option(R, G, s, m, O_HOUSE, h // R.n_houses, -1, h, 0)
-            m += 1
-    G.tile[SEEN + s, G.tile[BOARD, G.choice[ARG, decide(R, G, ids, uf, s, HOUSE, m)]]] = 1
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def use_item(R, G, ids, uf, s, item):
-    """Lamp, bicycle or map (the coffee is ``coffee``; the disguise a reaction)."""
-    discard_item(R, G, s, item)
+@kernel(_V, _I, _I)
+def use_item(G, U, s, item):
+    """An item action (the disguise is a reaction)."""
+    discard_item(G, s, item)
+    d = G[POS + s]
     if item == LAMP:
-        look(R, G, s, G.seat[POS, s])
+        look(G, s, d)
     elif item == BICYCLE:
-        walk(R, G, ids, uf, s, R.bicycle_steps)
+        walk(G, U, s, G[R_BIKE])
     elif item == MAP:
-        map_(R, G, ids, uf, s)
+        m = 0
+        for h in range(G[R_N]):
+            t = G[BOARD + h]
+            if t != EMPTY and G[FACE_UP + h] == 0 and G[SEEN + s * MAXN + t] == 0:
+                option(G, m, O_HOUSE, h)
+                m += 1
+        c = ask(G, U, s, HOUSE, m)
+        G[SEEN + s * MAXN + G[BOARD + G[CH_ARG + c]]] = 1
+    else:                                                     # coffee
+        count_search(G, s, d)
+        for k in range(2):
+            if k == 1 and not (G[POS + s] == d and d != G[RIZE] and others_in(G, d, s) == 0
+                               and G[NT + d] > 0):
+                break
+            m = house_options(G, s, d, False)
+            take_tile(G, U, s, G[CH_ARG + ask(G, U, s, HOUSE, m)])
+            if G[OVER] or G[TURN_END]:
+                break
+        if G[R_COFFEE_END]:
+            G[TURN_END] = 1
 
 
-# ---------------------------------------------------------------- skills
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def aoyama_target(R, G, s, q):
-    d = G.seat[POS, s]
-    return (q != s and (G.seat[POS, q] == d or R.adj[d, G.seat[POS, q]])
-            and collect(R, G, q, TREASURE, -1) > 0)
+@helper
+def aoyama_target(G, s, q):
+    d = G[POS + s]
+    e = G[POS + q]
+    return q != s and (e == d or G[R_ADJ + d * MAXD + e] != 0) and G[HTRE + q] > 0
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def skill_usable(R, G, s):
-    c = G.seat[CHARS, s]
-    if G.seat[SKILL_USED, s]:
-        return False
-    if c == CHIMAME:
-        return can_search(R, G, s)
-    if c == AOYAMA:
-        for q in range(G.sc[NP]):
-            if aoyama_target(R, G, s, q):
-                return True
-        return False
-    if c == INABA:
-        return any_unseen(R, G, s)
-    if c == COCOA:
-        return any_step(R, G, s)
-    return True
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def chimame(R, G, ids, uf, s):
-    d = G.seat[POS, s]
-    look(R, G, s, d)
-    m = house_options(R, G, s, d, True)
-    if m == 0:
-        m = house_options(R, G, s, d, False)
-    count_search(R, G, s, d)
-    take_tile(R, G, ids, uf, s, G.choice[ARG, decide(R, G, ids, uf, s, HOUSE, m)])
-    G.sc[TURN_END] = 1
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def hypnotism(R, G, ids, uf, s):
-    m = 0
-    for q in range(G.sc[NP]):
-        if aoyama_target(R, G, s, q):
-            tr, _ = treasures_and_rabbits(R, G, q)
-            option(R, G, s, m, O_PLAYER, G.seat[POS, q], q, -1, tr)
-            m += 1
-    q = G.choice[ARG, decide(R, G, ids, uf, s, TARGET, m)]
-    n = collect(R, G, q, TREASURE, -1)
-    t = G.tile[TMP, randint(G.streams, CHANCE, n)]
-    d = G.seat[POS, s]
-    while n_tiles_in(R, G, d) == R.n_houses:
-        d = route_next(R, d)
-    for h in range(d * R.n_houses, (d + 1) * R.n_houses):
-        if G.tile[BOARD, h] == EMPTY:
-            G.tile[BOARD, h] = t
-            G.tile[FACE_UP, h] = 0
-            G.tile[LOC, t] = h
-            break
-    update_time_marker(R, G, d)
-    G.sc[TURN_END] = 1
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def use_skill(R, G, ids, uf, s):
-    G.seat[SKILL_USED, s] = 1
-    G.seat_st[s, S.S_SKILL_USED] += 1
-    G.seat_st[s, S.S_SKILL_TURN] = G.sc[TURNS]
-    c = G.seat[CHARS, s]
+@kernel(_V, _I)
+def use_skill(G, U, s):
+    G[SKILL_USED + s] = 1
+    st = SEAT_ST + s * S.N_SEAT
+    G[st + S.S_SKILL_USED] += 1
+    G[st + S.S_SKILL_TURN] = G[TURNS]
+    c = G[CHARS + s]
+    pos = G[POS + s]
     if c == LAPIN:                                            # notice_letter
         m = 0
-        for d in range(R.n_districts):
-            if d != G.seat[POS, s]:
-                option(R, G, s, m, O_DISTRICT, d, -1, -1, 0)
+        for d in range(G[R_D]):
+            if d != pos:
+                option(G, m, O_DISTRICT, d)
                 m += 1
-        G.seat[LETTER, s] = G.choice[ARG, decide(R, G, ids, uf, s, DISTRICT, m)]
+        G[LETTER + s] = G[CH_ARG + ask(G, U, s, DISTRICT, m)]
     elif c == CHIMAME:
-        chimame(R, G, ids, uf, s)
-    elif c == AOYAMA:
-        hypnotism(R, G, ids, uf, s)
+        look(G, s, pos)
+        m = house_options(G, s, pos, True)
+        if m == 0:
+            m = house_options(G, s, pos, False)
+        count_search(G, s, pos)
+        take_tile(G, U, s, G[CH_ARG + ask(G, U, s, HOUSE, m)])
+        G[TURN_END] = 1
+    elif c == AOYAMA:                                         # hypnotism
+        m = 0
+        for q in range(G[NP]):
+            if aoyama_target(G, s, q):
+                option(G, m, O_PLAYER, q)
+                m += 1
+        q = G[CH_ARG + ask(G, U, s, TARGET, m)]
+        t = nth_held(G, q, TREASURE, -1, randint(streams(G), CHANCE, G[HTRE + q]))
+        d = pos
+        while G[NT + d] == G[R_H]:
+            d = G[R_NEXT + d]
+        h0 = d * G[R_H]
+        for h in range(h0, h0 + G[R_H]):
+            if G[BOARD + h] == EMPTY:
+                hand_remove(G, q, t, h)
+                put_tile(G, h, t, 0)
+                break
+        update_time_marker(G, d)
+        G[TURN_END] = 1
     elif c == INABA:                                          # inaba_look
         m = 0
-        for d in range(R.n_districts):
-            if n_unseen_in(R, G, s, d) > 0:
-                option(R, G, s, m, O_DISTRICT, d, -1, -1, 0)
+        for d in range(G[R_D]):
+            if n_unseen_in(G, s, d) > 0:
+                option(G, m, O_DISTRICT, d)
                 m += 1
-        look(R, G, s, G.choice[ARG, decide(R, G, ids, uf, s, DISTRICT, m)])
+        look(G, s, G[CH_ARG + ask(G, U, s, DISTRICT, m)])
     elif c == COCOA:
-        walk(R, G, ids, uf, s, R.cocoa_steps)
+        walk(G, U, s, G[R_COCOA])
     else:                                                     # chiya
-        G.sc[CHIYA_HOLD] = 1
+        G[CHIYA_HOLD] = 1
 
 
 # ---------------------------------------------------------------- turns
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def action_options(R, G, s):
-    d = G.seat[POS, s]
-    option(R, G, s, 0, O_PASS, d, -1, -1, 0)
-    m = 1
-    for e in range(R.n_districts):
-        if step_legal(R, G, s, e):
-            option(R, G, s, m, O_STEP, e, -1, -1, 0)
+@helper
+def action_options(G, s):
+    d = G[POS + s]
+    option(G, 0, O_PASS, d)
+    m = step_options(G, s, 1)
+    searchable = can_search(G, s)
+    if searchable:
+        h0 = d * G[R_H]
+        for h in range(h0, h0 + G[R_H]):
+            option(G, m, O_SEARCH, h)
+            m += G[BOARD + h] != EMPTY
+    if G[HNI + s] > 0:
+        for i in range(N_ITEMS):
+            n = G[HITEM + s * N_ITEMS + i]
+            if n > 0:
+                if i == LAMP:
+                    ok = n_unseen_in(G, s, d) > 0
+                elif i == COFFEE:
+                    ok = searchable and G[NT + d] >= 2
+                elif i == BICYCLE:
+                    ok = any_step(G, s)
+                elif i == MAP:
+                    ok = any_unseen(G, s)
+                else:
+                    ok = False
+                if ok:
+                    option(G, m, O_ITEM, i)
+                    m += 1
+    if G[SKILL_USED + s] == 0:                                # skill_usable
+        c = G[CHARS + s]
+        if c == CHIMAME:
+            ok = searchable
+        elif c == AOYAMA:
+            ok = False
+            for q in range(G[NP]):
+                if aoyama_target(G, s, q):
+                    ok = True
+                    break
+        elif c == INABA:
+            ok = any_unseen(G, s)
+        elif c == COCOA:
+            ok = any_step(G, s)
+        else:
+            ok = True
+        if ok:
+            option(G, m, O_SKILL, d)
             m += 1
-    if can_search(R, G, s):
-        for h in range(d * R.n_houses, (d + 1) * R.n_houses):
-            if G.tile[BOARD, h] != EMPTY:
-                option(R, G, s, m, O_SEARCH, d, -1, h, 0)
-                m += 1
-    for i in range(N_ITEMS):
-        G.seat[ICOUNT, i] = 0
-    k = G.sc[ISET]
-    for t in range(R.tile_kind.shape[1]):
-        if G.tile[LOC, t] == HAND + s and R.tile_kind[k, t] == ITEM:
-            G.seat[ICOUNT, R.tile_sub[k, t]] += 1
-    for i in range(N_ITEMS):
-        n = G.seat[ICOUNT, i]
-        if n > 0 and item_usable(R, G, s, i):
-            option(R, G, s, m, O_ITEM, d, i, -1, n)
-            m += 1
-    if skill_usable(R, G, s):
-        option(R, G, s, m, O_SKILL, d, -1, -1, G.seat[CHARS, s])
-        m += 1
     return m
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def play_turn(R, G, ids, uf, s):
-    G.sc[ACTING], G.sc[TURN_END], G.sc[SEARCHED] = s, 0, 0
-    G.sc[ACTIONS_LEFT] = R.actions
-    if G.seat[PENDING, s]:
-        G.seat[PENDING, s] = 0
-        if G.seat[POS, s] == G.seat[LETTER, s]:
-            notice_letter_take(R, G, ids, uf, s)
-    while G.sc[ACTIONS_LEFT] > 0 and G.sc[TURN_END] == 0 and G.sc[OVER] == 0:
-        m = action_options(R, G, s)
-        c = decide(R, G, ids, uf, s, ACTION, m)
-        what, arg = G.choice[WHAT, c], G.choice[ARG, c]
-        G.sc[ACTIONS_LEFT] -= 1
+@kernel(_V, _I)
+def play_turn(G, U, s):
+    G[ACTING], G[TURN_END], G[SEARCHED] = s, 0, 0
+    G[ACTIONS_LEFT] = G[R_ACTIONS]
+    if G[PENDING + s]:
+        G[PENDING + s] = 0
+        if G[POS + s] == G[LETTER + s]:
+            notice_letter_take(G, U, s)
+    while G[ACTIONS_LEFT] > 0 and G[TURN_END] == 0 and G[OVER] == 0:
+        m = action_options(G, s)
+        c = decide(G, U, s, ACTION, m)
+        what, arg = G[CH_WHAT + c], G[CH_ARG + c]
+        G[ACTIONS_LEFT] -= 1
         if what == O_PASS:
-            G.sc[TURN_END] = 1
+            G[TURN_END] = 1
         elif what == O_STEP:
-            step(R, G, ids, uf, s, arg)
+            step(G, U, s, arg)
         elif what == O_SEARCH:
-            search(R, G, ids, uf, s, arg)
+            count_search(G, s, G[R_HD + arg])
+            take_tile(G, U, s, arg)
+            G[TURN_END] = 1
         elif what == O_ITEM:
-            if arg == COFFEE:
-                coffee(R, G, ids, uf, s)
-            else:
-                use_item(R, G, ids, uf, s, arg)
+            use_item(G, U, s, arg)
         else:
-            use_skill(R, G, ids, uf, s)
-    G.sc[ACTING] = -1
+            use_skill(G, U, s)
+    G[ACTING] = -1
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True, inline="always")
-def score(R, G):
-    np_ = G.sc[NP]
-    primary, secondary, rank, win = G.rank[0], G.rank[1], G.rank[2], G.win
-    k = G.sc[ISET]
+# ---------------------------------------------------------------- a game
+
+@kernel(_V, types.uint64, _I)
+def setup(G, U, key, game):
+    for i in range(STATE0, XS):
+        G[i] = 0
+    x = streams(G)                                            # simcore.rng.seed_streams
+    for k in range(N_STREAMS):
+        x[k] = mix64(key ^ mix64((np.uint64(game) << np.uint64(8)) + np.uint64(k + 1)))
+    n_players = G[CFG_NP]
+    G[NP], G[GAME], G[DAWN], G[ACTING] = n_players, game, -1, -1
+    for s in range(P):
+        G[POS + s] = -1
+        G[LETTER + s] = -1
+        G[SEAT_ST + s * S.N_SEAT + S.S_SKILL_TURN] = -1
+    n_roster = G[R_NROSTER]
+    if G[FIXED] < 0:                                          # draw_characters
+        for i in range(n_roster):
+            G[TMP + i] = G[R_ROSTER + i]
+        for s in range(n_players):
+            j = s + randint(streams(G), CHANCE, n_roster - s)
+            c = G[TMP + s]
+            G[TMP + s] = G[TMP + j]
+            G[TMP + j] = c
+            G[CHARS + s] = G[TMP + s]
+    else:
+        for s in range(n_players):
+            G[CHARS + s] = G[FIXED + s]
+    for s in range(n_players):
+        if G[CHARS + s] == INABA:
+            G[ISET] = 1
+    n = G[R_N]
+    k = G[ISET] * MAXN
+    for t in range(n):
+        G[TK + t] = G[R_KIND + k + t]
+        G[TSUB + t] = G[R_SUB + k + t]
+        G[TBR + t] = G[R_BROWN + k + t]
+        G[TWH + t] = G[R_WHITE + k + t]
+        G[TCH + t] = G[R_CHEST + k + t]
+    for h in range(n):                                        # shuffle_tiles
+        G[TMP + h] = h
+    for i in range(n - 1, 0, -1):
+        j = randint(streams(G), CHANCE, i + 1)
+        t = G[TMP + i]
+        G[TMP + i] = G[TMP + j]
+        G[TMP + j] = t
+    for h in range(n):
+        G[BOARD + h] = G[TMP + h]
+        G[LOC + G[TMP + h]] = h
+    for d in range(G[R_D]):
+        G[NT + d] = G[R_H]
+    face = randint(streams(G), CHANCE, G[R_DIE])                      # roll_rize_start
+    G[RIZE] = G[R_START + face]
+    G[GAME_ST + S.G_RIZE_START] = G[R_START + face] + 1
+    for s in range(n_players - 1, -1, -1):                    # place_pawns
+        m = 0
+        for d in range(G[R_D]):
+            if d != G[RIZE] and G[NPD + d] == 0:
+                option(G, m, O_DISTRICT, d)
+                m += 1
+        d = G[CH_ARG + ask(G, U, s, PLACE, m)]
+        G[POS + s] = d
+        G[NPD + d] += 1
+        G[OCC + d] |= 1 << s
+
+
+@on_g(_V)
+def score(G):
+    np_ = G[NP]
     for s in range(np_):
-        tr, rab = treasures_and_rabbits(R, G, s)
-        chest = 0
-        for t in range(R.tile_kind.shape[1]):
-            if G.tile[LOC, t] == HAND + s and R.tile_chest[k, t]:
-                chest = 1
-        G.seat_st[s, S.S_TREASURES] = tr
-        G.seat_st[s, S.S_RABBITS] = rab
-        G.seat_st[s, S.S_CHEST] = chest
-        primary[s] = tr
-        secondary[s] = rab
-        if G.seat[CHARS, s] == INABA:
+        tr = G[HTRE + s]
+        rab = G[HBROWN + s] + G[R_WHITE_PAIR] * (G[HWHITE + s] // 2)
+        chest = G[HCHEST + s] > 0
+        st = SEAT_ST + s * S.N_SEAT
+        G[st + S.S_TREASURES] = tr
+        G[st + S.S_RABBITS] = rab
+        G[st + S.S_CHEST] = chest
+        G[PRIM + s] = tr
+        G[SECD + s] = rab
+        if G[CHARS + s] == INABA:
             if chest:
-                primary[s] = 127
-            elif not R.inaba_count_win:
-                primary[s] = -1
-    rank_and_share(primary, secondary, np_, rank, win)
-    for s in range(np_):
-        G.seat_st[s, S.S_RANK] = rank[s]
-    G.game_st[S.G_TURNS] = G.sc[TURNS]
-    G.game_st[S.G_STALLED] = G.sc[STALLED]
-    G.game_st[S.G_DAWN] = G.sc[DAWN_END]
+                G[PRIM + s] = 127
+            elif not G[R_INABA_WIN]:
+                G[PRIM + s] = -1
+    G[GAME_ST + S.G_TURNS] = G[TURNS]
+    G[GAME_ST + S.G_STALLED] = G[STALLED]
+    G[GAME_ST + S.G_DAWN] = G[DAWN_END]
 
 
-@njit(types.void(_R, _G, _IDS, _UF, types.uint64, _I, _I, types.int8[::1]), **KERNEL)
-def play_game(R, G, ids, uf, key, game, n_players, fixed_chars):
-    """Set up and play one game in G (results in G.seat_st, G.game_st, G.win)."""
-    setup(R, G, ids, uf, key, game, n_players, fixed_chars)
+@kernel(_V, types.uint64, _I)
+def play_game(G, U, key, game):
+    """Set up and play one game in G (results in SEAT_ST, GAME_ST, PRIM and SECD)."""
+    setup(G, U, key, game)
+    n_players = G[NP]
     cur = 0
-    while G.sc[OVER] == 0:
-        if G.sc[TURNS] >= R.max_turns:
-            G.sc[STALLED] = 1
+    while G[OVER] == 0:
+        if G[TURNS] >= G[R_MAX_TURNS]:
+            G[STALLED] = 1
             break
-        G.sc[TURNS] += 1
-        G.sc[CHIYA_HOLD] = 0
-        if G.seat[SKIP, cur] > 0:
-            G.seat[SKIP, cur] -= 1
+        G[TURNS] += 1
+        G[CHIYA_HOLD] = 0
+        if G[SKIP + cur] > 0:
+            G[SKIP + cur] -= 1
         else:
-            play_turn(R, G, ids, uf, cur)
-        if G.sc[OVER]:
+            play_turn(G, U, cur)
+        if G[OVER]:
             break
-        if G.sc[CHIYA_HOLD] == 0:
-            nxt = route_next(R, G.sc[RIZE])                   # rize_moves
-            rize_enters(R, G, nxt)
-            if G.sc[OVER]:
+        if G[CHIYA_HOLD] == 0:
+            nxt = G[R_NEXT + G[RIZE]]                          # rize_moves
+            rize_enters(G, nxt)
+            if G[OVER]:
                 break
-            if n_players_in(G, nxt, -1) > 0:              # (a kernel call only when needed)
-                find_players(R, G, ids, uf, nxt)
-            if G.sc[OVER]:
+            if G[NPD + nxt] > 0:
+                find_players(G, U, nxt)
+            if G[OVER]:
                 break
-        if G.sc[DAWN] < 0 and G.sc[N_MARKED] >= R.dawn_empties:   # dawn_check
-            G.sc[DAWN] = G.sc[RIZE]
+        if G[DAWN] < 0 and G[N_MARKED] >= G[R_DAWN_EMPTIES]:    # dawn_check
+            G[DAWN] = G[RIZE]
         cur = (cur + 1) % n_players
-    score(R, G)
+    score(G)
 
 
-@njit(cache=True, parallel=True)
-def play_batch(R, ids, uf, key, start, n_players, fixed_chars, seat, win, game, chars, err,
-               log):
-    """Play games start .. start + G - 1 into the result arrays (stats.new_arrays); err[g] =
-    (1, seat, kind, choice, n_opts) for a game a policy's illegal answer ended; log [G, L, 4]
-    the decision logs (L = 0: none)."""
-    n_games = seat.shape[0]
-    n_blocks = (n_games + BLOCK - 1) // BLOCK
-    for b in prange(n_blocks):
-        G = new_scratch(R.tile_kind.shape[1], R.n_districts, log.shape[1])
-        for g in range(b * BLOCK, min(n_games, (b + 1) * BLOCK)):
-            play_game(R, G, ids, uf, key, start + g, n_players, fixed_chars)
-            for s in range(n_players):
-                win[g, s] = G.win[s]
-                chars[g, s] = G.seat[CHARS, s]
-                for i in range(S.N_SEAT):
-                    seat[g, s, i] = G.seat_st[s, i]
-            for i in range(game.shape[1]):
-                game[g, i] = G.game_st[i]
-            err[g, 0], err[g, 1], err[g, 2] = G.sc[ERR], G.sc[ERR_SEAT], G.sc[ERR_KIND]
-            err[g, 3], err[g, 4] = G.sc[ERR_CHOICE], G.sc[ERR_N]
-            for k in range(min(G.sc[LOG_N], log.shape[1])):
-                for j in range(4):
-                    log[g, k, j] = G.log[k, j]
+@njit(_V(types.int32[::1], _U, types.uint64, _I, types.int16[:, :, ::1], types.float32[:, ::1],
+         types.int32[:, ::1], types.int8[:, ::1], types.int64[:, ::1], types.int16[:, :, ::1]),
+      cache=True, nogil=True)
+def play_games(Ga, U, key, start, seat, win, game, chars, err, log):
+    """Play games start .. start + len(seat) - 1 into the result arrays (stats.new_arrays);
+    err[g] = (1, seat, kind, choice, n_opts) for a game a policy's illegal answer ended; log
+    [G, L, 4] the decision logs (L = 0: none)."""
+    G = data_ptr(Ga)
+    n_players = G[CFG_NP]
+    for g in range(seat.shape[0]):
+        play_game(G, U, key, start + g)
+        rank_and_share(Ga[PRIM:PRIM + n_players], Ga[SECD:SECD + n_players], n_players,
+                       Ga[RANKS:RANKS + n_players], win[g])
+        for s in range(n_players):
+            G[SEAT_ST + s * S.N_SEAT + S.S_RANK] = G[RANKS + s]
+            chars[g, s] = G[CHARS + s]
+            for i in range(S.N_SEAT):
+                seat[g, s, i] = G[SEAT_ST + s * S.N_SEAT + i]
+        for i in range(game.shape[1]):
+            game[g, i] = G[GAME_ST + i]
+        err[g, 0], err[g, 1], err[g, 2] = G[ERR], G[ERR_SEAT], G[ERR_KIND]
+        err[g, 3], err[g, 4] = G[ERR_CHOICE], G[ERR_N]
+        for k in range(min(G[GAME_ST + S.G_DECISIONS], log.shape[1])):
+            for j in range(4):
+                log[g, k, j] = G[LOG0 + 4 * k + j]
+
+
+def play_batch(rules: Rules, ids, uf, key, start, n_players, fixed, seat, win, game, chars,
+               err, log) -> None:
+    """Play games start .. start + len(seat) - 1 (arrays as ``play_games``) on
+    ``numba.get_num_threads()`` threads, in chunks of ``CHUNK_GAMES`` games."""
+    head = rule_vector(rules, n_players, ids, fixed, log.shape[1])
+    key = np.uint64(key)
+
+    def run(a, b):
+        g = np.zeros(LOG0 + 4 * log.shape[1], np.int32)
+        g[:RULES_LEN] = head
+        play_games(g, uf, key, start + a, seat[a:b],
+                   win[a:b], game[a:b], chars[a:b], err[a:b], log[a:b])
+
+    n = seat.shape[0]
+    threads = min(numba.get_num_threads(), (n + CHUNK_GAMES - 1) // CHUNK_GAMES)
+    if threads <= 1:
+        run(0, n)
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        for f in [pool.submit(run, a, min(n, a + CHUNK_GAMES))
+                  for a in range(0, n, CHUNK_GAMES)]:
+            f.result()

@@ -122,8 +122,10 @@ def _tile_score(o, inaba):
     return -50.0
 
 
-@njit(cache=True, inline="always")
+@njit(types.float64(types.int64, types.int64, types.float32[::1], types.float32[::1]),
+      cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _score(pid, kind, obs, o):
+    """An option's score (compiled once, not inlined: inlining it cost seconds of compile)."""
     w = o[F_WHAT]
     inaba = obs[OB_CHAR] == INABA
     last = obs[OB_ACTIONS] <= 1

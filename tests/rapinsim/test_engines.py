@@ -1,6 +1,7 @@
 """Differential (reference vs compiled), reproducibility and conformance of whole games."""
 import numpy as np
 import polars as pl
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -50,6 +51,35 @@ def test_reference_and_compiled_play_the_same_games(seed, n_players, data, overr
                                   max_size=n_players))
     chars = data.draw(st.none() | st.permutations(CHARACTERS).map(lambda c: c[:n_players]))
     c, r = both(policies, 3, seed, RULES.replace(**overrides), chars)
+    assert_same(c, r)
+
+
+BIG_BOARDS = [
+    # the most districts (the compiled engine lays its state out for 40 districts, 120 houses)
+    dict(districts=40, houses_per_district=3, route=tuple(range(40, 0, -1)),
+         extra_edges=((3, 30), (1, 20), (5, 6)),
+         treasures=((1, 0, 30), (2, 0, 30), (3, 0, 20), (0, 4, 10)),
+         items={"lamp": 5, "coffee": 5, "disguise": 4, "bicycle": 3, "map": 3},
+         traps={"alarm": 4, "pitfall": 3, "prank": 3}, empty_districts_for_dawn=30),
+    # the most houses per district, a big die
+    dict(districts=20, houses_per_district=6, route=tuple(range(1, 21)), extra_edges=(),
+         die_sides=20, rize_start=tuple(range(1, 21)),
+         treasures=((1, 0, 40), (2, 0, 30), (3, 0, 20), (0, 4, 10)),
+         items={"lamp": 3, "coffee": 3, "disguise": 3, "bicycle": 3, "map": 3},
+         traps={"alarm": 2, "pitfall": 2, "prank": 1}),
+    # the fewest districts and houses
+    dict(districts=3, houses_per_district=1, route=(2, 3, 1), extra_edges=(),
+         rize_start=(2, 2, 3, 3), treasures=((1, 0, 2),), items={}, traps={"alarm": 1},
+         empty_districts_for_dawn=1),
+]
+
+
+@pytest.mark.parametrize("board", range(len(BIG_BOARDS)))
+def test_reference_and_compiled_agree_on_the_largest_and_smallest_boards(board):
+    rules = RULES.replace(**BIG_BOARDS[board])
+    n = 2 if rules.districts == 3 else 6
+    pols = (["greedy", "careful", "random", "random", "careful", "greedy"])[:n]
+    c, r = both(pols, 8, 5 + board, rules)
     assert_same(c, r)
 
 

@@ -236,7 +236,7 @@ def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed
                          win_off=pl.col("win_off").cast(pl.Float64).mean(),
                          score=pl.col(score).cast(pl.Float64).mean(),
                          score_off=pl.col(f"{score}_off").cast(pl.Float64).mean()))
-        for (g,), part in per_game.sort("group").group_by(["group"], maintain_order=True):
+        for (g,), part in per_game.sort("group", "game").group_by(["group"], maintain_order=True):
             row = {"kind": kind, "thing": thing, "change": change, "by": group, "group": g,
                    "games": part.height}
             for key in ("win", "score"):

@@ -231,7 +231,7 @@ def lightning_of(t, i):
 
 @njit(cache=True)
 def new_state(t, n_players, pol, user_policies, log_cap):
-    log_at = t[T_REC] + t[T_N_REC]
+    log_at = t[T_REC] + t[T_N_REC] + 2 * t[P_N_ROLES]     # after the scratch (card_values)
     s = State(np.zeros(log_at + 4 * log_cap, np.int64), np.zeros(OBS_LEN, np.float32),
               np.zeros((t[T_MAXO] + t[P_N_ROLES], P.N_FEATURES), np.float32))
     s.g[G_LOG_CAP] = log_cap
@@ -324,6 +324,20 @@ def features(s, seat):
     return s.g[sc(seat, S_POLICY)] != P.RANDOM
 
 
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def record(g, seat, kind, n, c):
+    """Count a decision the policy was asked, and log it when a log is kept."""
+    k = g[G_LOGGED]
+    if k < g[G_LOG_CAP]:
+        at = g[G_LOG_AT] + 4 * k
+        g[at] = seat
+        g[at + 1] = kind
+        g[at + 2] = n
+        g[at + 3] = c
+    g[G_LOGGED] = k + 1
+    g[G_DECISIONS] += 1
+
+
 @njit((TT, ST.types[0], *POLICY_SIG.args[1:3], I8, I8, I8),
       cache=True, _nrt=False, no_cpython_wrapper=True)
 def ask(t, g, obs, opts, seat, kind, n):
@@ -343,15 +357,7 @@ def ask(t, g, obs, opts, seat, kind, n):
             g[G_ERR_CHOICE] = c
             g[G_ERR_N] = n
         c = 0
-    k = g[G_LOGGED]
-    if k < g[G_LOG_CAP]:
-        at = g[G_LOG_AT] + 4 * k
-        g[at] = seat
-        g[at + 1] = kind
-        g[at + 2] = n
-        g[at + 3] = c
-    g[G_LOGGED] = k + 1
-    g[G_DECISIONS] += 1
+    record(g, seat, kind, n, c)
     return c
 
 
@@ -451,6 +457,45 @@ def card_value(t, s, seat, r, brave):
     return best, np.int64(0)
 
 
+@njit((TT, ST, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def card_values(t, s, seat, roles):
+    """``card_value(t, s, seat, r, True)`` of every role r in the bitmask ``roles`` into the
+    scratch g[at + 2r], g[at + 2r + 1] (at: after the record): the witches share one scan of
+    the pawns' neighbours (the towers an area offers do not depend on the witch)."""
+    at = t[T_REC] + t[T_N_REC]
+    witches = np.int64(0)
+    for r in range(t[P_N_ROLES]):
+        if not (roles >> r) & 1:
+            continue
+        if role_of(t, r, RO_KIND) == WITCH:
+            witches |= np.int64(1) << np.int64(r)
+            s.g[at + 2 * r] = NEG
+            s.g[at + 2 * r + 1] = 0
+        else:
+            v, w = card_value(t, s, seat, r, True)
+            s.g[at + 2 * r] = v
+            s.g[at + 2 * r + 1] = w
+    if witches == 0:
+        return
+    adj = t[P_ADJ_PTR]
+    for p in range(2):
+        a0 = s.g[sc(seat, S_PAWN_A + p)]
+        for j in range(t[adj + a0], t[adj + a0 + 1]):
+            a = t[j]
+            if s.g[t[T_BOARD] + a] >= 0:      # a cloud: no witch enters
+                continue
+            terrain = area_of(t, a, 0)
+            b = NEG
+            done = False
+            for r in range(t[P_N_ROLES]):
+                if (witches >> r) & 1 and (role_of(t, r, RO_TERRAINS) >> terrain) & 1:
+                    if not done:
+                        b = best_delivery_area(t, s, seat, a)
+                        done = True
+                    if b > s.g[at + 2 * r]:
+                        s.g[at + 2 * r] = b
+
+
 @njit((TT, ST, I8, I8, B1, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def card_row(t, s, r, kind, brave, i, v, w):
     """Row i of opts: role r played cowardly or brave, (v, w) from ``card_value``."""
@@ -486,17 +531,23 @@ def card_features(t, s, seat, r, brave, i):
     card_row(t, s, r, role_of(t, r, RO_KIND), brave, i, v, w)
 
 
-@njit((TT, ST, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def card_pairs(t, s, seat, r, i):
-    """Rows i (cowardly) and i + 1 (brave) of role r: what a card reaches is looked up once
-    (only a brave witch reaches anything beyond its cowardly play)."""
+@njit((TT, ST, I8, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def pair_rows(t, s, r, i, v, w):
+    """Rows i (cowardly) and i + 1 (brave) of role r from its ``card_value`` (v, w)."""
     kind = role_of(t, r, RO_KIND)
-    v, w = card_value(t, s, seat, r, True)
     if kind == WITCH:
         card_row(t, s, r, kind, False, i, NEG, 0)
     else:
         card_row(t, s, r, kind, False, i, v, w)
     card_row(t, s, r, kind, True, i + 1, v, w)
+
+
+@njit((TT, ST, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def card_pairs(t, s, seat, r, i):
+    """Rows i (cowardly) and i + 1 (brave) of role r: what a card reaches is looked up once
+    (only a brave witch reaches anything beyond its cowardly play)."""
+    v, w = card_value(t, s, seat, r, True)
+    pair_rows(t, s, r, i, v, w)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -602,11 +653,41 @@ def select_roles(t, s):
         s.g[sc(seat, S_NHAND)] = 0
         feat = features(s, seat) and max_size > 0
         if feat:       # a role's row does not change while the seat picks its hand
+            card_values(t, s, seat, (np.int64(1) << np.int64(R)) - 1)
+            at = t[T_REC] + t[T_N_REC]
             for r in range(R):
-                card_features(t, s, seat, r, True, 0)
-                for f in range(P.N_FEATURES):
-                    s.opts[c0 + r, f] = s.opts[0, f]
+                card_row(t, s, r, role_of(t, r, RO_KIND), True, c0 + r, s.g[at + 2 * r],
+                         s.g[at + 2 * r + 1])
                 s.opts[c0 + r, P.F_BRAVE] = 0
+        pid = s.g[sc(seat, S_POLICY)]
+        if feat and pid > P.RANDOM:
+            # a built-in heuristic: its pick straight from the role rows (``_best``: the first
+            # highest value; a stop row is worth 0), without building each pick's rows
+            wp, wgw, wl = P.builtin_weights(pid)
+            while s.g[sc(seat, S_NHAND)] < max_size:
+                hand = s.g[sc(seat, S_HAND)]
+                stop = mol and event_of(t, ev, EC_HAND + s.g[sc(seat, S_NHAND)]) != NO_HAND
+                n, c, best, best_v = 0, 0, -1, -1e30
+                for r in range(R):
+                    if not (hand >> r) & 1:
+                        v = P._value(s.opts[c0 + r], wp, wgw, wl)
+                        if v > best_v:
+                            c, best, best_v = n, r, v
+                        n += 1
+                if stop:
+                    if 0.0 > best_v:
+                        c, best = n, -1
+                    n += 1
+                if n == 1:
+                    c = 0
+                    best = -1 if stop else best
+                else:
+                    record(s.g, seat, P.SELECT, n, c)
+                if best < 0:
+                    break
+                s.g[sc(seat, S_HAND)] |= 1 << best
+                s.g[sc(seat, S_NHAND)] += 1
+            continue
         while s.g[sc(seat, S_NHAND)] < max_size:
             n = 0
             for r in range(R):
@@ -651,11 +732,14 @@ def play_turn(t, s):
         leader = (leader + 1) % n_players
     s.g[G_LEADER] = leader
     feat = features(s, leader)
+    if feat:
+        card_values(t, s, leader, s.g[sc(leader, S_HAND)])
+    at = t[T_REC] + t[T_N_REC]
     n = 0
     for r in range(t[P_N_ROLES]):
         if (s.g[sc(leader, S_HAND)] >> r) & 1:
             if feat:
-                card_pairs(t, s, leader, r, n)
+                pair_rows(t, s, r, n, s.g[at + 2 * r], s.g[at + 2 * r + 1])
                 s.opts[n + 1, P.F_RISK] = cancel_risk(t, s, r, leader + 1, n_players - 1)
             for brave in range(2):
                 s.g[G_OAB + 2 * n] = r

@@ -369,6 +369,21 @@ def ask(t, g, obs, opts, seat, kind, n):
     return c
 
 
+@njit((GT, POLICY_SIG.args[2], I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def ask_heuristic(g, opts, seat, kind, n):
+    """``ask`` for a built-in heuristic (greedy, careful, cloud): one call instead of three
+    (``ask``, ``call_builtin``, ``_best``), and its choice is always legal."""
+    pid = g[sc(seat, S_POLICY)]
+    if pid == P.CAREFUL:
+        c = P._best(opts, n, *P.CAREFUL_W)
+    elif pid == P.GREEDY:
+        c = P._best(opts, n, *P.GREEDY_W)
+    else:
+        c = P._best(opts, n, *P.CLOUD_W)
+    record(g, seat, kind, n, c)
+    return c
+
+
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def decide(t, s, seat, kind, n):
     """Ask the seat's policy (a single option is taken without asking). The built-in random
@@ -379,12 +394,14 @@ def decide(t, s, seat, kind, n):
         s.g[G_LOGGED] += 1
         s.g[G_DECISIONS] += 1
         return randint(s.g.view(np.uint64), G_ST + 1 + seat, n)
+    if s.g[sc(seat, S_POLICY)] > P.RANDOM:
+        return ask_heuristic(s.g, s.opts, seat, kind, n)
     return ask(t, s.g, s.obs, s.opts, seat, kind, n)
 
 
 # ---------------------------------------------------------------- what a card can do now
 
-@njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def deliverable(t, g, seat, k):
     return ((tower_of(t, k, TW_ROUND) == 0 or g[t[T_BOARD] + t[T_N_AREA] + k] == 0)
             and g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0)
@@ -412,7 +429,7 @@ def best_delivery_area(t, g, seat, a):
     return best
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def witch_can_enter(t, g, r, a):
     return (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 and g[t[T_BOARD] + a] < 0
 
@@ -433,7 +450,7 @@ def druid_can(t, g, seat, r, k):
     return False
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def can_charm(t, g, seat, i):
     a = cloud_area_of(t, i)
     tile = g[t[T_BOARD] + a]
@@ -497,6 +514,10 @@ def card_values(t, g, seat, roles):
             g[at + 2 * r + 1] = w
     if witches == 0:
         return
+    terrains = np.int64(0)      # the terrains some witch of ``roles`` enters
+    for r in range(t[P_N_ROLES]):
+        if (witches >> r) & 1:
+            terrains |= role_of(t, r, RO_TERRAINS)
     adj = t[P_ADJ_PTR]
     for p in range(2):
         a0 = g[sc(seat, S_PAWN_A + p)]
@@ -505,6 +526,8 @@ def card_values(t, g, seat, roles):
             if g[t[T_BOARD] + a] >= 0:      # a cloud: no witch enters
                 continue
             terrain = area_of(t, a, 0)
+            if not (terrains >> terrain) & 1:
+                continue
             b = NEG
             done = False
             for r in range(t[P_N_ROLES]):
@@ -570,7 +593,7 @@ def card_pairs(t, s, seat, r, i):
     pair_rows(t, s, r, i, v, w)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def cancel_risk(t, s, r, first, n_later):
     """Expected number of the next ``n_later`` players from ``first`` holding role r."""
     n_players = s.g[G_NP]

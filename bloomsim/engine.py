@@ -346,11 +346,28 @@ def record(g, seat, kind, n, c):
     g[G_DECISIONS] += 1
 
 
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def ask_heuristic(g, opts, seat, kind, n):
+    """``ask`` for a built-in heuristic (greedy, careful, cloud): one call instead of three
+    (``ask``, ``call_builtin``, ``_best``), and its choice is always legal."""
+    pid = g[sc(seat, S_POLICY)]
+    if pid == P.CAREFUL:
+        c = P._best(opts, n, *P.CAREFUL_W)
+    elif pid == P.GREEDY:
+        c = P._best(opts, n, *P.GREEDY_W)
+    else:
+        c = P._best(opts, n, *P.CLOUD_W)
+    record(g, seat, kind, n, c)
+    return c
+
+
 @njit((TT, ST.types[0], *POLICY_SIG.args[1:3], I8, I8, I8),
       cache=True, _nrt=False, no_cpython_wrapper=True)
 def ask(t, g, obs, opts, seat, kind, n):
     """``decide`` on the few arrays it reads (a call passes every array of its arguments)."""
     pid = g[sc(seat, S_POLICY)]
+    if pid > P.RANDOM:
+        return ask_heuristic(g, opts, seat, kind, n)
     rng = g.view(np.uint64)[G_ST + 1 + seat:G_ST + 2 + seat]
     if pid >= 0:
         c = call_builtin(pid, kind, obs, opts, n, rng)
@@ -369,21 +386,6 @@ def ask(t, g, obs, opts, seat, kind, n):
     return c
 
 
-@njit((GT, POLICY_SIG.args[2], I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def ask_heuristic(g, opts, seat, kind, n):
-    """``ask`` for a built-in heuristic (greedy, careful, cloud): one call instead of three
-    (``ask``, ``call_builtin``, ``_best``), and its choice is always legal."""
-    pid = g[sc(seat, S_POLICY)]
-    if pid == P.CAREFUL:
-        c = P._best(opts, n, *P.CAREFUL_W)
-    elif pid == P.GREEDY:
-        c = P._best(opts, n, *P.GREEDY_W)
-    else:
-        c = P._best(opts, n, *P.CLOUD_W)
-    record(g, seat, kind, n, c)
-    return c
-
-
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def decide(t, s, seat, kind, n):
     """Ask the seat's policy (a single option is taken without asking). The built-in random
@@ -394,14 +396,12 @@ def decide(t, s, seat, kind, n):
         s.g[G_LOGGED] += 1
         s.g[G_DECISIONS] += 1
         return randint(s.g.view(np.uint64), G_ST + 1 + seat, n)
-    if s.g[sc(seat, S_POLICY)] > P.RANDOM:
-        return ask_heuristic(s.g, s.opts, seat, kind, n)
     return ask(t, s.g, s.obs, s.opts, seat, kind, n)
 
 
 # ---------------------------------------------------------------- what a card can do now
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def deliverable(t, g, seat, k):
     return ((tower_of(t, k, TW_ROUND) == 0 or g[t[T_BOARD] + t[T_N_AREA] + k] == 0)
             and g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0)
@@ -420,16 +420,19 @@ def best_delivery_area(t, g, seat, a):
         return g[fills + 1 + a]
     best = NEG
     ptr = t[P_AREA_TOWER_PTR]
+    t0, filled = t[T_TOWER], t[T_BOARD] + A
     for i in range(t[ptr + a], t[ptr + a + 1]):
-        k = t[i]
-        if deliverable(t, g, seat, k) and tower_of(t, k, TW_POINTS) > best:
-            best = tower_of(t, k, TW_POINTS)
+        k = t[i]      # deliverable(t, g, seat, k), written out
+        if ((t[t0 + 4 * k + TW_ROUND] == 0 or g[filled + k] == 0)
+                and g[sc(seat, S_GREEN + t[t0 + 4 * k + TW_COLOUR])] > 0
+                and t[t0 + 4 * k + TW_POINTS] > best):
+            best = t[t0 + 4 * k + TW_POINTS]
     g[fills + 1 + a] = best
     g[fills + 1 + A + a] = key
     return best
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def witch_can_enter(t, g, r, a):
     return (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 and g[t[T_BOARD] + a] < 0
 
@@ -450,7 +453,7 @@ def druid_can(t, g, seat, r, k):
     return False
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def can_charm(t, g, seat, i):
     a = cloud_area_of(t, i)
     tile = g[t[T_BOARD] + a]
@@ -482,12 +485,15 @@ def card_value(t, g, seat, r, brave):
             best = max(best, best_delivery_area(t, g, seat, a))
     elif kind == FAIRY:
         bolts, stars = np.int64(-1), np.int64(0)
+        pa, pb, wands = g[sc(seat, S_PAWN_A)], g[sc(seat, S_PAWN_B)], g[sc(seat, S_WANDS)]
         for c in range(t[T_N_CLOUD]):
-            if can_charm(t, g, seat, c):
-                tile = g[t[T_BOARD] + cloud_area_of(t, c)]
-                b, st = tile_of(t, tile, 1), tile_of(t, tile, 0)
-                if b > bolts or (b == bolts and st < stars):
-                    bolts, stars = b, st
+            a = cloud_area_of(t, c)     # can_charm(t, g, seat, c), written out
+            tile = g[t[T_BOARD] + a]
+            if tile < 0 or (area_of(t, a, 1 + pa) == 0 and area_of(t, a, 1 + pb) == 0):
+                continue
+            b, st = tile_of(t, tile, 1), tile_of(t, tile, 0)
+            if wands >= st and (b > bolts or (b == bolts and st < stars)):
+                bolts, stars = b, st
         return bolts, stars
     return best, np.int64(0)
 
@@ -593,7 +599,7 @@ def card_pairs(t, s, seat, r, i):
     pair_rows(t, s, r, i, v, w)
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def cancel_risk(t, s, r, first, n_later):
     """Expected number of the next ``n_later`` players from ``first`` holding role r."""
     n_players = s.g[G_NP]
@@ -679,6 +685,48 @@ def reveal_enchanted_roles(t, s):
             s.g[rec + r] |= 1 << (s.g[G_ROUND] - 1)
 
 
+@njit((TT, ST, I8, I8, I8, I8, B1), cache=True, _nrt=False, no_cpython_wrapper=True)
+def select_rows(t, s, seat, c0, max_size, ev, mol):
+    """Each role's SELECT row for the seat (rows c0 + r); a built-in heuristic then picks its
+    whole hand here, straight from those rows (``_best``: the first highest value; a stop row
+    is worth 0) without building each pick's rows, and True is returned."""
+    R = t[P_N_ROLES]
+    card_values(t, s.g, seat, (np.int64(1) << np.int64(R)) - 1)
+    at = t[T_REC] + t[T_N_REC]
+    for r in range(R):
+        card_row(t, s, r, role_of(t, r, RO_KIND), True, c0 + r, s.g[at + 2 * r],
+                 s.g[at + 2 * r + 1])
+        s.opts[c0 + r, P.F_BRAVE] = 0
+    pid = s.g[sc(seat, S_POLICY)]
+    if pid <= P.RANDOM:
+        return False
+    wp, wgw, wl = P.builtin_weights(pid)
+    while s.g[sc(seat, S_NHAND)] < max_size:
+        hand = s.g[sc(seat, S_HAND)]
+        stop = mol and event_of(t, ev, EC_HAND + s.g[sc(seat, S_NHAND)]) != NO_HAND
+        n, c, best, best_v = 0, 0, -1, -1e30
+        for r in range(R):
+            if not (hand >> r) & 1:
+                v = P._value(s.opts[c0 + r], wp, wgw, wl)
+                if v > best_v:
+                    c, best, best_v = n, r, v
+                n += 1
+        if stop:
+            if 0.0 > best_v:
+                c, best = n, -1
+            n += 1
+        if n == 1:
+            c = 0
+            best = -1 if stop else best
+        else:
+            record(s.g, seat, P.SELECT, n, c)
+        if best < 0:
+            break
+        s.g[sc(seat, S_HAND)] |= 1 << best
+        s.g[sc(seat, S_NHAND)] += 1
+    return True
+
+
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def select_roles(t, s):
     ev = s.g[G_EVENT]
@@ -696,41 +744,8 @@ def select_roles(t, s):
         s.g[sc(seat, S_NHAND)] = 0
         feat = features(s, seat) and max_size > 0
         if feat:       # a role's row does not change while the seat picks its hand
-            card_values(t, s.g, seat, (np.int64(1) << np.int64(R)) - 1)
-            at = t[T_REC] + t[T_N_REC]
-            for r in range(R):
-                card_row(t, s, r, role_of(t, r, RO_KIND), True, c0 + r, s.g[at + 2 * r],
-                         s.g[at + 2 * r + 1])
-                s.opts[c0 + r, P.F_BRAVE] = 0
-        pid = s.g[sc(seat, S_POLICY)]
-        if feat and pid > P.RANDOM:
-            # a built-in heuristic: its pick straight from the role rows (``_best``: the first
-            # highest value; a stop row is worth 0), without building each pick's rows
-            wp, wgw, wl = P.builtin_weights(pid)
-            while s.g[sc(seat, S_NHAND)] < max_size:
-                hand = s.g[sc(seat, S_HAND)]
-                stop = mol and event_of(t, ev, EC_HAND + s.g[sc(seat, S_NHAND)]) != NO_HAND
-                n, c, best, best_v = 0, 0, -1, -1e30
-                for r in range(R):
-                    if not (hand >> r) & 1:
-                        v = P._value(s.opts[c0 + r], wp, wgw, wl)
-                        if v > best_v:
-                            c, best, best_v = n, r, v
-                        n += 1
-                if stop:
-                    if 0.0 > best_v:
-                        c, best = n, -1
-                    n += 1
-                if n == 1:
-                    c = 0
-                    best = -1 if stop else best
-                else:
-                    record(s.g, seat, P.SELECT, n, c)
-                if best < 0:
-                    break
-                s.g[sc(seat, S_HAND)] |= 1 << best
-                s.g[sc(seat, S_NHAND)] += 1
-            continue
+            if select_rows(t, s, seat, c0, max_size, ev, mol):
+                continue
         while s.g[sc(seat, S_NHAND)] < max_size:
             n = 0
             for r in range(R):

@@ -534,15 +534,13 @@ def card_values(t, g, seat, roles):
             terrain = area_of(t, a, 0)
             if not (terrains >> terrain) & 1:
                 continue
-            b = NEG
-            done = False
-            for r in range(t[P_N_ROLES]):
-                if (witches >> r) & 1 and (role_of(t, r, RO_TERRAINS) >> terrain) & 1:
-                    if not done:
-                        b = best_delivery_area(t, g, seat, a)
-                        done = True
-                    if b > g[at + 2 * r]:
-                        g[at + 2 * r] = b
+            b = best_delivery_area(t, g, seat, a)    # some witch enters a
+            m, r = witches, 0
+            while m:        # the witches, lowest role first, up to the highest
+                if m & 1 and (role_of(t, r, RO_TERRAINS) >> terrain) & 1 and b > g[at + 2 * r]:
+                    g[at + 2 * r] = b
+                m >>= 1
+                r += 1
 
 
 @njit((TT, ST, I8, I8, B1, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)

@@ -162,6 +162,7 @@ def _state_type():
 # keep each of these to one compiled version.
 TT = types.int64[::1]
 ST = _state_type()
+GT = ST.types[0]
 LOG = types.int16[:, :, ::1]
 I8, B1 = types.int64, types.boolean
 
@@ -229,9 +230,16 @@ def lightning_of(t, i):
     return t[t[T_LIGHT] + i]
 
 
+@njit((TT,), cache=True, _nrt=False, no_cpython_wrapper=True)
+def scratch_len(t):
+    """State.g after the record: card_values' 2R words, then best_delivery_area's cache: the
+    round towers filled so far, then each area's best tower points and its key."""
+    return 2 * t[P_N_ROLES] + 1 + 2 * t[T_N_AREA]
+
+
 @njit(cache=True)
 def new_state(t, n_players, pol, user_policies, log_cap):
-    log_at = t[T_REC] + t[T_N_REC]
+    log_at = t[T_REC] + t[T_N_REC] + scratch_len(t)     # after the scratch
     s = State(np.zeros(log_at + 4 * log_cap, np.int64), np.zeros(OBS_LEN, np.float32),
               np.zeros((t[T_MAXO] + t[P_N_ROLES], P.N_FEATURES), np.float32))
     s.g[G_LOG_CAP] = log_cap
@@ -324,11 +332,42 @@ def features(s, seat):
     return s.g[sc(seat, S_POLICY)] != P.RANDOM
 
 
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def record(g, seat, kind, n, c):
+    """Count a decision the policy was asked, and log it when a log is kept."""
+    k = g[G_LOGGED]
+    if k < g[G_LOG_CAP]:
+        at = g[G_LOG_AT] + 4 * k
+        g[at] = seat
+        g[at + 1] = kind
+        g[at + 2] = n
+        g[at + 3] = c
+    g[G_LOGGED] = k + 1
+    g[G_DECISIONS] += 1
+
+
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def ask_heuristic(g, opts, seat, kind, n):
+    """``ask`` for a built-in heuristic (greedy, careful, cloud): one call instead of three
+    (``ask``, ``call_builtin``, ``_best``), and its choice is always legal."""
+    pid = g[sc(seat, S_POLICY)]
+    if pid == P.CAREFUL:
+        c = P._best(opts, n, *P.CAREFUL_W)
+    elif pid == P.GREEDY:
+        c = P._best(opts, n, *P.GREEDY_W)
+    else:
+        c = P._best(opts, n, *P.CLOUD_W)
+    record(g, seat, kind, n, c)
+    return c
+
+
 @njit((TT, ST.types[0], *POLICY_SIG.args[1:3], I8, I8, I8),
       cache=True, _nrt=False, no_cpython_wrapper=True)
 def ask(t, g, obs, opts, seat, kind, n):
     """``decide`` on the few arrays it reads (a call passes every array of its arguments)."""
     pid = g[sc(seat, S_POLICY)]
+    if pid > P.RANDOM:
+        return ask_heuristic(g, opts, seat, kind, n)
     rng = g.view(np.uint64)[G_ST + 1 + seat:G_ST + 2 + seat]
     if pid >= 0:
         c = call_builtin(pid, kind, obs, opts, n, rng)
@@ -343,15 +382,7 @@ def ask(t, g, obs, opts, seat, kind, n):
             g[G_ERR_CHOICE] = c
             g[G_ERR_N] = n
         c = 0
-    k = g[G_LOGGED]
-    if k < g[G_LOG_CAP]:
-        at = g[G_LOG_AT] + 4 * k
-        g[at] = seat
-        g[at + 1] = kind
-        g[at + 2] = n
-        g[at + 3] = c
-    g[G_LOGGED] = k + 1
-    g[G_DECISIONS] += 1
+    record(g, seat, kind, n, c)
     return c
 
 
@@ -370,37 +401,50 @@ def decide(t, s, seat, kind, n):
 
 # ---------------------------------------------------------------- what a card can do now
 
-@njit((TT, ST, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def deliverable(t, s, seat, k):
-    return ((tower_of(t, k, TW_ROUND) == 0 or s.g[t[T_BOARD] + t[T_N_AREA] + k] == 0)
-            and s.g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0)
+@njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def deliverable(t, g, seat, k):
+    return ((tower_of(t, k, TW_ROUND) == 0 or g[t[T_BOARD] + t[T_N_AREA] + k] == 0)
+            and g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def best_delivery_area(t, s, seat, a):
-    """Best tower points at area a the seat can deliver to now; NEG if none."""
+def best_delivery_area(t, g, seat, a):
+    """Best tower points at area a the seat can deliver to now; NEG if none. They depend on
+    the seat only through the colours it holds, and change only when a round tower fills:
+    cached per area under the key (round towers filled + 1, colours held)."""
+    fills = t[T_REC] + t[T_N_REC] + 2 * t[P_N_ROLES]
+    key = ((g[fills] + 1) * 8 + (g[sc(seat, S_GREEN)] > 0)
+           + 2 * (g[sc(seat, S_PURPLE)] > 0) + 4 * (g[sc(seat, S_ORANGE)] > 0))
+    A = t[T_N_AREA]
+    if g[fills + 1 + A + a] == key:
+        return g[fills + 1 + a]
     best = NEG
     ptr = t[P_AREA_TOWER_PTR]
+    t0, filled = t[T_TOWER], t[T_BOARD] + A
     for i in range(t[ptr + a], t[ptr + a + 1]):
-        k = t[i]
-        if deliverable(t, s, seat, k) and tower_of(t, k, TW_POINTS) > best:
-            best = tower_of(t, k, TW_POINTS)
+        k = t[i]      # deliverable(t, g, seat, k), written out
+        if ((t[t0 + 4 * k + TW_ROUND] == 0 or g[filled + k] == 0)
+                and g[sc(seat, S_GREEN + t[t0 + 4 * k + TW_COLOUR])] > 0
+                and t[t0 + 4 * k + TW_POINTS] > best):
+            best = t[t0 + 4 * k + TW_POINTS]
+    g[fills + 1 + a] = best
+    g[fills + 1 + A + a] = key
     return best
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def witch_can_enter(t, s, r, a):
-    return (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 and s.g[t[T_BOARD] + a] < 0
+def witch_can_enter(t, g, r, a):
+    return (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 and g[t[T_BOARD] + a] < 0
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def druid_can(t, s, seat, r, k):
+def druid_can(t, g, seat, r, k):
     """Tower k touches an eligible pawn area and can take a potion."""
-    if not deliverable(t, s, seat, k):
+    if not deliverable(t, g, seat, k):
         return False
     ptr = t[P_TOWER_PTR]
     for p in range(2):
-        a = s.g[sc(seat, S_PAWN_A + p)]
+        a = g[sc(seat, S_PAWN_A + p)]
         if t[P_DRUID_TERRAIN] and not (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1:
             continue
         for i in range(t[ptr + k], t[ptr + k + 1]):
@@ -410,16 +454,16 @@ def druid_can(t, s, seat, r, k):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def can_charm(t, s, seat, i):
+def can_charm(t, g, seat, i):
     a = cloud_area_of(t, i)
-    tile = s.g[t[T_BOARD] + a]
-    return (tile >= 0 and (area_of(t, a, 1 + s.g[sc(seat, S_PAWN_A)]) != 0
-                           or area_of(t, a, 1 + s.g[sc(seat, S_PAWN_B)]) != 0)
-            and s.g[sc(seat, S_WANDS)] >= tile_of(t, tile, 0))
+    tile = g[t[T_BOARD] + a]
+    return (tile >= 0 and (area_of(t, a, 1 + g[sc(seat, S_PAWN_A)]) != 0
+                           or area_of(t, a, 1 + g[sc(seat, S_PAWN_B)]) != 0)
+            and g[sc(seat, S_WANDS)] >= tile_of(t, tile, 0))
 
 
-@njit((TT, ST, I8, I8, B1), cache=True, _nrt=False, no_cpython_wrapper=True)
-def card_value(t, s, seat, r, brave):
+@njit((TT, GT, I8, I8, B1), cache=True, _nrt=False, no_cpython_wrapper=True)
+def card_value(t, g, seat, r, brave):
     """What role r reaches from the current position: (best tower points, 0) for a brave witch
     or a druid (NEG: none), (bolts, stars) of the best cloud for a fairy (bolts -1: none)."""
     kind = role_of(t, r, RO_KIND)
@@ -427,28 +471,76 @@ def card_value(t, s, seat, r, brave):
     if kind == WITCH and brave:
         adj = t[P_ADJ_PTR]
         for p in range(2):
-            a0 = s.g[sc(seat, S_PAWN_A + p)]
+            a0 = g[sc(seat, S_PAWN_A + p)]
             for j in range(t[adj + a0], t[adj + a0 + 1]):
                 a = t[j]
-                if witch_can_enter(t, s, r, a):
-                    best = max(best, best_delivery_area(t, s, seat, a))
+                if witch_can_enter(t, g, r, a):
+                    best = max(best, best_delivery_area(t, g, seat, a))
     elif kind == DRUID:
         # the towers a druid reaches are those of its (eligible) pawn areas
         for p in range(2):
-            a = s.g[sc(seat, S_PAWN_A + p)]
+            a = g[sc(seat, S_PAWN_A + p)]
             if t[P_DRUID_TERRAIN] and not (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1:
                 continue
-            best = max(best, best_delivery_area(t, s, seat, a))
+            best = max(best, best_delivery_area(t, g, seat, a))
     elif kind == FAIRY:
         bolts, stars = np.int64(-1), np.int64(0)
+        pa, pb, wands = g[sc(seat, S_PAWN_A)], g[sc(seat, S_PAWN_B)], g[sc(seat, S_WANDS)]
         for c in range(t[T_N_CLOUD]):
-            if can_charm(t, s, seat, c):
-                tile = s.g[t[T_BOARD] + cloud_area_of(t, c)]
-                b, st = tile_of(t, tile, 1), tile_of(t, tile, 0)
-                if b > bolts or (b == bolts and st < stars):
-                    bolts, stars = b, st
+            a = cloud_area_of(t, c)     # can_charm(t, g, seat, c), written out
+            tile = g[t[T_BOARD] + a]
+            if tile < 0 or (area_of(t, a, 1 + pa) == 0 and area_of(t, a, 1 + pb) == 0):
+                continue
+            b, st = tile_of(t, tile, 1), tile_of(t, tile, 0)
+            if wands >= st and (b > bolts or (b == bolts and st < stars)):
+                bolts, stars = b, st
         return bolts, stars
     return best, np.int64(0)
+
+
+@njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def card_values(t, g, seat, roles):
+    """``card_value(t, g, seat, r, True)`` of every role r in the bitmask ``roles`` into the
+    scratch g[at + 2r], g[at + 2r + 1] (at: after the record): the witches share one scan of
+    the pawns' neighbours (the towers an area offers do not depend on the witch)."""
+    at = t[T_REC] + t[T_N_REC]
+    witches = np.int64(0)
+    for r in range(t[P_N_ROLES]):
+        if not (roles >> r) & 1:
+            continue
+        kind = role_of(t, r, RO_KIND)
+        if kind == WITCH or kind == GATHERER:      # a gatherer reaches nothing
+            if kind == WITCH:
+                witches |= np.int64(1) << np.int64(r)
+            g[at + 2 * r] = NEG
+            g[at + 2 * r + 1] = 0
+        else:
+            v, w = card_value(t, g, seat, r, True)
+            g[at + 2 * r] = v
+            g[at + 2 * r + 1] = w
+    if witches == 0:
+        return
+    terrains = np.int64(0)      # the terrains some witch of ``roles`` enters
+    for r in range(t[P_N_ROLES]):
+        if (witches >> r) & 1:
+            terrains |= role_of(t, r, RO_TERRAINS)
+    adj = t[P_ADJ_PTR]
+    for p in range(2):
+        a0 = g[sc(seat, S_PAWN_A + p)]
+        for j in range(t[adj + a0], t[adj + a0 + 1]):
+            a = t[j]
+            if g[t[T_BOARD] + a] >= 0:      # a cloud: no witch enters
+                continue
+            terrain = area_of(t, a, 0)
+            if not (terrains >> terrain) & 1:
+                continue
+            b = best_delivery_area(t, g, seat, a)    # some witch enters a
+            m, r = witches, 0
+            while m:        # the witches, lowest role first, up to the highest
+                if m & 1 and (role_of(t, r, RO_TERRAINS) >> terrain) & 1 and b > g[at + 2 * r]:
+                    g[at + 2 * r] = b
+                m >>= 1
+                r += 1
 
 
 @njit((TT, ST, I8, I8, B1, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -482,21 +574,27 @@ def card_row(t, s, r, kind, brave, i, v, w):
 @njit((TT, ST, I8, I8, B1, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def card_features(t, s, seat, r, brave, i):
     """Row i of opts: role r played cowardly or brave from the current position."""
-    v, w = card_value(t, s, seat, r, brave)
+    v, w = card_value(t, s.g, seat, r, brave)
     card_row(t, s, r, role_of(t, r, RO_KIND), brave, i, v, w)
+
+
+@njit((TT, ST, I8, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def pair_rows(t, s, r, i, v, w):
+    """Rows i (cowardly) and i + 1 (brave) of role r from its ``card_value`` (v, w)."""
+    kind = role_of(t, r, RO_KIND)
+    if kind == WITCH:
+        card_row(t, s, r, kind, False, i, NEG, 0)
+    else:
+        card_row(t, s, r, kind, False, i, v, w)
+    card_row(t, s, r, kind, True, i + 1, v, w)
 
 
 @njit((TT, ST, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def card_pairs(t, s, seat, r, i):
     """Rows i (cowardly) and i + 1 (brave) of role r: what a card reaches is looked up once
     (only a brave witch reaches anything beyond its cowardly play)."""
-    kind = role_of(t, r, RO_KIND)
-    v, w = card_value(t, s, seat, r, True)
-    if kind == WITCH:
-        card_row(t, s, r, kind, False, i, NEG, 0)
-    else:
-        card_row(t, s, r, kind, False, i, v, w)
-    card_row(t, s, r, kind, True, i + 1, v, w)
+    v, w = card_value(t, s.g, seat, r, True)
+    pair_rows(t, s, r, i, v, w)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -534,7 +632,7 @@ def setup(t, s, key, game):
     b0 = t[T_BOARD]
     s.g[b0:b0 + A] = -1
     s.g[b0 + A:d0] = 0
-    s.g[t[T_REC]:t[T_REC] + t[T_N_REC]] = 0
+    s.g[t[T_REC]:t[T_REC] + t[T_N_REC] + scratch_len(t)] = 0     # record, scratch
     tiles = s.g[d0:d0 + N]
     for i in range(N):
         tiles[i] = i
@@ -585,6 +683,48 @@ def reveal_enchanted_roles(t, s):
             s.g[rec + r] |= 1 << (s.g[G_ROUND] - 1)
 
 
+@njit((TT, ST, I8, I8, I8, I8, B1), cache=True, _nrt=False, no_cpython_wrapper=True)
+def select_rows(t, s, seat, c0, max_size, ev, mol):
+    """Each role's SELECT row for the seat (rows c0 + r); a built-in heuristic then picks its
+    whole hand here, straight from those rows (``_best``: the first highest value; a stop row
+    is worth 0) without building each pick's rows, and True is returned."""
+    R = t[P_N_ROLES]
+    card_values(t, s.g, seat, (np.int64(1) << np.int64(R)) - 1)
+    at = t[T_REC] + t[T_N_REC]
+    for r in range(R):
+        card_row(t, s, r, role_of(t, r, RO_KIND), True, c0 + r, s.g[at + 2 * r],
+                 s.g[at + 2 * r + 1])
+        s.opts[c0 + r, P.F_BRAVE] = 0
+    pid = s.g[sc(seat, S_POLICY)]
+    if pid <= P.RANDOM:
+        return False
+    wp, wgw, wl = P.builtin_weights(pid)
+    while s.g[sc(seat, S_NHAND)] < max_size:
+        hand = s.g[sc(seat, S_HAND)]
+        stop = mol and event_of(t, ev, EC_HAND + s.g[sc(seat, S_NHAND)]) != NO_HAND
+        n, c, best, best_v = 0, 0, -1, -1e30
+        for r in range(R):
+            if not (hand >> r) & 1:
+                v = P._value(s.opts[c0 + r], wp, wgw, wl)
+                if v > best_v:
+                    c, best, best_v = n, r, v
+                n += 1
+        if stop:
+            if 0.0 > best_v:
+                c, best = n, -1
+            n += 1
+        if n == 1:
+            c = 0
+            best = -1 if stop else best
+        else:
+            record(s.g, seat, P.SELECT, n, c)
+        if best < 0:
+            break
+        s.g[sc(seat, S_HAND)] |= 1 << best
+        s.g[sc(seat, S_NHAND)] += 1
+    return True
+
+
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def select_roles(t, s):
     ev = s.g[G_EVENT]
@@ -602,11 +742,8 @@ def select_roles(t, s):
         s.g[sc(seat, S_NHAND)] = 0
         feat = features(s, seat) and max_size > 0
         if feat:       # a role's row does not change while the seat picks its hand
-            for r in range(R):
-                card_features(t, s, seat, r, True, 0)
-                for f in range(P.N_FEATURES):
-                    s.opts[c0 + r, f] = s.opts[0, f]
-                s.opts[c0 + r, P.F_BRAVE] = 0
+            if select_rows(t, s, seat, c0, max_size, ev, mol):
+                continue
         while s.g[sc(seat, S_NHAND)] < max_size:
             n = 0
             for r in range(R):
@@ -651,11 +788,14 @@ def play_turn(t, s):
         leader = (leader + 1) % n_players
     s.g[G_LEADER] = leader
     feat = features(s, leader)
+    if feat:
+        card_values(t, s.g, leader, s.g[sc(leader, S_HAND)])
+    at = t[T_REC] + t[T_N_REC]
     n = 0
     for r in range(t[P_N_ROLES]):
         if (s.g[sc(leader, S_HAND)] >> r) & 1:
             if feat:
-                card_pairs(t, s, leader, r, n)
+                pair_rows(t, s, r, n, s.g[at + 2 * r], s.g[at + 2 * r + 1])
                 s.opts[n + 1, P.F_RISK] = cancel_risk(t, s, r, leader + 1, n_players - 1)
             for brave in range(2):
                 s.g[G_OAB + 2 * n] = r
@@ -720,14 +860,14 @@ def witch(t, s, seat, r, brave):
         a0 = s.g[sc(seat, S_PAWN_A + p)]
         for j in range(t[adj + a0], t[adj + a0 + 1]):
             a = t[j]
-            if witch_can_enter(t, s, r, a):
+            if witch_can_enter(t, s.g, r, a):
                 if feat:
                     clear_row(s, n)
                     o = s.opts[n]
                     o[P.F_ROLE] = r
                     o[P.F_BRAVE] = 1 if brave else 0
                     o[P.F_TARGET] = a
-                    v = best_delivery_area(t, s, seat, a)
+                    v = best_delivery_area(t, s.g, seat, a)
                     o[P.F_POINTS] = v if v > NEG else 0
                 s.g[G_OAB + 2 * n] = p
                 s.g[G_OAB + 2 * n + 1] = a
@@ -744,7 +884,7 @@ def witch(t, s, seat, r, brave):
         m = 0
         for i in range(t[ptr + a], t[ptr + a + 1]):
             k = t[i]
-            if deliverable(t, s, seat, k):
+            if deliverable(t, s.g, seat, k):
                 s.g[G_OAB + 2 * m] = k
                 m += 1
         deliver_potion(t, s, seat, r, m, True, 0)
@@ -757,7 +897,7 @@ def druid(t, s, seat, r, brave):
     m = 0
     if K > 63:
         for k in range(K):
-            if druid_can(t, s, seat, r, k):
+            if druid_can(t, s.g, seat, r, k):
                 s.g[G_OAB + 2 * m] = k
                 m += 1
     else:               # the towers of the eligible pawn areas, as a bitmask (ascending k)
@@ -769,7 +909,7 @@ def druid(t, s, seat, r, brave):
                 continue
             for i in range(t[ptr + a], t[ptr + a + 1]):
                 k = t[i]
-                if deliverable(t, s, seat, k):
+                if deliverable(t, s.g, seat, k):
                     mask |= np.int64(1) << np.int64(k)
         for k in range(K):
             if (mask >> k) & 1:
@@ -801,6 +941,7 @@ def deliver_potion(t, s, seat, r, m, brave, bonus):
     s.g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] -= 1
     if tower_of(t, k, TW_ROUND):
         s.g[t[T_BOARD] + t[T_N_AREA] + k] = 1
+        s.g[t[T_REC] + t[T_N_REC] + 2 * t[P_N_ROLES]] += 1     # best_delivery_area's key
         s.g[sc(seat, S_WANDS)] += tower_of(t, k, TW_WANDS)
     add_points(t, s, seat, tower_of(t, k, TW_POINTS), S_TOWERS)
     if bonus:
@@ -829,7 +970,7 @@ def weather_fairy(t, s, seat, r, brave):
     bonus = t[P_BONUS_FAIRY] if brave else 0
     n = 0
     for i in range(t[T_N_CLOUD]):
-        if can_charm(t, s, seat, i):
+        if can_charm(t, s.g, seat, i):
             if feat:
                 tile = s.g[t[T_BOARD] + cloud_area_of(t, i)]
                 clear_row(s, n)

@@ -87,6 +87,14 @@ def random_policy(kind, obs, opts, n_opts, rng):
     return randint(rng, 0, n_opts)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _value(o, w_points, w_gain_wands, w_lightning):
+    """The weighted value of option row o (``_best``)."""
+    return (w_points * o[F_POINTS] - o[F_PENALTY] + 0.5 * o[F_GAIN_POTIONS]
+            + w_gain_wands * o[F_GAIN_WANDS] + w_lightning * o[F_LIGHTNING]
+            - 0.25 * (o[F_PAY_POTIONS] + o[F_PAY_WANDS]))
+
+
 @njit(cache=True, _nrt=False)
 def _best(opts, n_opts, w_points, w_gain_wands, w_lightning, max_risk):
     """Index of the option with the highest weighted value (first on ties); brave options
@@ -96,9 +104,7 @@ def _best(opts, n_opts, w_points, w_gain_wands, w_lightning, max_risk):
         o = opts[i]
         if o[F_BRAVE] > 0 and o[F_RISK] > max_risk:
             continue
-        v = (w_points * o[F_POINTS] - o[F_PENALTY] + 0.5 * o[F_GAIN_POTIONS]
-             + w_gain_wands * o[F_GAIN_WANDS] + w_lightning * o[F_LIGHTNING]
-             - 0.25 * (o[F_PAY_POTIONS] + o[F_PAY_WANDS]))
+        v = _value(o, w_points, w_gain_wands, w_lightning)
         if v > best_v:
             best, best_v = i, v
     return best
@@ -147,6 +153,18 @@ def call_builtin(pid, kind, obs, opts, n_opts, rng):
     if pid == CAREFUL:
         return _best(opts, n_opts, *CAREFUL_W)
     return _best(opts, n_opts, *CLOUD_W)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def builtin_weights(pid):
+    """The weights (points, gained wands, lightning) of heuristic pid's ``_best``: the engine
+    picks a heuristic's hand with ``_value`` of each role's SELECT row (the rows never change
+    while a hand is picked, and are never brave) instead of building the rows of every pick."""
+    if pid == GREEDY:
+        return GREEDY_W[0], GREEDY_W[1], GREEDY_W[2]
+    if pid == CAREFUL:
+        return CAREFUL_W[0], CAREFUL_W[1], CAREFUL_W[2]
+    return CLOUD_W[0], CLOUD_W[1], CLOUD_W[2]
 
 
 DESCRIPTIONS = {

@@ -808,6 +808,39 @@ def use_skill(G, U, s):
 # ---------------------------------------------------------------- turns
 
 @helper
+def item_usable(G, s, i, searchable):
+    """Whether seat s may use an item of kind i now (``searchable``: ``can_search``)."""
+    d = G[POS + s]
+    if i == LAMP:
+        return n_unseen_in(G, s, d) > 0
+    if i == COFFEE:
+        return searchable and G[NT + d] >= 2
+    if i == BICYCLE:
+        return any_step(G, s)
+    if i == MAP:
+        return any_unseen(G, s)
+    return False
+
+
+@helper
+def skill_usable(G, s, searchable):
+    """Whether seat s's unused skill may be used now."""
+    c = G[CHARS + s]
+    if c == CHIMAME:
+        return searchable
+    if c == AOYAMA:
+        for q in range(G[NP]):
+            if aoyama_target(G, s, q):
+                return True
+        return False
+    if c == INABA:
+        return any_unseen(G, s)
+    if c == COCOA:
+        return any_step(G, s)
+    return True
+
+
+@helper
 def action_options(G, s):
     d = G[POS + s]
     option(G, 0, O_PASS, d)
@@ -821,39 +854,12 @@ def action_options(G, s):
     if G[HNI + s] > 0:
         for i in range(N_ITEMS):
             n = G[HITEM + s * N_ITEMS + i]
-            if n > 0:
-                if i == LAMP:
-                    ok = n_unseen_in(G, s, d) > 0
-                elif i == COFFEE:
-                    ok = searchable and G[NT + d] >= 2
-                elif i == BICYCLE:
-                    ok = any_step(G, s)
-                elif i == MAP:
-                    ok = any_unseen(G, s)
-                else:
-                    ok = False
-                if ok:
-                    option(G, m, O_ITEM, i)
-                    m += 1
-    if G[SKILL_USED + s] == 0:                                # skill_usable
-        c = G[CHARS + s]
-        if c == CHIMAME:
-            ok = searchable
-        elif c == AOYAMA:
-            ok = False
-            for q in range(G[NP]):
-                if aoyama_target(G, s, q):
-                    ok = True
-                    break
-        elif c == INABA:
-            ok = any_unseen(G, s)
-        elif c == COCOA:
-            ok = any_step(G, s)
-        else:
-            ok = True
-        if ok:
-            option(G, m, O_SKILL, d)
-            m += 1
+            if n > 0 and item_usable(G, s, i, searchable):
+                option(G, m, O_ITEM, i)
+                m += 1
+    if G[SKILL_USED + s] == 0 and skill_usable(G, s, searchable):
+        option(G, m, O_SKILL, d)
+        m += 1
     return m
 
 

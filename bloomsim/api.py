@@ -229,7 +229,7 @@ def replay(policies: Sequence, seed: int, game: int, rules=None) -> str:
     if isinstance(game, bool) or not isinstance(game, int) or game < 0:
         raise ValueError(f"game must be a non-negative integer, got {game!r}")
     g = reference_game(rules, sp, seed, game, verbose=True)
-    rank, win = ref.ranks(g)
+    rank, _ = ref.ranks(g)
     head = [f"Broom Service, seed {seed}, game {game}: " +
             ", ".join(f"seat {s} {n}" for s, n in enumerate(sp.names))]
     tail = [f"seat {s} ({sp.names[s]}): {g.score[s]} points, "

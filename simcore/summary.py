@@ -3,7 +3,6 @@ win-rate table at the end of a run."""
 from __future__ import annotations
 
 import json
-import math
 import os
 import tomllib
 from pathlib import Path

@@ -97,21 +97,21 @@ class Batch:
     """Raw results of games start .. start+n-1, as the kernel fills them."""
 
     start: int
-    seat_out: np.ndarray      # [G, P, 16] int16 (SEAT_COLS)
+    seat_out: np.ndarray      # [16, G, P] int16 (SEAT_COLS)
     rank: np.ndarray          # [G, P] int8
     win: np.ndarray           # [G, P] float32
-    game_out: np.ndarray      # [G, 1 + E + R + K + C] int32: decisions, event round, enchanted
+    game_out: np.ndarray      # [1 + E + R + K + C, G] int32: decisions, event round, enchanted
     #                           rounds mask per role, deliveries per tower, charmed round per
-    #                           cloud space
+    #                           cloud space (column-major: each results column is contiguous)
     logs: list | None = None  # per game: [(seat, kind, n_opts, choice), ...]
 
 
 def _empty(rules: Rules, n: int, n_players: int, start: int) -> Batch:
     width = 1 + len(rules.events) + len(rules.roles) + len(rules.tower_ids) + \
         len(rules.board["cloud_spaces"])
-    return Batch(start, np.zeros((n, n_players, len(SEAT_COLS)), np.int16),
+    return Batch(start, np.zeros((len(SEAT_COLS), n, n_players), np.int16),
                  np.zeros((n, n_players), np.int8), np.zeros((n, n_players), np.float32),
-                 np.zeros((n, width), np.int32))
+                 np.zeros((width, n), np.int32))
 
 
 def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
@@ -161,11 +161,12 @@ def play_reference(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int
         g = reference_game(rules, sp, seed, start + i)
         rank, win = ref.ranks(g)
         for s in range(P_):
-            b.seat_out[i, s] = [g.score[s], rules.start_score] + [g.pts[k][s] for k in ref.PTS] + [
-                g.deliveries[s], g.clouds_charmed[s], g.brave_done[s], g.brave_cancelled[s],
-                sum(ref.resources(g, s)), g.pawns[s][0], g.pawns[s][1]]
+            b.seat_out[:, i, s] = (
+                [g.score[s], rules.start_score] + [g.pts[k][s] for k in ref.PTS]
+                + [g.deliveries[s], g.clouds_charmed[s], g.brave_done[s], g.brave_cancelled[s],
+                   sum(ref.resources(g, s)), g.pawns[s][0], g.pawns[s][1]])
         b.rank[i], b.win[i] = rank, win
-        b.game_out[i] = ([len(g.decisions)] + g.event_round + g.enchanted_rounds
+        b.game_out[:, i] = ([len(g.decisions)] + g.event_round + g.enchanted_rounds
                          + g.tower_deliveries + [g.charmed_round[a] for a in spaces])
         b.logs.append(list(g.decisions))
     return b
@@ -174,18 +175,18 @@ def play_reference(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int
 def to_frame(rules: Rules, names: Sequence[str], b: Batch) -> pl.DataFrame:
     """The tidy frame of ``docs/results-schema.md``."""
     int8 = {"clouds", "pawn_end_a", "pawn_end_b"}
-    seat = {"score": b.seat_out[:, :, 0], "rank": b.rank, "win": b.win}
+    seat = {"score": b.seat_out[0], "rank": b.rank, "win": b.win}
     for j, name in enumerate(SEAT_COLS[1:], start=1):
-        seat[name] = b.seat_out[:, :, j].astype(np.int8 if name in int8 else np.int16)
+        seat[name] = b.seat_out[j].astype(np.int8 if name in int8 else np.int16, copy=False)
     n = b.rank.shape[0]
-    game = {"n_players": np.full(n, len(names), np.int8), "decisions": b.game_out[:, 0]}
+    game = {"n_players": np.full(n, len(names), np.int8), "decisions": b.game_out[0]}
     col = 1
     for prefix, ids, dtype in (("event", rules.event_ids, np.int8),
                                ("enchanted", rules.role_ids, np.uint8),
                                ("deliveries", rules.tower_ids, np.int16),
                                ("charmed", rules.board["cloud_spaces"], np.int8)):
         for x in ids:
-            game[f"{prefix}_{x}"] = b.game_out[:, col].astype(dtype)
+            game[f"{prefix}_{x}"] = b.game_out[col].astype(dtype)
             col += 1
     return frame(b.start, names, seat, game)
 
@@ -208,17 +209,16 @@ def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None,
     if progress is not None and not isinstance(progress, bool) and not callable(progress):
         raise ValueError(f"progress must be None, True, False or a callable, got {progress!r}")
 
-    def chunk(start: int, n: int) -> pl.DataFrame:
+    def play(start: int, n: int) -> Batch:
         if engine == "compiled":
-            b = play_compiled(rules, sp, key, start, n)
-        else:
-            b = play_reference(rules, sp, seed, start, n)
-        return to_frame(rules, sp.names, b)
+            return play_compiled(rules, sp, key, start, n)
+        return play_reference(rules, sp, seed, start, n)
 
     manifest = {"game": "bloomsim", "policies": list(sp.names), "seed": seed,
                 "engine": engine, "rules": rules.to_dict()}
-    return runner.run(chunk, n_games, threads=threads, progress=progress, out=out,
-                      manifest=manifest, label="bloomsim")
+    return runner.run(play, lambda start, b: to_frame(rules, sp.names, b), n_games,
+                      threads=threads, progress=progress, out=out, manifest=manifest,
+                      label="bloomsim")
 
 
 def replay(policies: Sequence, seed: int, game: int, rules=None) -> str:

@@ -1183,24 +1183,23 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
         add_points(t, s, p, resource_set_points(t, s.g[sc(p, S_GREEN)], s.g[sc(p, S_PURPLE)],
                                                 s.g[sc(p, S_ORANGE)], s.g[sc(p, S_WANDS)]), S_SETS)
     for p in range(n_players):
-        o = seat_out[i, p]
-        o[0] = s.g[sc(p, S_SCORE)]
-        o[1] = t[P_START_SCORE]
+        seat_out[0, i, p] = s.g[sc(p, S_SCORE)]
+        seat_out[1, i, p] = t[P_START_SCORE]
         for j in range(S_TOWERS, S_FLOOR + 1):
-            o[1 + j] = s.g[sc(p, j)]
-        o[9] = s.g[sc(p, S_DELIV)]
-        o[10] = s.g[sc(p, S_CHARMED)]
-        o[11] = s.g[sc(p, S_BRAVE_DONE)]
-        o[12] = s.g[sc(p, S_CANCELLED)]
-        o[13] = total_resources(s, p)
-        o[14] = s.g[sc(p, S_PAWN_A)]
-        o[15] = s.g[sc(p, S_PAWN_B)]
+            seat_out[1 + j, i, p] = s.g[sc(p, j)]
+        seat_out[9, i, p] = s.g[sc(p, S_DELIV)]
+        seat_out[10, i, p] = s.g[sc(p, S_CHARMED)]
+        seat_out[11, i, p] = s.g[sc(p, S_BRAVE_DONE)]
+        seat_out[12, i, p] = s.g[sc(p, S_CANCELLED)]
+        seat_out[13, i, p] = total_resources(s, p)
+        seat_out[14, i, p] = s.g[sc(p, S_PAWN_A)]
+        seat_out[15, i, p] = s.g[sc(p, S_PAWN_B)]
         primary[p] = s.g[sc(p, S_SCORE)]
         secondary[p] = total_resources(s, p)
     rank_and_share(primary, secondary, n_players, rank[i], win[i])
-    game_out[i, 0] = s.g[G_DECISIONS]
+    game_out[0, i] = s.g[G_DECISIONS]
     for j in range(t[T_N_REC]):
-        game_out[i, 1 + j] = s.g[t[T_REC] + j]
+        game_out[1 + j, i] = s.g[t[T_REC] + j]
     errors[i, 0] = s.g[G_ERROR]
     errors[i, 1] = s.g[G_ERR_SEAT]
     errors[i, 2] = s.g[G_ERR_KIND]
@@ -1214,13 +1213,14 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
     return 0
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def play_batch(t, key, start, n_games, pol, game_fn, user_policies, block, seat_out,
                rank, win, game_out, errors, log):
     """Play games start .. start+n_games-1; row i of every output is game start+i.
 
-    seat_out [G, P, 16] int16 (``api.SEAT_COLS``), rank [G, P] int8, win [G, P] float32,
-    game_out [G, 1 + E + R + K + C] int32 (decisions, then State.rec), errors [G, 6] int64
+    seat_out [16, G, P] int16 (``api.SEAT_COLS``), rank [G, P] int8, win [G, P] float32,
+    game_out [1 + E + R + K + C, G] int32 (decisions, then State.rec): column-major, so that
+    each results column is one contiguous block, errors [G, 6] int64
     (error flag, seat, kind, choice, n_opts, decisions logged), log [G, cap, 4] int16.
     ``game_fn``: ``play_game`` as a first-class function (``game_kernel()``): called through a
     pointer, its machine code is not linked into (and optimised again with) this kernel's.

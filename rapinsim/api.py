@@ -68,7 +68,8 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
         fc = None if fixed[0] < 0 else [int(c) for c in fixed[:p]]
         for g in range(n):
             st = ref.play_game(rules, funcs, pol.names, key, start + g, fc)
-            seat[g], win[g], game[g], chars[g] = st.seat_stats, st.win, st.game_stats, st.chars
+            seat[:, g], win[g], game[:, g], chars[g] = (np.transpose(st.seat_stats), st.win,
+                                                        st.game_stats, st.chars)
             if log:
                 logs.append(np.array(st.decisions, np.int16).reshape(-1, 4))
         return seat, win, game, chars, logs
@@ -83,7 +84,7 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
                                    KIND_NAMES[err[g, 2]], int(err[g, 3]), int(err[g, 4]),
                                    start + int(g))
     if log:
-        logs = [buf[g, :min(game[g, S.G_DECISIONS], LOG_LEN)] for g in range(n)]
+        logs = [buf[g, :min(game[S.G_DECISIONS, g], LOG_LEN)] for g in range(n)]
     return seat, win, game, chars, logs
 
 
@@ -100,14 +101,16 @@ def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None, charact
     rules, pol, fixed = _check(policies, rules, characters, engine)
     key = root_key(seed)
 
-    def chunk(start, n):
-        seat, win, game, chars, _ = play_arrays(pol, rules, fixed, key, start, n, engine)
-        return S.to_frame(start, pol.names, seat, win, game, chars, rules.districts)
+    def play(start, n):
+        return play_arrays(pol, rules, fixed, key, start, n, engine)[:4]
+
+    def build(start, arrays):
+        return S.to_frame(start, pol.names, *arrays, rules.districts)
 
     manifest = {"game": "rapinsim", "policies": list(pol.names), "seed": seed,
                 "engine": engine, "characters": None if characters is None else list(characters),
                 "rules": _rules_dict(rules)}
-    return runner.run(chunk, n_games, threads=threads, progress=progress, out=out,
+    return runner.run(play, build, n_games, threads=threads, progress=progress, out=out,
                       manifest=manifest, label="rapinsim")
 
 

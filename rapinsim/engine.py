@@ -1013,16 +1013,17 @@ def play_game(G, U, key, game):
     score(G)
 
 
-@njit(_V(types.int32[::1], _U, types.uint64, _I, types.int16[:, :, ::1], types.float32[:, ::1],
-         types.int32[:, ::1], types.int8[:, ::1], types.int64[:, ::1], types.int16[:, :, ::1]),
+@njit(_V(types.int32[::1], _U, types.uint64, _I, _I, _I, types.int16[:, :, ::1],
+         types.float32[:, ::1], types.int32[:, ::1], types.int8[:, ::1], types.int64[:, ::1],
+         types.int16[:, :, ::1]),
       cache=True, nogil=True)
-def play_games(Ga, U, key, start, seat, win, game, chars, err, log):
-    """Play games start .. start + len(seat) - 1 into the result arrays (stats.new_arrays);
-    err[g] = (1, seat, kind, choice, n_opts) for a game a policy's illegal answer ended; log
-    [G, L, 4] the decision logs (L = 0: none)."""
+def play_games(Ga, U, key, start, lo, hi, seat, win, game, chars, err, log):
+    """Play games start + lo .. start + hi - 1 into rows lo .. hi - 1 of the result arrays
+    (stats.new_arrays); err[g] = (1, seat, kind, choice, n_opts) for a game a policy's illegal
+    answer ended; log [G, L, 4] the decision logs (L = 0: none)."""
     G = data_ptr(Ga)
     n_players = G[CFG_NP]
-    for g in range(seat.shape[0]):
+    for g in range(lo, hi):
         play_game(G, U, key, start + g)
         rank_and_share(Ga[PRIM:PRIM + n_players], Ga[SECD:SECD + n_players], n_players,
                        Ga[RANKS:RANKS + n_players], win[g])
@@ -1030,9 +1031,9 @@ def play_games(Ga, U, key, start, seat, win, game, chars, err, log):
             G[SEAT_ST + s * S.N_SEAT + S.S_RANK] = G[RANKS + s]
             chars[g, s] = G[CHARS + s]
             for i in range(S.N_SEAT):
-                seat[g, s, i] = G[SEAT_ST + s * S.N_SEAT + i]
-        for i in range(game.shape[1]):
-            game[g, i] = G[GAME_ST + i]
+                seat[i, g, s] = G[SEAT_ST + s * S.N_SEAT + i]
+        for i in range(game.shape[0]):
+            game[i, g] = G[GAME_ST + i]
         err[g, 0], err[g, 1], err[g, 2] = G[ERR], G[ERR_SEAT], G[ERR_KIND]
         err[g, 3], err[g, 4] = G[ERR_CHOICE], G[ERR_N]
         for k in range(min(G[GAME_ST + S.G_DECISIONS], log.shape[1])):
@@ -1042,7 +1043,7 @@ def play_games(Ga, U, key, start, seat, win, game, chars, err, log):
 
 def play_batch(rules: Rules, ids, uf, key, start, n_players, fixed, seat, win, game, chars,
                err, log) -> None:
-    """Play games start .. start + len(seat) - 1 (arrays as ``play_games``) on
+    """Play games start .. start + len(win) - 1 (arrays as ``play_games``) on
     ``numba.get_num_threads()`` threads, in chunks of ``CHUNK_GAMES`` games."""
     head = rule_vector(rules, n_players, ids, fixed, log.shape[1])
     key = np.uint64(key)
@@ -1050,10 +1051,9 @@ def play_batch(rules: Rules, ids, uf, key, start, n_players, fixed, seat, win, g
     def run(a, b):
         g = np.zeros(LOG0 + 4 * log.shape[1], np.int32)
         g[:RULES_LEN] = head
-        play_games(g, uf, key, start + a, seat[a:b],
-                   win[a:b], game[a:b], chars[a:b], err[a:b], log[a:b])
+        play_games(g, uf, key, start, a, b, seat, win, game, chars, err, log)
 
-    n = seat.shape[0]
+    n = win.shape[0]
     threads = min(numba.get_num_threads(), (n + CHUNK_GAMES - 1) // CHUNK_GAMES)
     if threads <= 1:
         run(0, n)

@@ -1,15 +1,16 @@
 """The per-game result arrays both engines fill, and their columns in the results frame.
 
-Seat counters live in ``seat[P, N_SEAT]`` (int16), game counters in ``game[N_GAME + 2 * D]``
-(int32: ``searches_d<k>`` then ``found_d<k>`` follow the fixed ones). Names and dtypes follow
-docs/results-schema.md.
+A game's seat counters are ``seat[:, g]`` ([N_SEAT, P], int16), its game counters
+``game[:, g]`` ([N_GAME + 2 * D], int32: ``searches_d<k>`` then ``found_d<k>`` follow the fixed
+ones): column-major, so that each results column is one contiguous block. Names and dtypes
+follow docs/results-schema.md.
 """
 from __future__ import annotations
 
 import numpy as np
 import polars as pl
 
-from simcore.results import frame
+from simcore.results import categorical, frame
 
 from .rules import CHARACTERS, ITEMS, TRAPS
 
@@ -27,49 +28,40 @@ G_TURNS, G_STALLED, G_DAWN, G_RIZE_START, G_DECISIONS = range(5)
 N_GAME = 5                      # then searches_d<k> at N_GAME + d, found_d<k> at N_GAME + D + d
 
 SEAT_COLUMNS = (
-    [("treasures", S_TREASURES, pl.Int8), ("rabbits", S_RABBITS, pl.Int16),
-     ("chest", S_CHEST, pl.Int8), ("searches", S_SEARCHES, pl.Int16),
-     ("tiles_treasure", S_TAKEN, pl.Int16), ("tiles_item", S_TAKEN + 1, pl.Int16),
-     ("tiles_trap", S_TAKEN + 2, pl.Int16)]
-    + [(f"trap_{t}", S_TRAP + i, pl.Int8) for i, t in enumerate(TRAPS)]
-    + [(f"item_{t}", S_ITEM + i, pl.Int8) for i, t in enumerate(ITEMS)]
-    + [("skill_used", S_SKILL_USED, pl.Int8), ("skill_turn", S_SKILL_TURN, pl.Int16),
-       ("found", S_FOUND, pl.Int16), ("tiles_lost", S_LOST, pl.Int16)])
+    [("treasures", S_TREASURES, np.int8), ("rabbits", S_RABBITS, np.int16),
+     ("chest", S_CHEST, np.int8), ("searches", S_SEARCHES, np.int16),
+     ("tiles_treasure", S_TAKEN, np.int16), ("tiles_item", S_TAKEN + 1, np.int16),
+     ("tiles_trap", S_TAKEN + 2, np.int16)]
+    + [(f"trap_{t}", S_TRAP + i, np.int8) for i, t in enumerate(TRAPS)]
+    + [(f"item_{t}", S_ITEM + i, np.int8) for i, t in enumerate(ITEMS)]
+    + [("skill_used", S_SKILL_USED, np.int8), ("skill_turn", S_SKILL_TURN, np.int16),
+       ("found", S_FOUND, np.int16), ("tiles_lost", S_LOST, np.int16)])
 
 
 def new_arrays(n_games: int, n_players: int, n_districts: int):
-    """Zeroed result arrays for a batch: seat [G, P, N_SEAT], win [G, P], game [G, ...],
-    characters [G, P]."""
-    return (np.zeros((n_games, n_players, N_SEAT), np.int16),
+    """Zeroed result arrays for a batch: seat [N_SEAT, G, P], win [G, P],
+    game [N_GAME + 2 * D, G], characters [G, P]."""
+    return (np.zeros((N_SEAT, n_games, n_players), np.int16),
             np.zeros((n_games, n_players), np.float32),
-            np.zeros((n_games, N_GAME + 2 * n_districts), np.int32),
+            np.zeros((N_GAME + 2 * n_districts, n_games), np.int32),
             np.zeros((n_games, n_players), np.int8))
 
 
 def to_frame(game_start: int, names, seat, win, game, chars, n_districts) -> pl.DataFrame:
     """The results frame of a batch, columns as in docs/results-schema.md."""
     n_games, n_players = win.shape
-    cols = {name: seat[:, :, i] for name, i, _ in SEAT_COLUMNS}
-    cols["rank"] = seat[:, :, S_RANK]
+    cols = {name: seat[i].astype(dt, copy=False)
+            for name, i, dt in SEAT_COLUMNS}
+    cols["rank"] = seat[S_RANK].astype(np.int8)
     cols["win"] = win
     games = {"n_players": np.full(n_games, n_players, np.int8),
-             "decisions": game[:, G_DECISIONS],
-             "turns": game[:, G_TURNS], "stalled": game[:, G_STALLED].astype(bool),
-             "dawn": game[:, G_DAWN].astype(bool), "rize_start": game[:, G_RIZE_START]}
+             "decisions": game[G_DECISIONS],
+             "turns": game[G_TURNS].astype(np.int16), "stalled": game[G_STALLED].astype(bool),
+             "dawn": game[G_DAWN].astype(bool), "rize_start": game[G_RIZE_START].astype(np.int8)}
     for d in range(n_districts):
-        games[f"searches_d{d + 1}"] = game[:, N_GAME + d]
+        games[f"searches_d{d + 1}"] = game[N_GAME + d].astype(np.int16)
     for d in range(n_districts):
-        games[f"found_d{d + 1}"] = game[:, N_GAME + n_districts + d]
+        games[f"found_d{d + 1}"] = game[N_GAME + n_districts + d].astype(np.int16)
     df = frame(game_start, names, cols, games)
-    names_arr = np.array(CHARACTERS, dtype=object)[chars.reshape(-1)]
-    casts = {name: dt for name, _, dt in SEAT_COLUMNS}
-    casts.update({"rank": pl.Int8, "n_players": pl.Int8, "decisions": pl.Int32,
-                  "turns": pl.Int16, "rize_start": pl.Int8})
-    casts.update({c: pl.Int16 for c in games if c.startswith(("searches_d", "found_d"))})
-    df = df.with_columns([pl.col(c).cast(t) for c, t in casts.items()])
-    df = df.with_columns(pl.Series("character", names_arr, dtype=pl.String)
-                         .cast(pl.Categorical))
-    order = ["game", "seat", "policy", "character"] + [c for c in df.columns
-                                                       if c not in ("game", "seat", "policy",
-                                                                    "character")]
-    return df.select(order)
+    df = df.insert_column(3, categorical("character", CHARACTERS, chars.reshape(-1)))
+    return df

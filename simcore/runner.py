@@ -1,19 +1,26 @@
 """The chunked batch runner both games share.
 
 Games are played in fixed chunks of ``CHUNK`` consecutive game indices; inside a chunk the
-engine spreads games over all threads with ``prange``. Because every game draws from its own
-streams (``simcore.rng``), the chunking, the thread count and resuming never change a game.
+engine spreads games over all threads. Because every game draws from its own streams
+(``simcore.rng``), the chunking, the thread count and resuming never change a game.
+
+Each chunk is played (``play``: the engine, which releases the GIL) and then turned into its
+frame (``build``: numpy and polars); the frame of chunk k is built, and with ``out`` written,
+on a worker thread while chunk k+1 plays, so the engine's threads never wait for it. The
+returned frame is the chunks' frames concatenated without copying: one polars chunk per
+``CHUNK`` games (``DataFrame.rechunk()`` makes the columns contiguous when that matters).
 
 With ``out=`` each chunk is written to its own Parquet file (``part-000000.parquet``, ...) in a
 directory, through a temporary name and an atomic rename, so an interrupted run leaves only
 complete chunks and a rerun with the same settings resumes where it stopped. Memory stays
-bounded by one chunk.
+bounded by about two chunks.
 """
 from __future__ import annotations
 
 import json
 import os
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -41,39 +48,56 @@ def check_threads(threads: Any) -> int:
     return threads
 
 
-def run(play_chunk: Callable[[int, int], pl.DataFrame], n_games: int, *,
-        threads: int | None, progress: ProgressArg, out: str | os.PathLike | None,
-        manifest: Mapping[str, Any], label: str, chunk: int = CHUNK):
-    """Play games ``0..n_games-1`` with ``play_chunk(start, n)``.
+def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFrame],
+        n_games: int, *, threads: int | None, progress: ProgressArg,
+        out: str | os.PathLike | None, manifest: Mapping[str, Any], label: str,
+        chunk: int = CHUNK):
+    """Play games ``0..n_games-1``: ``play(start, n)`` returns a chunk's raw results,
+    ``build(start, raw)`` its frame.
 
     Returns a DataFrame, or with ``out`` a LazyFrame over the written Parquet dataset.
     """
     n_games = check_games(n_games)
     threads = check_threads(threads)
+    folder = None if out is None else _open_dataset(
+        Path(out), dict(manifest, n_games=n_games, chunk=chunk))
     old = numba.get_num_threads()
-    numba.set_num_threads(threads)
+    numba.set_num_threads(threads)        # per thread: the engine runs on this one
     bar = Progress(progress, n_games, label)
+    parts: list[pl.DataFrame] = []
+    pending: tuple[Future, int] | None = None
+
+    def finish(job: tuple[Future, int]) -> None:
+        frame = job[0].result()
+        if folder is None:
+            parts.append(frame)
+        bar.update(job[1])
+
+    def write(k: int, start: int, raw: Any) -> None:
+        tmp = folder / f".part-{k:06d}.parquet.tmp"
+        build(start, raw).write_parquet(tmp, compression="zstd")
+        os.replace(tmp, folder / f"part-{k:06d}.parquet")
+
     try:
-        if out is None:
-            parts = []
-            for start in range(0, n_games, chunk):
+        with ThreadPoolExecutor(1, thread_name_prefix=f"{label}-frames") as frames:
+            for k, start in enumerate(range(0, n_games, chunk)):
                 n = min(chunk, n_games - start)
-                parts.append(play_chunk(start, n))
-                bar.update(n)
-            return pl.concat(parts, rechunk=True)
-        folder = _open_dataset(Path(out), dict(manifest, n_games=n_games, chunk=chunk))
-        for k, start in enumerate(range(0, n_games, chunk)):
-            n = min(chunk, n_games - start)
-            part = folder / f"part-{k:06d}.parquet"
-            if not part.exists():
-                tmp = folder / f".part-{k:06d}.parquet.tmp"
-                play_chunk(start, n).write_parquet(tmp, compression="zstd")
-                os.replace(tmp, part)
-            bar.update(n)
-        return pl.scan_parquet(folder / "part-*.parquet")
+                if folder is not None and (folder / f"part-{k:06d}.parquet").exists():
+                    bar.update(n)
+                    continue
+                raw = play(start, n)
+                if pending is not None:
+                    finish(pending)
+                job = (build, start, raw) if folder is None else (write, k, start, raw)
+                pending = (frames.submit(*job), n)
+            if pending is not None:
+                finish(pending)
     finally:
         bar.close()
         numba.set_num_threads(old)
+    if folder is not None:
+        return pl.scan_parquet(folder / "part-*.parquet")
+    return pl.concat(parts, rechunk=False)
 
 
 def _open_dataset(folder: Path, manifest: dict) -> Path:
@@ -88,8 +112,9 @@ def _open_dataset(folder: Path, manifest: dict) -> Path:
         old = json.loads(meta.read_text())
         if old != json.loads(json.dumps(manifest)):
             diff = sorted(k for k in set(old) | set(manifest) if old.get(k) != manifest.get(k))
-            raise ValueError(f"out={str(folder)!r} holds a run with other settings ({', '.join(diff)}"
-                             f" differ); delete it or choose another path to start anew")
+            raise ValueError(f"out={str(folder)!r} holds a run with other settings "
+                             f"({', '.join(diff)} differ); delete it or choose another path "
+                             f"to start anew")
         return folder
     folder.mkdir(parents=True, exist_ok=True)
     meta.write_text(json.dumps(manifest, indent=1, sort_keys=True))

@@ -112,8 +112,8 @@ def test_batch_split_does_not_change_games(rules):
     whole = api.play_compiled(rules, sp, root_key(9), 0, 200)
     first = api.play_compiled(rules, sp, root_key(9), 0, 100)
     second = api.play_compiled(rules, sp, root_key(9), 100, 100)
-    assert (whole.seat_out == np.concatenate([first.seat_out, second.seat_out])).all()
-    assert (whole.game_out == np.concatenate([first.game_out, second.game_out])).all()
+    assert (whole.seat_out == np.concatenate([first.seat_out, second.seat_out], axis=1)).all()
+    assert (whole.game_out == np.concatenate([first.game_out, second.game_out], axis=1)).all()
 
 
 def test_changing_a_policy_keeps_clouds_events_and_enchanted_roles():

@@ -37,47 +37,56 @@ def fake_chunk(start, n):
     return frame(start, ["x", "y"], {"v": np.stack([g, 2 * g], axis=1)}, {})
 
 
+def fake_play(start, n):
+    return n
+
+
+def fake_build(start, n):
+    return fake_chunk(start, n)
+
+
 def test_runner_chunks_make_the_same_frame_as_one_batch():
-    whole = runner.run(fake_chunk, 1000, threads=1, progress=False, out=None, manifest={},
-                       label="t", chunk=1000)
-    split = runner.run(fake_chunk, 1000, threads=None, progress=False, out=None, manifest={},
-                       label="t", chunk=64)
+    whole = runner.run(fake_play, fake_build, 1000, threads=1, progress=False, out=None,
+                       manifest={}, label="t", chunk=1000)
+    split = runner.run(fake_play, fake_build, 1000, threads=None, progress=False, out=None,
+                       manifest={}, label="t", chunk=64)
     assert whole.equals(split)
 
 
 def test_runner_streams_resumes_and_refuses_other_settings(tmp_path):
     calls = []
 
-    def chunk(start, n):
+    def play(start, n):
         calls.append(start)
-        return fake_chunk(start, n)
+        return n
 
     out = tmp_path / "res"
-    lf = runner.run(chunk, 300, threads=1, progress=False, out=out, manifest={"seed": 1},
+    lf = runner.run(play, fake_build, 300, threads=1, progress=False, out=out, manifest={"seed": 1},
                     label="t", chunk=100)
     assert lf.collect().height == 600 and calls == [0, 100, 200]
     (out / "part-000001.parquet").unlink()          # as if interrupted mid-run
     calls.clear()
-    lf = runner.run(chunk, 300, threads=1, progress=False, out=out, manifest={"seed": 1},
+    lf = runner.run(play, fake_build, 300, threads=1, progress=False, out=out, manifest={"seed": 1},
                     label="t", chunk=100)
     assert calls == [100]
     assert lf.collect().sort("game", "seat").equals(fake_chunk(0, 300))
     with pytest.raises(ValueError, match="seed"):
-        runner.run(chunk, 300, threads=1, progress=False, out=out, manifest={"seed": 2},
+        runner.run(play, fake_build, 300, threads=1, progress=False, out=out, manifest={"seed": 2},
                    label="t", chunk=100)
 
 
 def test_runner_reports_progress_and_rejects_bad_counts():
     seen = []
-    runner.run(fake_chunk, 250, threads=1, progress=lambda d, t: seen.append((d, t)),
+    runner.run(fake_play, fake_build, 250, threads=1, progress=lambda d, t: seen.append((d, t)),
                out=None, manifest={}, label="t", chunk=100)
     assert seen == [(100, 250), (200, 250), (250, 250)]
     for bad in (0, -3, 2.5, True):
         with pytest.raises(ValueError, match="n_games"):
-            runner.run(fake_chunk, bad, threads=1, progress=False, out=None, manifest={},
+            runner.run(fake_play, fake_build, bad, threads=1, progress=False, out=None, manifest={},
                        label="t")
     with pytest.raises(ValueError, match="threads"):
-        runner.run(fake_chunk, 5, threads=0, progress=False, out=None, manifest={}, label="t")
+        runner.run(fake_play, fake_build, 5, threads=0, progress=False, out=None, manifest={},
+                   label="t")
 
 
 def test_resolve_policies_and_errors():

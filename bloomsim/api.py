@@ -32,7 +32,6 @@ from .policies import BUILTIN_IDS, KIND_NAMES, POLICIES
 from .rules import Rules, default_rules, load_rules
 
 ENGINES = ("compiled", "reference")
-BLOCK = 64            # games per prange block (one scratch State per block)
 LOG_CAP = 4096        # decisions kept per game when a decision log is asked for
 
 
@@ -122,9 +121,8 @@ def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
     logs = np.zeros((n, LOG_CAP if log else 0, 4), np.int16)
     with warnings.catch_warnings():    # numba flags first-class functions as experimental
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-        E.play_batch(flat_tables(rules), np.uint64(key), start, n, sp.ids, E.game_kernel(),
-                     user_policies(sp), BLOCK, b.seat_out, b.rank, b.win,
-                     b.game_out, errors, logs)
+        E.play_batch(flat_tables(rules), np.uint64(key), start, sp.ids, user_policies(sp),
+                     b.seat_out, b.rank, b.win, b.game_out, errors, logs)
     bad = np.flatnonzero(errors[:, 0])
     if bad.size:
         i = int(bad[0])

@@ -1,7 +1,8 @@
 """The compiled engine: the rules of ``reference.py`` as numba kernels over packed arrays.
 
-``play_batch`` plays games ``start .. start+n-1`` over all threads (``prange`` over blocks of
-games; each block owns one ``State``, reset per game, so nothing is allocated inside a game).
+``play_batch`` plays games ``start .. start+n-1`` over all threads (``simcore.parallel.spread``
+hands units of games to threads running ``play_games``; each unit owns one ``State``, reset per
+game, so nothing is allocated inside a game).
 Every function mirrors the reference function of the same name, draws the same random numbers
 in the same order and builds the same options, so both engines play the same game
 (``tests/bloomsim/test_differential.py`` holds them to it).
@@ -15,8 +16,8 @@ Why it is shaped like this (measured; see docs/bloomsim.md):
   Reading a seat's columns through a 2-D view of ``g`` (``reshape``) was 2.5x slower, hence
   ``s.g[sc(seat, S_...)]``.
 - Every kernel numba compiles separately is linked into, and optimised again with, each caller.
-  Kernels with a single call site are inlined into it (``inline="always"``), ``play_batch``
-  calls ``play_game`` through a function pointer (so the parallel kernel does not carry the
+  Kernels with a single call site are inlined into it (``inline="always"``), ``play_games``
+  calls ``play_game`` through a function pointer (so the batch kernel does not carry the
   engine), and kernels called with constants have explicit signatures (numba compiles a new
   version for every literal argument otherwise).
 - One compiled kernel serves built-in and user policies: user policies come as the addresses of
@@ -35,12 +36,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange, typeof, types
+from numba import njit, typeof, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.core.types.function_type import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
 
+from simcore.parallel import spread
 from simcore.policy import POLICY_SIG, PolicyFunc
 from simcore.results import rank_and_share
 from simcore.rng import CHANCE, randint, seed_streams, shuffle
@@ -1152,7 +1154,7 @@ GAME_SIG = types.int64(TT, ST, types.uint64, I8, LOG, I8, types.int64[::1], type
 def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
               game_out, errors):
     """Setup, the rounds, end scoring: one whole game into State s, then its row i of the
-    outputs (see ``play_batch``). ``play_batch`` calls it through a function pointer."""
+    outputs (see ``play_games``). ``play_games`` calls it through a function pointer."""
     setup(t, s, key, game)
     n_players = s.g[G_NP]
     N = t[T_N_TILES]
@@ -1213,10 +1215,11 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
     return 0
 
 
-@njit(cache=True, parallel=True, nogil=True)
-def play_batch(t, key, start, n_games, pol, game_fn, user_policies, block, seat_out,
-               rank, win, game_out, errors, log):
-    """Play games start .. start+n_games-1; row i of every output is game start+i.
+@njit(cache=True, nogil=True)
+def play_games(t, key, start, lo, hi, pol, game_fn, user_policies, seat_out, rank, win,
+               game_out, errors, log):
+    """Play games start + lo .. start + hi - 1 into rows lo .. hi - 1 of the outputs, with one
+    ``State`` reset per game (nothing is allocated inside a game).
 
     seat_out [16, G, P] int16 (``api.SEAT_COLS``), rank [G, P] int8, win [G, P] float32,
     game_out [1 + E + R + K + C, G] int32 (decisions, then State.rec): column-major, so that
@@ -1228,15 +1231,22 @@ def play_batch(t, key, start, n_games, pol, game_fn, user_policies, block, seat_
     (``policy_at``), padded with a placeholder's.
     """
     n_players = pol.shape[0]
-    n_blocks = (n_games + block - 1) // block
-    for b in prange(n_blocks):
-        s = new_state(t, n_players, pol, user_policies, log.shape[1])
-        primary = np.zeros(n_players, np.int64)
-        secondary = np.zeros(n_players, np.int64)
-        b0 = np.int64(b) * block
-        for i in range(b0, min(n_games, b0 + block)):
-            game_fn(t, s, key, start + i, log, i, primary, secondary, seat_out,
-                    rank, win, game_out, errors)
+    s = new_state(t, n_players, pol, user_policies, log.shape[1])
+    primary = np.zeros(n_players, np.int64)
+    secondary = np.zeros(n_players, np.int64)
+    for i in range(lo, hi):
+        game_fn(t, s, key, start + i, log, i, primary, secondary, seat_out, rank, win,
+                game_out, errors)
+
+
+def play_batch(t, key, start, pol, user_policies, seat_out, rank, win, game_out, errors,
+               log) -> None:
+    """Play games start .. start + len(win) - 1 (arrays as ``play_games``) on
+    ``numba.get_num_threads()`` threads (``simcore.parallel.spread``)."""
+    game_fn = game_kernel()
+    spread(lambda lo, hi: play_games(t, key, start, lo, hi, pol, game_fn, user_policies,
+                                     seat_out, rank, win, game_out, errors, log),
+           win.shape[0])
 
 
 class FirstClass(WrapperAddressProtocol):

@@ -14,22 +14,20 @@ district ``NT``, pawns per district ``NPD``, each seat's held treasures, rabbits
 listing the legal options does not rescan the board. The random policy reads neither the
 observation nor the features, so they are written only for a policy that reads them.
 
-``play_batch`` spreads a batch over Python threads in chunks; each chunk gets its own buffers and
-calls ``play_games`` (compiled ``nogil``), and every game seeds its own streams, so a game never
-depends on its thread or chunk. The functions mirror the reference engine rule for rule and draw
-from the streams in the same order. A policy's illegal answer is recorded (``ERR``) and ends that
-game; the caller raises.
+``play_batch`` spreads a batch over threads (``simcore.parallel.spread``); each unit of games
+gets its own buffers and calls ``play_games`` (compiled ``nogil``), and every game seeds its own
+streams, so a game never depends on its thread or unit. The functions mirror the reference
+engine rule for rule and draw from the streams in the same order. A policy's illegal answer is
+recorded (``ERR``) and ends that game; the caller raises.
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
-import numba
 import numpy as np
 from numba import carray, njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
+from simcore.parallel import spread
 from simcore.policy import POLICY_SIG, PolicyFunc
 from simcore.results import rank_and_share
 from simcore.rng import CHANCE, mix64, randint
@@ -54,7 +52,6 @@ MAXD = 40           # most districts the rules allow
 MAXN = 120          # most houses (tiles)
 P = MAX_PLAYERS
 MO = MAX_OPTS
-CHUNK_GAMES = 512   # games a thread plays with one set of buffers (a unit of work)
 
 _end = 0
 
@@ -1044,21 +1041,13 @@ def play_games(Ga, U, key, start, lo, hi, seat, win, game, chars, err, log):
 def play_batch(rules: Rules, ids, uf, key, start, n_players, fixed, seat, win, game, chars,
                err, log) -> None:
     """Play games start .. start + len(win) - 1 (arrays as ``play_games``) on
-    ``numba.get_num_threads()`` threads, in chunks of ``CHUNK_GAMES`` games."""
+    ``numba.get_num_threads()`` threads (``simcore.parallel.spread``)."""
     head = rule_vector(rules, n_players, ids, fixed, log.shape[1])
     key = np.uint64(key)
 
-    def run(a, b):
+    def play_rows(lo, hi):
         g = np.zeros(LOG0 + 4 * log.shape[1], np.int32)
         g[:RULES_LEN] = head
-        play_games(g, uf, key, start, a, b, seat, win, game, chars, err, log)
+        play_games(g, uf, key, start, lo, hi, seat, win, game, chars, err, log)
 
-    n = win.shape[0]
-    threads = min(numba.get_num_threads(), (n + CHUNK_GAMES - 1) // CHUNK_GAMES)
-    if threads <= 1:
-        run(0, n)
-        return
-    with ThreadPoolExecutor(threads) as pool:
-        for f in [pool.submit(run, a, min(n, a + CHUNK_GAMES))
-                  for a in range(0, n, CHUNK_GAMES)]:
-            f.result()
+    spread(play_rows, win.shape[0])

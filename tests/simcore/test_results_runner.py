@@ -1,8 +1,12 @@
+import threading
+
+import numba
 import numpy as np
 import polars as pl
 import pytest
 
 from simcore import runner
+from simcore.parallel import spread
 from simcore.policy import policy, resolve
 from simcore.results import frame, rank_and_share
 
@@ -89,6 +93,40 @@ def test_runner_reports_progress_and_rejects_bad_counts():
                    label="t")
 
 
+def test_runner_builds_frames_beside_play_and_passes_errors_on(tmp_path):
+    """Chunk k's frame is built on another thread while chunk k+1 plays; frames keep their
+    order, and an error in either step reaches the caller (nothing half-written)."""
+    builders = set()
+
+    def build(start, n):
+        builders.add(threading.get_ident())
+        return fake_chunk(start, n)
+
+    df = runner.run(fake_play, build, 350, threads=1, progress=False, out=None, manifest={},
+                    label="t", chunk=100)
+    assert df.equals(fake_chunk(0, 350)) and df.n_chunks() == 4
+    assert builders and threading.get_ident() not in builders
+
+    def bad_play(start, n):
+        if start == 200:
+            raise RuntimeError("engine failed")
+        return n
+
+    def bad_build(start, n):
+        if start == 100:
+            raise OSError("disk full")
+        return fake_chunk(start, n)
+
+    with pytest.raises(RuntimeError, match="engine failed"):
+        runner.run(bad_play, fake_build, 350, threads=1, progress=False, out=None, manifest={},
+                   label="t", chunk=100)
+    out = tmp_path / "res"
+    with pytest.raises(OSError, match="disk full"):
+        runner.run(fake_play, bad_build, 350, threads=1, progress=False, out=out,
+                   manifest={}, label="t", chunk=100)
+    assert sorted(p.name for p in out.glob("*.parquet")) == ["part-000000.parquet"]
+
+
 def test_resolve_policies_and_errors():
     @policy("mine")
     def mine(kind, obs, opts, n_opts, rng):
@@ -130,3 +168,23 @@ def test_rules_files_get_errors_naming_the_file(tmp_path):
         with pytest.raises(ValueError, match=msg) as e:
             read_rules_file(tmp_path / name)
         assert name in str(e.value)
+
+
+def test_spread_plays_every_row_once_in_units():
+    rows = np.zeros(1300, np.int64)
+    calls = []
+
+    def play_rows(lo, hi):
+        calls.append((lo, hi))
+        rows[lo:hi] += 1
+
+    old = numba.get_num_threads()
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    try:
+        spread(play_rows, 1300, unit=512)
+    finally:
+        numba.set_num_threads(old)
+    assert (rows == 1).all() and sorted(calls) == [(0, 512), (512, 1024), (1024, 1300)]
+    calls.clear()
+    spread(play_rows, 7, unit=512)
+    assert calls == [(0, 7)]

@@ -43,7 +43,7 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_STEPS,
                        OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS, OB_TREASURES, OB_TURN, PLACE,
                        STEP, TARGET, CHEST_TILE, RANDOM, choose_builtin)
-from .reference import BAG, DISCARDED, EMPTY, HAND, REMOVED
+from .reference import EMPTY
 from .rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
                     INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, PITFALL, TRAP, TREASURE,
                     Rules)
@@ -106,8 +106,8 @@ HITEM = _field(P * N_ITEMS)    # [s * N_ITEMS + i] items of each kind held
 NT, NPD, OCC, MARKER = (_field(MAXD) for _ in range(4))  # tiles on the board, pawns, pawns as
 #                                    a bit set of seats, time marker
 # per house or tile
-BOARD, FACE_UP, LOC, BAGR, TMP = (_field(MAXN) for _ in range(5))  # tile per house (EMPTY),
-#                                    face up, where each tile is, Rize's bag (oldest first), picks
+BOARD, FACE_UP, BAGR, TMP = (_field(MAXN) for _ in range(4))  # tile per house (EMPTY),
+#                                    face up, Rize's bag (oldest first), picks
 TK, TSUB, TBR, TWH, TCH = (_field(MAXN) for _ in range(5))  # the tile set in play (R_KIND ...)
 SEEN = _field(P * MAXN)        # [s * MAXN + t] seat s has looked at tile t
 # the options of the current decision: code, argument (house, seat, item or district; the
@@ -116,6 +116,9 @@ CH_WHAT, CH_ARG = (_field(MO) for _ in range(2))
 SEAT_ST = _field(P * S.N_SEAT)               # [s * N_SEAT + k] seat counters
 GAME_ST = _field(S.N_GAME + 2 * MAXD)        # game counters (stats.N_GAME + 2 D used)
 _field(_end % 2)                             # (8-byte alignment)
+HELD = _field(4 * P)                         # uint64 [s * 2 + w] tiles seat s holds, a bit set
+SEL_ITEM0 = 2                                # selectors: TREASURE, ITEM, SEL_ITEM0 + item
+KIND_SET = _field(4 * (SEL_ITEM0 + N_ITEMS)) # uint64 [k * 2 + w] the tiles of selector k
 XS = _field(2 * N_STREAMS)                   # uint64 random streams (simcore.rng)
 OBS = _field(N_OBS)                          # float32 observation
 OPTS = _field(MO * N_FEATURES)               # float32 option features [MO, N_FEATURES]
@@ -221,24 +224,46 @@ def streams(G):
     return u64_at(G, XS)
 
 
+@intrinsic
+def popcount(typingctx, x):
+    """The number of set bits of a uint64."""
+    def codegen(context, builder, sig, args):
+        return builder.ctpop(args[0])
+    return types.uint64(types.uint64), codegen
+
+
 # ---------------------------------------------------------------- small helpers
 
 @helper
-def nth_held(G, s, kind, item, r):
-    """The r-th (from 0, in tile order) tile of a kind (and item id, if >= 0) seat s holds."""
-    hs = HAND + s
-    any_item = item < 0
-    for t in range(G[R_N]):                  # one branch per tile, taken once
-        r -= (G[LOC + t] == hs) & (G[TK + t] == kind) & (any_item | (G[TSUB + t] == item))
-        if r < 0:
-            return t
-    return -1
+def nth_held(G, s, sel, r):
+    """The r-th (from 0, in tile order; r < their count) tile seat s holds of selector sel
+    (TREASURE, ITEM or SEL_ITEM0 + item): the hand and the kind are bit sets, so this is a
+    few bit operations instead of a scan of every tile."""
+    held = u64_at(G, HELD + 4 * s)
+    kind = u64_at(G, KIND_SET + 4 * sel)
+    w = held[0] & kind[0]
+    base = 0
+    c = np.int64(popcount(w))
+    if r >= c:
+        w = held[1] & kind[1]
+        base = 64
+        r -= c
+    for _ in range(r):
+        w &= w - np.uint64(1)
+    return base + np.int64(trailing_zeros(w))
+
+
+@helper
+def held_bit(G, s, t):
+    """The word of seat s's hand bit set that holds tile t, and t's bit in it."""
+    return u64_at(G, HELD + 4 * s + 2 * (t >> 6)), np.uint64(1) << np.uint64(t & 63)
 
 
 @helper
 def hand_add(G, s, t):
     """Tile t goes into seat s's hand (the held counts follow)."""
-    G[LOC + t] = HAND + s
+    word, bit = held_bit(G, s, t)
+    word[0] |= bit
     if G[TK + t] == TREASURE:
         G[HTRE + s] += 1
         G[HBROWN + s] += G[TBR + t]
@@ -250,9 +275,10 @@ def hand_add(G, s, t):
 
 
 @helper
-def hand_remove(G, s, t, to):
-    """Tile t leaves seat s's hand for ``to`` (a house, BAG, DISCARDED)."""
-    G[LOC + t] = to
+def hand_remove(G, s, t):
+    """Tile t leaves seat s's hand (for a house, Rize's bag or the discard)."""
+    word, bit = held_bit(G, s, t)
+    word[0] &= ~bit
     if G[TK + t] == TREASURE:
         G[HTRE + s] -= 1
         G[HBROWN + s] -= G[TBR + t]
@@ -269,7 +295,6 @@ def put_tile(G, h, t, face_up):
     G[NT + G[R_HD + h]] += G[BOARD + h] == EMPTY
     G[BOARD + h] = t
     G[FACE_UP + h] = face_up
-    G[LOC + t] = h
 
 
 @helper
@@ -462,13 +487,12 @@ def ask(G, U, s, kind, n):
 
 @helper
 def update_time_marker(G, d):
-    empty = G[NT + d] == 0
-    if empty and G[MARKER + d] == 0:
-        G[MARKER + d] = 1
-        G[N_MARKED] += 1
-    elif not empty and G[MARKER + d] != 0 and not G[R_PERM]:
-        G[MARKER + d] = 0
-        G[N_MARKED] -= 1
+    """An empty district gets the time marker; a refilled one loses it unless markers are
+    permanent. Written without branches (Rize enters a district every turn)."""
+    had = G[MARKER + d]
+    now = (G[NT + d] == 0) | (had & G[R_PERM])
+    G[MARKER + d] = now
+    G[N_MARKED] += now - had
 
 
 @helper
@@ -555,8 +579,8 @@ def lose_tile(G, s):
     if n == 0:
         kind, n = ITEM, G[HNI + s]
     if n > 0:
-        t = nth_held(G, s, kind, -1, randint(streams(G), CHANCE, n))
-        hand_remove(G, s, t, BAG)
+        t = nth_held(G, s, kind, randint(streams(G), CHANCE, n))
+        hand_remove(G, s, t)
         G[BAGR + G[BAG_N]] = t
         G[BAG_N] += 1
         G[SEAT_ST + s * S.N_SEAT + S.S_LOST] += 1
@@ -564,7 +588,7 @@ def lose_tile(G, s):
 
 @helper
 def discard_item(G, s, item):
-    hand_remove(G, s, nth_held(G, s, ITEM, item, 0), DISCARDED)
+    hand_remove(G, s, nth_held(G, s, SEL_ITEM0 + item, 0))
     G[SEAT_ST + s * S.N_SEAT + S.S_ITEM + item] += 1
 
 
@@ -635,7 +659,6 @@ def take_tile(G, U, s, h):
     st = SEAT_ST + s * S.N_SEAT
     G[st + S.S_TAKEN + kind] += 1
     if kind == TRAP:
-        G[LOC + t] = REMOVED
         trap = G[TSUB + t]
         G[st + S.S_TRAP + trap] += 1
         if trap == ALARM:
@@ -647,19 +670,22 @@ def take_tile(G, U, s, h):
         else:                                                  # prank
             n = G[HNI + s]
             if n > 0:
-                hand_remove(G, s, nth_held(G, s, ITEM, -1, randint(streams(G), CHANCE, n)),
-                            DISCARDED)
+                hand_remove(G, s, nth_held(G, s, ITEM, randint(streams(G), CHANCE, n)))
             else:
                 n = G[HTRE + s]
                 if n > 0:
-                    u = nth_held(G, s, TREASURE, -1, randint(streams(G), CHANCE, n))
-                    hand_remove(G, s, u, h)
+                    u = nth_held(G, s, TREASURE, randint(streams(G), CHANCE, n))
+                    hand_remove(G, s, u)
                     put_tile(G, h, u, 1)
     else:                                                      # receive
-        if G[CHARS + s] == INABA:
-            for u in range(G[R_N]):
-                if G[LOC + u] == HAND + s:
-                    hand_remove(G, s, u, h)
+        if G[CHARS + s] == INABA:                              # her hand, in tile order
+            held = u64_at(G, HELD + 4 * s)
+            for w in range(2):
+                bits = held[w]
+                while bits:
+                    u = 64 * w + np.int64(trailing_zeros(bits))
+                    bits &= bits - np.uint64(1)
+                    hand_remove(G, s, u)
                     put_tile(G, h, u, G[TK + u] == TREASURE)
         hand_add(G, s, t)
         if kind == TREASURE:
@@ -780,14 +806,14 @@ def use_skill(G, U, s):
                 option(G, m, O_PLAYER, q)
                 m += 1
         q = G[CH_ARG + ask(G, U, s, TARGET, m)]
-        t = nth_held(G, q, TREASURE, -1, randint(streams(G), CHANCE, G[HTRE + q]))
+        t = nth_held(G, q, TREASURE, randint(streams(G), CHANCE, G[HTRE + q]))
         d = pos
         while G[NT + d] == G[R_H]:
             d = G[R_NEXT + d]
         h0 = d * G[R_H]
         for h in range(h0, h0 + G[R_H]):
             if G[BOARD + h] == EMPTY:
-                hand_remove(G, q, t, h)
+                hand_remove(G, q, t)
                 put_tile(G, h, t, 0)
                 break
         update_time_marker(G, d)
@@ -930,6 +956,13 @@ def setup(G, U, key, game):
         G[TBR + t] = G[R_BROWN + k + t]
         G[TWH + t] = G[R_WHITE + k + t]
         G[TCH + t] = G[R_CHEST + k + t]
+    kind_set = u64_at(G, KIND_SET)                            # the kinds as bit sets
+    for t in range(n):
+        w, bit = t >> 6, np.uint64(1) << np.uint64(t & 63)
+        if G[TK + t] != TRAP:
+            kind_set[2 * G[TK + t] + w] |= bit
+        if G[TK + t] == ITEM:
+            kind_set[2 * (SEL_ITEM0 + G[TSUB + t]) + w] |= bit
     for h in range(n):                                        # shuffle_tiles
         G[TMP + h] = h
     for i in range(n - 1, 0, -1):
@@ -939,7 +972,6 @@ def setup(G, U, key, game):
         G[TMP + j] = t
     for h in range(n):
         G[BOARD + h] = G[TMP + h]
-        G[LOC + G[TMP + h]] = h
     for d in range(G[R_D]):
         G[NT + d] = G[R_H]
     face = randint(streams(G), CHANCE, G[R_DIE])                      # roll_rize_start
@@ -1009,7 +1041,9 @@ def play_game(G, U, key, game):
                 break
         if G[DAWN] < 0 and G[N_MARKED] >= G[R_DAWN_EMPTIES]:    # dawn_check
             G[DAWN] = G[RIZE]
-        cur = (cur + 1) % n_players
+        cur += 1
+        if cur == n_players:
+            cur = 0
     score(G)
 
 

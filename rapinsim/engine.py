@@ -70,13 +70,13 @@ def _field(n=1):
 # ---- the rules (``rule_vector``)
 (R_D, R_H, R_N, R_ACTIONS, R_DIE, R_DAWN_EMPTIES, R_MAX_TURNS, R_WHITE_PAIR, R_PERM,
  R_COFFEE_END, R_INABA_WIN, R_STEP_NEXT, R_BIKE, R_COCOA, R_NROSTER,
- R_FINDS) = (_field() for _ in range(16))
-_field(8)                      # spare scalar slots
+ R_FINDS, R_DEG) = (_field() for _ in range(17))
+_field(7)                      # spare scalar slots
 R_NEXT = _field(MAXD)          # district Rize enters after d
 R_STEPS = _field(MAXD * MAXD)  # [r * MAXD + d] Rize's steps from r until he enters d
 R_ADJ = _field(MAXD * MAXD)    # [a * MAXD + b] players may step between a and b
-R_NB = _field(MAXD * MAXD)     # [a * MAXD + k] the k-th neighbour of a, ascending
-R_NNB = _field(MAXD)           # neighbours of a
+R_NB = _field(MAXD * MAXD)     # [a * MAXD + k] the k-th neighbour of a, ascending, then -1
+#                                up to R_DEG, the most neighbours a district has
 R_START = _field(24)           # Rize's start district per die face - 1
 R_HD = _field(MAXN)            # district of house h
 R_KIND = _field(2 * MAXN)      # [set * MAXN + t] tile kind, set 1 with Inaba's chest
@@ -142,6 +142,7 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
     for k, x in scal.items():
         v[k] = int(x)
     pos = ra.route_pos.astype(np.int64)
+    v[R_NB:R_NB + MAXD * MAXD] = -1
     for a in range(d):
         v[R_NEXT + a] = ra.route[(pos[a] + 1) % d]
         nb = 0
@@ -151,7 +152,7 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
             if ra.adj[a, b]:
                 v[R_NB + a * MAXD + nb] = b
                 nb += 1
-        v[R_NNB + a] = nb
+        v[R_DEG] = max(v[R_DEG], nb)
     v[R_START:R_START + ra.die_sides] = ra.rize_start
     v[R_HD:R_HD + d * h] = np.arange(d * h) // h
     n = d * h
@@ -309,12 +310,14 @@ def move_pawn(G, s, d):
 
 @helper
 def n_unseen_in(G, s, d):
+    """Face-down tiles in d seat s has not looked at (without branches: an empty house reads
+    the slot before seat s's SEEN row, and the result is masked)."""
     n = 0
     seen = SEEN + s * MAXN
     h0 = d * G[R_H]
     for h in range(h0, h0 + G[R_H]):
         t = G[BOARD + h]
-        n += t != EMPTY and G[FACE_UP + h] == 0 and G[seen + t] == 0
+        n += (t != EMPTY) & (G[FACE_UP + h] == 0) & (G[seen + t] == 0)
     return n
 
 
@@ -497,35 +500,26 @@ def update_time_marker(G, d):
 
 @helper
 def can_search(G, s):
+    """A tile here, no other pawn and not Rize, no search yet this turn (one expression, no
+    branches)."""
     d = G[POS + s]
-    return G[SEARCHED] == 0 and d != G[RIZE] and G[NPD + d] == 1 and G[NT + d] > 0
-
-
-@helper
-def any_step(G, s):
-    d = G[POS + s]
-    rize = G[RIZE]
-    nxt = G[R_NEXT + rize]
-    for k in range(G[R_NNB + d]):
-        e = G[R_NB + d * MAXD + k]
-        if e != rize and (G[R_STEP_NEXT] or e != nxt):
-            return True
-    return False
+    return (G[SEARCHED] == 0) & (d != G[RIZE]) & (G[NPD + d] == 1) & (G[NT + d] > 0)
 
 
 @helper
 def step_options(G, s, m):
     """STEP options from option m on (legal steps, ascending); the new count. Every
-    neighbour is written and the count advanced only for a legal one (no branch to
-    mispredict; slots past the count are free)."""
+    neighbour slot up to the board's most neighbours is written and the count advanced
+    only for a legal one: a fixed trip count and no branch to mispredict (slots past the
+    count are free)."""
     d = G[POS + s]
     rize = G[RIZE]
     nxt = -1 if G[R_STEP_NEXT] else G[R_NEXT + rize]
     nb = R_NB + d * MAXD
-    for k in range(G[R_NNB + d]):
+    for k in range(G[R_DEG]):
         e = G[nb + k]
         option(G, m, O_STEP, e)
-        m += (e != rize) & (e != nxt)
+        m += (e >= 0) & (e != rize) & (e != nxt)
     return m
 
 
@@ -834,22 +828,21 @@ def use_skill(G, U, s):
 # ---------------------------------------------------------------- turns
 
 @helper
-def item_usable(G, s, i, searchable):
-    """Whether seat s may use an item of kind i now (``searchable``: ``can_search``)."""
+def items_usable(G, s, searchable, steps):
+    """The item kinds seat s may use now, a bit set (``item_usable`` of the reference for
+    each kind; ``searchable``: ``can_search``, ``steps``: the legal steps): items are offered
+    only where they can do something, the disguise is a reaction, never an action."""
     d = G[POS + s]
-    if i == LAMP:
-        return n_unseen_in(G, s, d) > 0
-    if i == COFFEE:
-        return searchable and G[NT + d] >= 2
-    if i == BICYCLE:
-        return any_step(G, s)
-    if i == MAP:
-        return any_unseen(G, s)
-    return False
+    usable = ((np.int64(n_unseen_in(G, s, d) > 0) << LAMP)
+              | (np.int64(searchable & (G[NT + d] >= 2)) << COFFEE)
+              | (np.int64(steps > 0) << BICYCLE))
+    if G[HITEM + s * N_ITEMS + MAP] > 0 and any_unseen(G, s):
+        usable |= 1 << MAP
+    return usable
 
 
 @helper
-def skill_usable(G, s, searchable):
+def skill_usable(G, s, searchable, steps):
     """Whether seat s's unused skill may be used now."""
     c = G[CHARS + s]
     if c == CHIMAME:
@@ -862,7 +855,7 @@ def skill_usable(G, s, searchable):
     if c == INABA:
         return any_unseen(G, s)
     if c == COCOA:
-        return any_step(G, s)
+        return steps > 0
     return True
 
 
@@ -871,19 +864,18 @@ def action_options(G, s):
     d = G[POS + s]
     option(G, 0, O_PASS, d)
     m = step_options(G, s, 1)
+    steps = m - 1
     searchable = can_search(G, s)
-    if searchable:
-        h0 = d * G[R_H]
-        for h in range(h0, h0 + G[R_H]):
-            option(G, m, O_SEARCH, h)
-            m += G[BOARD + h] != EMPTY
+    h0 = d * G[R_H]
+    for h in range(h0, h0 + G[R_H]):                 # written always, counted if searchable
+        option(G, m, O_SEARCH, h)
+        m += searchable & (G[BOARD + h] != EMPTY)
     if G[HNI + s] > 0:
+        usable = items_usable(G, s, searchable, steps)
         for i in range(N_ITEMS):
-            n = G[HITEM + s * N_ITEMS + i]
-            if n > 0 and item_usable(G, s, i, searchable):
-                option(G, m, O_ITEM, i)
-                m += 1
-    if G[SKILL_USED + s] == 0 and skill_usable(G, s, searchable):
+            option(G, m, O_ITEM, i)
+            m += (G[HITEM + s * N_ITEMS + i] > 0) & ((usable >> i) & 1)
+    if G[SKILL_USED + s] == 0 and skill_usable(G, s, searchable, steps):
         option(G, m, O_SKILL, d)
         m += 1
     return m

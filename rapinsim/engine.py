@@ -41,7 +41,7 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_STEPS,
                        OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS, OB_TREASURES, OB_TURN, PLACE,
                        STEP, TARGET, CHEST_TILE, RANDOM, choose_builtin)
-from .reference import BAG, DISCARDED, EMPTY, HAND, REMOVED
+from .reference import EMPTY
 from .rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
                     INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, PITFALL, TRAP, TREASURE,
                     Rules)
@@ -67,13 +67,13 @@ def _field(n=1):
 # ---- the rules (``rule_vector``)
 (R_D, R_H, R_N, R_ACTIONS, R_DIE, R_DAWN_EMPTIES, R_MAX_TURNS, R_WHITE_PAIR, R_PERM,
  R_COFFEE_END, R_INABA_WIN, R_STEP_NEXT, R_BIKE, R_COCOA, R_NROSTER,
- R_FINDS) = (_field() for _ in range(16))
-_field(8)                      # spare scalar slots
+ R_FINDS, R_DEG) = (_field() for _ in range(17))
+_field(7)                      # spare scalar slots
 R_NEXT = _field(MAXD)          # district Rize enters after d
 R_STEPS = _field(MAXD * MAXD)  # [r * MAXD + d] Rize's steps from r until he enters d
 R_ADJ = _field(MAXD * MAXD)    # [a * MAXD + b] players may step between a and b
-R_NB = _field(MAXD * MAXD)     # [a * MAXD + k] the k-th neighbour of a, ascending
-R_NNB = _field(MAXD)           # neighbours of a
+R_NB = _field(MAXD * MAXD)     # [a * MAXD + k] the k-th neighbour of a, ascending, then -1
+#                                up to R_DEG, the most neighbours a district has
 R_START = _field(24)           # Rize's start district per die face - 1
 R_HD = _field(MAXN)            # district of house h
 R_KIND = _field(2 * MAXN)      # [set * MAXN + t] tile kind, set 1 with Inaba's chest
@@ -103,8 +103,8 @@ HITEM = _field(P * N_ITEMS)    # [s * N_ITEMS + i] items of each kind held
 NT, NPD, OCC, MARKER = (_field(MAXD) for _ in range(4))  # tiles on the board, pawns, pawns as
 #                                    a bit set of seats, time marker
 # per house or tile
-BOARD, FACE_UP, LOC, BAGR, TMP = (_field(MAXN) for _ in range(5))  # tile per house (EMPTY),
-#                                    face up, where each tile is, Rize's bag (oldest first), picks
+BOARD, FACE_UP, BAGR, TMP = (_field(MAXN) for _ in range(4))  # tile per house (EMPTY),
+#                                    face up, Rize's bag (oldest first), picks
 TK, TSUB, TBR, TWH, TCH = (_field(MAXN) for _ in range(5))  # the tile set in play (R_KIND ...)
 SEEN = _field(P * MAXN)        # [s * MAXN + t] seat s has looked at tile t
 # the options of the current decision: code, argument (house, seat, item or district; the
@@ -113,6 +113,9 @@ CH_WHAT, CH_ARG = (_field(MO) for _ in range(2))
 SEAT_ST = _field(P * S.N_SEAT)               # [s * N_SEAT + k] seat counters
 GAME_ST = _field(S.N_GAME + 2 * MAXD)        # game counters (stats.N_GAME + 2 D used)
 _field(_end % 2)                             # (8-byte alignment)
+HELD = _field(4 * P)                         # uint64 [s * 2 + w] tiles seat s holds, a bit set
+SEL_ITEM0 = 2                                # selectors: TREASURE, ITEM, SEL_ITEM0 + item
+KIND_SET = _field(4 * (SEL_ITEM0 + N_ITEMS)) # uint64 [k * 2 + w] the tiles of selector k
 XS = _field(2 * N_STREAMS)                   # uint64 random streams (simcore.rng)
 OBS = _field(N_OBS)                          # float32 observation
 OPTS = _field(MO * N_FEATURES)               # float32 option features [MO, N_FEATURES]
@@ -136,6 +139,7 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
     for k, x in scal.items():
         v[k] = int(x)
     pos = ra.route_pos.astype(np.int64)
+    v[R_NB:R_NB + MAXD * MAXD] = -1
     for a in range(d):
         v[R_NEXT + a] = ra.route[(pos[a] + 1) % d]
         nb = 0
@@ -145,7 +149,7 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
             if ra.adj[a, b]:
                 v[R_NB + a * MAXD + nb] = b
                 nb += 1
-        v[R_NNB + a] = nb
+        v[R_DEG] = max(v[R_DEG], nb)
     v[R_START:R_START + ra.die_sides] = ra.rize_start
     v[R_HD:R_HD + d * h] = np.arange(d * h) // h
     n = d * h
@@ -218,24 +222,46 @@ def streams(G):
     return u64_at(G, XS)
 
 
+@intrinsic
+def popcount(typingctx, x):
+    """The number of set bits of a uint64."""
+    def codegen(context, builder, sig, args):
+        return builder.ctpop(args[0])
+    return types.uint64(types.uint64), codegen
+
+
 # ---------------------------------------------------------------- small helpers
 
 @helper
-def nth_held(G, s, kind, item, r):
-    """The r-th (from 0, in tile order) tile of a kind (and item id, if >= 0) seat s holds."""
-    hs = HAND + s
-    any_item = item < 0
-    for t in range(G[R_N]):                  # one branch per tile, taken once
-        r -= (G[LOC + t] == hs) & (G[TK + t] == kind) & (any_item | (G[TSUB + t] == item))
-        if r < 0:
-            return t
-    return -1
+def nth_held(G, s, sel, r):
+    """The r-th (from 0, in tile order; r < their count) tile seat s holds of selector sel
+    (TREASURE, ITEM or SEL_ITEM0 + item): the hand and the kind are bit sets, so this is a
+    few bit operations instead of a scan of every tile."""
+    held = u64_at(G, HELD + 4 * s)
+    kind = u64_at(G, KIND_SET + 4 * sel)
+    w = held[0] & kind[0]
+    base = 0
+    c = np.int64(popcount(w))
+    if r >= c:
+        w = held[1] & kind[1]
+        base = 64
+        r -= c
+    for _ in range(r):
+        w &= w - np.uint64(1)
+    return base + np.int64(trailing_zeros(w))
+
+
+@helper
+def held_bit(G, s, t):
+    """The word of seat s's hand bit set that holds tile t, and t's bit in it."""
+    return u64_at(G, HELD + 4 * s + 2 * (t >> 6)), np.uint64(1) << np.uint64(t & 63)
 
 
 @helper
 def hand_add(G, s, t):
     """Tile t goes into seat s's hand (the held counts follow)."""
-    G[LOC + t] = HAND + s
+    word, bit = held_bit(G, s, t)
+    word[0] |= bit
     if G[TK + t] == TREASURE:
         G[HTRE + s] += 1
         G[HBROWN + s] += G[TBR + t]
@@ -247,9 +273,10 @@ def hand_add(G, s, t):
 
 
 @helper
-def hand_remove(G, s, t, to):
-    """Tile t leaves seat s's hand for ``to`` (a house, BAG, DISCARDED)."""
-    G[LOC + t] = to
+def hand_remove(G, s, t):
+    """Tile t leaves seat s's hand (for a house, Rize's bag or the discard)."""
+    word, bit = held_bit(G, s, t)
+    word[0] &= ~bit
     if G[TK + t] == TREASURE:
         G[HTRE + s] -= 1
         G[HBROWN + s] -= G[TBR + t]
@@ -266,7 +293,6 @@ def put_tile(G, h, t, face_up):
     G[NT + G[R_HD + h]] += G[BOARD + h] == EMPTY
     G[BOARD + h] = t
     G[FACE_UP + h] = face_up
-    G[LOC + t] = h
 
 
 @helper
@@ -281,12 +307,14 @@ def move_pawn(G, s, d):
 
 @helper
 def n_unseen_in(G, s, d):
+    """Face-down tiles in d seat s has not looked at (without branches: an empty house reads
+    the slot before seat s's SEEN row, and the result is masked)."""
     n = 0
     seen = SEEN + s * MAXN
     h0 = d * G[R_H]
     for h in range(h0, h0 + G[R_H]):
         t = G[BOARD + h]
-        n += t != EMPTY and G[FACE_UP + h] == 0 and G[seen + t] == 0
+        n += (t != EMPTY) & (G[FACE_UP + h] == 0) & (G[seen + t] == 0)
     return n
 
 
@@ -459,46 +487,36 @@ def ask(G, U, s, kind, n):
 
 @helper
 def update_time_marker(G, d):
-    empty = G[NT + d] == 0
-    if empty and G[MARKER + d] == 0:
-        G[MARKER + d] = 1
-        G[N_MARKED] += 1
-    elif not empty and G[MARKER + d] != 0 and not G[R_PERM]:
-        G[MARKER + d] = 0
-        G[N_MARKED] -= 1
+    """An empty district gets the time marker; a refilled one loses it unless markers are
+    permanent. Written without branches (Rize enters a district every turn)."""
+    had = G[MARKER + d]
+    now = (G[NT + d] == 0) | (had & G[R_PERM])
+    G[MARKER + d] = now
+    G[N_MARKED] += now - had
 
 
 @helper
 def can_search(G, s):
+    """A tile here, no other pawn and not Rize, no search yet this turn (one expression, no
+    branches)."""
     d = G[POS + s]
-    return G[SEARCHED] == 0 and d != G[RIZE] and G[NPD + d] == 1 and G[NT + d] > 0
-
-
-@helper
-def any_step(G, s):
-    d = G[POS + s]
-    rize = G[RIZE]
-    nxt = G[R_NEXT + rize]
-    for k in range(G[R_NNB + d]):
-        e = G[R_NB + d * MAXD + k]
-        if e != rize and (G[R_STEP_NEXT] or e != nxt):
-            return True
-    return False
+    return (G[SEARCHED] == 0) & (d != G[RIZE]) & (G[NPD + d] == 1) & (G[NT + d] > 0)
 
 
 @helper
 def step_options(G, s, m):
     """STEP options from option m on (legal steps, ascending); the new count. Every
-    neighbour is written and the count advanced only for a legal one (no branch to
-    mispredict; slots past the count are free)."""
+    neighbour slot up to the board's most neighbours is written and the count advanced
+    only for a legal one: a fixed trip count and no branch to mispredict (slots past the
+    count are free)."""
     d = G[POS + s]
     rize = G[RIZE]
     nxt = -1 if G[R_STEP_NEXT] else G[R_NEXT + rize]
     nb = R_NB + d * MAXD
-    for k in range(G[R_NNB + d]):
+    for k in range(G[R_DEG]):
         e = G[nb + k]
         option(G, m, O_STEP, e)
-        m += (e != rize) & (e != nxt)
+        m += (e >= 0) & (e != rize) & (e != nxt)
     return m
 
 
@@ -552,8 +570,8 @@ def lose_tile(G, s):
     if n == 0:
         kind, n = ITEM, G[HNI + s]
     if n > 0:
-        t = nth_held(G, s, kind, -1, randint(streams(G), CHANCE, n))
-        hand_remove(G, s, t, BAG)
+        t = nth_held(G, s, kind, randint(streams(G), CHANCE, n))
+        hand_remove(G, s, t)
         G[BAGR + G[BAG_N]] = t
         G[BAG_N] += 1
         G[SEAT_ST + s * S.N_SEAT + S.S_LOST] += 1
@@ -561,7 +579,7 @@ def lose_tile(G, s):
 
 @helper
 def discard_item(G, s, item):
-    hand_remove(G, s, nth_held(G, s, ITEM, item, 0), DISCARDED)
+    hand_remove(G, s, nth_held(G, s, SEL_ITEM0 + item, 0))
     G[SEAT_ST + s * S.N_SEAT + S.S_ITEM + item] += 1
 
 
@@ -632,7 +650,6 @@ def take_tile(G, U, s, h):
     st = SEAT_ST + s * S.N_SEAT
     G[st + S.S_TAKEN + kind] += 1
     if kind == TRAP:
-        G[LOC + t] = REMOVED
         trap = G[TSUB + t]
         G[st + S.S_TRAP + trap] += 1
         if trap == ALARM:
@@ -644,19 +661,22 @@ def take_tile(G, U, s, h):
         else:                                                  # prank
             n = G[HNI + s]
             if n > 0:
-                hand_remove(G, s, nth_held(G, s, ITEM, -1, randint(streams(G), CHANCE, n)),
-                            DISCARDED)
+                hand_remove(G, s, nth_held(G, s, ITEM, randint(streams(G), CHANCE, n)))
             else:
                 n = G[HTRE + s]
                 if n > 0:
-                    u = nth_held(G, s, TREASURE, -1, randint(streams(G), CHANCE, n))
-                    hand_remove(G, s, u, h)
+                    u = nth_held(G, s, TREASURE, randint(streams(G), CHANCE, n))
+                    hand_remove(G, s, u)
                     put_tile(G, h, u, 1)
     else:                                                      # receive
-        if G[CHARS + s] == INABA:
-            for u in range(G[R_N]):
-                if G[LOC + u] == HAND + s:
-                    hand_remove(G, s, u, h)
+        if G[CHARS + s] == INABA:                              # her hand, in tile order
+            held = u64_at(G, HELD + 4 * s)
+            for w in range(2):
+                bits = held[w]
+                while bits:
+                    u = 64 * w + np.int64(trailing_zeros(bits))
+                    bits &= bits - np.uint64(1)
+                    hand_remove(G, s, u)
                     put_tile(G, h, u, G[TK + u] == TREASURE)
         hand_add(G, s, t)
         if kind == TREASURE:
@@ -777,14 +797,14 @@ def use_skill(G, U, s):
                 option(G, m, O_PLAYER, q)
                 m += 1
         q = G[CH_ARG + ask(G, U, s, TARGET, m)]
-        t = nth_held(G, q, TREASURE, -1, randint(streams(G), CHANCE, G[HTRE + q]))
+        t = nth_held(G, q, TREASURE, randint(streams(G), CHANCE, G[HTRE + q]))
         d = pos
         while G[NT + d] == G[R_H]:
             d = G[R_NEXT + d]
         h0 = d * G[R_H]
         for h in range(h0, h0 + G[R_H]):
             if G[BOARD + h] == EMPTY:
-                hand_remove(G, q, t, h)
+                hand_remove(G, q, t)
                 put_tile(G, h, t, 0)
                 break
         update_time_marker(G, d)
@@ -805,22 +825,21 @@ def use_skill(G, U, s):
 # ---------------------------------------------------------------- turns
 
 @helper
-def item_usable(G, s, i, searchable):
-    """Whether seat s may use an item of kind i now (``searchable``: ``can_search``)."""
+def items_usable(G, s, searchable, steps):
+    """The item kinds seat s may use now, a bit set (``item_usable`` of the reference for
+    each kind; ``searchable``: ``can_search``, ``steps``: the legal steps): items are offered
+    only where they can do something, the disguise is a reaction, never an action."""
     d = G[POS + s]
-    if i == LAMP:
-        return n_unseen_in(G, s, d) > 0
-    if i == COFFEE:
-        return searchable and G[NT + d] >= 2
-    if i == BICYCLE:
-        return any_step(G, s)
-    if i == MAP:
-        return any_unseen(G, s)
-    return False
+    usable = ((np.int64(n_unseen_in(G, s, d) > 0) << LAMP)
+              | (np.int64(searchable & (G[NT + d] >= 2)) << COFFEE)
+              | (np.int64(steps > 0) << BICYCLE))
+    if G[HITEM + s * N_ITEMS + MAP] > 0 and any_unseen(G, s):
+        usable |= 1 << MAP
+    return usable
 
 
 @helper
-def skill_usable(G, s, searchable):
+def skill_usable(G, s, searchable, steps):
     """Whether seat s's unused skill may be used now."""
     c = G[CHARS + s]
     if c == CHIMAME:
@@ -833,7 +852,7 @@ def skill_usable(G, s, searchable):
     if c == INABA:
         return any_unseen(G, s)
     if c == COCOA:
-        return any_step(G, s)
+        return steps > 0
     return True
 
 
@@ -842,19 +861,18 @@ def action_options(G, s):
     d = G[POS + s]
     option(G, 0, O_PASS, d)
     m = step_options(G, s, 1)
+    steps = m - 1
     searchable = can_search(G, s)
-    if searchable:
-        h0 = d * G[R_H]
-        for h in range(h0, h0 + G[R_H]):
-            option(G, m, O_SEARCH, h)
-            m += G[BOARD + h] != EMPTY
+    h0 = d * G[R_H]
+    for h in range(h0, h0 + G[R_H]):                 # written always, counted if searchable
+        option(G, m, O_SEARCH, h)
+        m += searchable & (G[BOARD + h] != EMPTY)
     if G[HNI + s] > 0:
+        usable = items_usable(G, s, searchable, steps)
         for i in range(N_ITEMS):
-            n = G[HITEM + s * N_ITEMS + i]
-            if n > 0 and item_usable(G, s, i, searchable):
-                option(G, m, O_ITEM, i)
-                m += 1
-    if G[SKILL_USED + s] == 0 and skill_usable(G, s, searchable):
+            option(G, m, O_ITEM, i)
+            m += (G[HITEM + s * N_ITEMS + i] > 0) & ((usable >> i) & 1)
+    if G[SKILL_USED + s] == 0 and skill_usable(G, s, searchable, steps):
         option(G, m, O_SKILL, d)
         m += 1
     return m
@@ -927,6 +945,13 @@ def setup(G, U, key, game):
         G[TBR + t] = G[R_BROWN + k + t]
         G[TWH + t] = G[R_WHITE + k + t]
         G[TCH + t] = G[R_CHEST + k + t]
+    kind_set = u64_at(G, KIND_SET)                            # the kinds as bit sets
+    for t in range(n):
+        w, bit = t >> 6, np.uint64(1) << np.uint64(t & 63)
+        if G[TK + t] != TRAP:
+            kind_set[2 * G[TK + t] + w] |= bit
+        if G[TK + t] == ITEM:
+            kind_set[2 * (SEL_ITEM0 + G[TSUB + t]) + w] |= bit
     for h in range(n):                                        # shuffle_tiles
         G[TMP + h] = h
     for i in range(n - 1, 0, -1):
@@ -936,7 +961,6 @@ def setup(G, U, key, game):
         G[TMP + j] = t
     for h in range(n):
         G[BOARD + h] = G[TMP + h]
-        G[LOC + G[TMP + h]] = h
     for d in range(G[R_D]):
         G[NT + d] = G[R_H]
     face = randint(streams(G), CHANCE, G[R_DIE])                      # roll_rize_start
@@ -1006,7 +1030,9 @@ def play_game(G, U, key, game):
                 break
         if G[DAWN] < 0 and G[N_MARKED] >= G[R_DAWN_EMPTIES]:    # dawn_check
             G[DAWN] = G[RIZE]
-        cur = (cur + 1) % n_players
+        cur += 1
+        if cur == n_players:
+            cur = 0
     score(G)
 
 

@@ -85,8 +85,9 @@ G_OAB = G_SEAT + N_SEAT * MAX_PLAYERS    # option slots: what option i means (2 
 # then each table's rows back to back; the graph's CSR pointers are indices into this array.
 (T_AREA, T_AREA_W, T_TOWER, T_ROLE, T_EVENT, T_EVENT_W, T_CLOUD, T_TILES, T_LIGHT, T_N_AREA,
  T_N_TOWER, T_N_EVENT, T_N_CLOUD, T_N_TILES, T_N_LIGHT, T_DECKS, T_REC, T_N_REC, T_MAXO,
- T_BOARD) = range(64, 84)
+ T_BOARD, T_SCRATCH, T_VALUES, T_LOG) = range(64, 87)
 T_HEADER = 88
+VALUES_KEY = 3    # a seat's card values: key (2 words), roles valid under it, then 2 per role
 GRAPH_PTRS = (P_ADJ_PTR, P_TOWER_PTR, P_AREA_TOWER_PTR)
 
 
@@ -131,6 +132,11 @@ def flat_tables(tb: Tables) -> np.ndarray:
     head[T_DECKS] = head[T_BOARD] + A + K
     head[T_REC] = head[T_DECKS] + N + E + R
     head[T_N_REC] = E + R + K + C
+    # then the heuristics' scratch (see State): the board changes, best_delivery_area's cache,
+    # each seat's card values (card_values); then the decision log
+    head[T_SCRATCH] = head[T_REC] + head[T_N_REC]
+    head[T_VALUES] = head[T_SCRATCH] + 1 + 2 * A
+    head[T_LOG] = head[T_VALUES] + MAX_PLAYERS * (VALUES_KEY + 2 * R)
     return np.concatenate(parts)
 
 
@@ -145,8 +151,11 @@ class State(NamedTuple):
     #   role/pawn/tower, brave/area); from t[T_BOARD] the cloud tile on each area (-1 none),
     #   then round tower filled; from t[T_DECKS] tile order, event deck, enchanted deck; from
     #   t[T_REC] the record: event round, enchanted-rounds mask, deliveries per tower, round
-    #   each cloud space was charmed (the game-level results); from g[G_LOG_AT] the decision
-    #   log (seat, kind, n, choice) when kept
+    #   each cloud space was charmed (the game-level results); from t[T_SCRATCH] the
+    #   heuristics' caches: the board changes (round towers filled and clouds charmed), each
+    #   area's best tower points and its key (best_delivery_area), from t[T_VALUES] each
+    #   seat's card values and their key (card_values); from g[G_LOG_AT] = t[T_LOG] the
+    #   decision log (seat, kind, n, choice) when kept
     obs: np.ndarray    # [OBS_LEN] float32
     opts: np.ndarray   # [MAXO + R, F] float32 the options, then each role's SELECT row for the
     #                    seat selecting now
@@ -230,16 +239,9 @@ def lightning_of(t, i):
     return t[t[T_LIGHT] + i]
 
 
-@njit((TT,), cache=True, _nrt=False, no_cpython_wrapper=True)
-def scratch_len(t):
-    """State.g after the record: card_values' 2R words, then best_delivery_area's cache: the
-    round towers filled so far, then each area's best tower points and its key."""
-    return 2 * t[P_N_ROLES] + 1 + 2 * t[T_N_AREA]
-
-
 @njit(cache=True)
 def new_state(t, n_players, pol, user_policies, log_cap):
-    log_at = t[T_REC] + t[T_N_REC] + scratch_len(t)     # after the scratch
+    log_at = t[T_LOG]
     s = State(np.zeros(log_at + 4 * log_cap, np.int64), np.zeros(OBS_LEN, np.float32),
               np.zeros((t[T_MAXO] + t[P_N_ROLES], P.N_FEATURES), np.float32))
     s.g[G_LOG_CAP] = log_cap
@@ -407,19 +409,26 @@ def deliverable(t, g, seat, k):
             and g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def best_delivery_area(t, g, seat, a):
     """Best tower points at area a the seat can deliver to now; NEG if none. They depend on
     the seat only through the colours it holds, and change only when a round tower fills:
-    cached per area under the key (round towers filled + 1, colours held)."""
-    fills = t[T_REC] + t[T_N_REC] + 2 * t[P_N_ROLES]
-    key = ((g[fills] + 1) * 8 + (g[sc(seat, S_GREEN)] > 0)
+    cached per area under the key (board changes + 1, colours held). Inlined: a cached area
+    costs a compare instead of a call (``scan_delivery_area`` fills the cache)."""
+    changes = t[T_SCRATCH]
+    key = ((g[changes] + 1) * 8 + (g[sc(seat, S_GREEN)] > 0)
            + 2 * (g[sc(seat, S_PURPLE)] > 0) + 4 * (g[sc(seat, S_ORANGE)] > 0))
-    A = t[T_N_AREA]
-    if g[fills + 1 + A + a] == key:
-        return g[fills + 1 + a]
+    if g[changes + 1 + t[T_N_AREA] + a] == key:
+        return g[changes + 1 + a]
+    return scan_delivery_area(t, g, seat, a, key)
+
+
+@njit((TT, GT, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def scan_delivery_area(t, g, seat, a, key):
+    """``best_delivery_area`` from the towers of area a, cached under key."""
     best = NEG
     ptr = t[P_AREA_TOWER_PTR]
+    A = t[T_N_AREA]
     t0, filled = t[T_TOWER], t[T_BOARD] + A
     for i in range(t[ptr + a], t[ptr + a + 1]):
         k = t[i]      # deliverable(t, g, seat, k), written out
@@ -427,8 +436,9 @@ def best_delivery_area(t, g, seat, a):
                 and g[sc(seat, S_GREEN + t[t0 + 4 * k + TW_COLOUR])] > 0
                 and t[t0 + 4 * k + TW_POINTS] > best):
             best = t[t0 + 4 * k + TW_POINTS]
-    g[fills + 1 + a] = best
-    g[fills + 1 + A + a] = key
+    changes = t[T_SCRATCH]
+    g[changes + 1 + a] = best
+    g[changes + 1 + A + a] = key
     return best
 
 
@@ -500,12 +510,29 @@ def card_value(t, g, seat, r, brave):
 
 @njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def card_values(t, g, seat, roles):
-    """``card_value(t, g, seat, r, True)`` of every role r in the bitmask ``roles`` into the
-    scratch g[at + 2r], g[at + 2r + 1] (at: after the record): the witches share one scan of
-    the pawns' neighbours (the towers an area offers do not depend on the witch)."""
-    at = t[T_REC] + t[T_N_REC]
+    """``card_value(t, g, seat, r, True)`` of every role r in the bitmask ``roles``, at
+    g[at + 2r], g[at + 2r + 1] for the returned at. Kept per seat under the key (board
+    changes, pawns, colours held; wands), so only roles not yet valid under it are computed:
+    a seat's values change only when potions, pawns, wands, towers or clouds do. The witches
+    share one scan of the pawns' neighbours (the towers an area offers do not depend on the
+    witch)."""
+    R = t[P_N_ROLES]
+    base = t[T_VALUES] + seat * (VALUES_KEY + 2 * R)
+    at = base + VALUES_KEY
+    A = t[T_N_AREA]
+    key = (((g[t[T_SCRATCH]] * A + g[sc(seat, S_PAWN_A)]) * A + g[sc(seat, S_PAWN_B)]) * 8
+           + (g[sc(seat, S_GREEN)] > 0) + 2 * (g[sc(seat, S_PURPLE)] > 0)
+           + 4 * (g[sc(seat, S_ORANGE)] > 0))
+    if g[base] != key or g[base + 1] != g[sc(seat, S_WANDS)]:
+        g[base] = key
+        g[base + 1] = g[sc(seat, S_WANDS)]
+        g[base + 2] = 0
+    roles &= ~g[base + 2]
+    if roles == 0:
+        return at
+    g[base + 2] |= roles
     witches = np.int64(0)
-    for r in range(t[P_N_ROLES]):
+    for r in range(R):
         if not (roles >> r) & 1:
             continue
         kind = role_of(t, r, RO_KIND)
@@ -519,9 +546,9 @@ def card_values(t, g, seat, roles):
             g[at + 2 * r] = v
             g[at + 2 * r + 1] = w
     if witches == 0:
-        return
+        return at
     terrains = np.int64(0)      # the terrains some witch of ``roles`` enters
-    for r in range(t[P_N_ROLES]):
+    for r in range(R):
         if (witches >> r) & 1:
             terrains |= role_of(t, r, RO_TERRAINS)
     adj = t[P_ADJ_PTR]
@@ -541,6 +568,7 @@ def card_values(t, g, seat, roles):
                     g[at + 2 * r] = b
                 m >>= 1
                 r += 1
+    return at
 
 
 @njit((TT, ST, I8, I8, B1, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -593,8 +621,8 @@ def pair_rows(t, s, r, i, v, w):
 def card_pairs(t, s, seat, r, i):
     """Rows i (cowardly) and i + 1 (brave) of role r: what a card reaches is looked up once
     (only a brave witch reaches anything beyond its cowardly play)."""
-    v, w = card_value(t, s.g, seat, r, True)
-    pair_rows(t, s, r, i, v, w)
+    at = card_values(t, s.g, seat, np.int64(1) << r)
+    pair_rows(t, s, r, i, s.g[at + 2 * r], s.g[at + 2 * r + 1])
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -632,7 +660,7 @@ def setup(t, s, key, game):
     b0 = t[T_BOARD]
     s.g[b0:b0 + A] = -1
     s.g[b0 + A:d0] = 0
-    s.g[t[T_REC]:t[T_REC] + t[T_N_REC] + scratch_len(t)] = 0     # record, scratch
+    s.g[t[T_REC]:t[T_LOG]] = 0     # record, scratch
     tiles = s.g[d0:d0 + N]
     for i in range(N):
         tiles[i] = i
@@ -689,8 +717,7 @@ def select_rows(t, s, seat, c0, max_size, ev, mol):
     whole hand here, straight from those rows (``_best``: the first highest value; a stop row
     is worth 0) without building each pick's rows, and True is returned."""
     R = t[P_N_ROLES]
-    card_values(t, s.g, seat, (np.int64(1) << np.int64(R)) - 1)
-    at = t[T_REC] + t[T_N_REC]
+    at = card_values(t, s.g, seat, (np.int64(1) << np.int64(R)) - 1)
     for r in range(R):
         card_row(t, s, r, role_of(t, r, RO_KIND), True, c0 + r, s.g[at + 2 * r],
                  s.g[at + 2 * r + 1])
@@ -788,9 +815,7 @@ def play_turn(t, s):
         leader = (leader + 1) % n_players
     s.g[G_LEADER] = leader
     feat = features(s, leader)
-    if feat:
-        card_values(t, s.g, leader, s.g[sc(leader, S_HAND)])
-    at = t[T_REC] + t[T_N_REC]
+    at = card_values(t, s.g, leader, s.g[sc(leader, S_HAND)]) if feat else 0
     n = 0
     for r in range(t[P_N_ROLES]):
         if (s.g[sc(leader, S_HAND)] >> r) & 1:
@@ -941,7 +966,7 @@ def deliver_potion(t, s, seat, r, m, brave, bonus):
     s.g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] -= 1
     if tower_of(t, k, TW_ROUND):
         s.g[t[T_BOARD] + t[T_N_AREA] + k] = 1
-        s.g[t[T_REC] + t[T_N_REC] + 2 * t[P_N_ROLES]] += 1     # best_delivery_area's key
+        s.g[t[T_SCRATCH]] += 1     # a board change
         s.g[sc(seat, S_WANDS)] += tower_of(t, k, TW_WANDS)
     add_points(t, s, seat, tower_of(t, k, TW_POINTS), S_TOWERS)
     if bonus:
@@ -995,6 +1020,7 @@ def weather_fairy(t, s, seat, r, brave):
     s.g[sc(seat, S_WANDS)] -= tile_of(t, tile, 0)
     s.g[sc(seat, S_BOLTS)] += tile_of(t, tile, 1)
     s.g[sc(seat, S_CHARMED)] += 1
+    s.g[t[T_SCRATCH]] += 1     # a board change
     s.g[t[T_REC] + t[T_N_EVENT] + t[P_N_ROLES] + t[T_N_TOWER] + i] = s.g[G_ROUND]
     if bonus:
         add_points(t, s, seat, bonus, S_BRAVE)

@@ -85,7 +85,7 @@ G_OAB = G_SEAT + N_SEAT * MAX_PLAYERS    # option slots: what option i means (2 
 # then each table's rows back to back; the graph's CSR pointers are indices into this array.
 (T_AREA, T_AREA_W, T_TOWER, T_ROLE, T_EVENT, T_EVENT_W, T_CLOUD, T_TILES, T_LIGHT, T_N_AREA,
  T_N_TOWER, T_N_EVENT, T_N_CLOUD, T_N_TILES, T_N_LIGHT, T_DECKS, T_REC, T_N_REC, T_MAXO,
- T_BOARD, T_SCRATCH, T_VALUES, T_LOG) = range(64, 87)
+ T_BOARD, T_SCRATCH, T_VALUES, T_LOG, T_MAX_STARS) = range(64, 88)
 T_HEADER = 88
 VALUES_KEY = 3    # a seat's card values: key (2 words), roles valid under it, then 2 per role
 GRAPH_PTRS = (P_ADJ_PTR, P_TOWER_PTR, P_AREA_TOWER_PTR)
@@ -122,6 +122,7 @@ def flat_tables(tb: Tables) -> np.ndarray:
                                                         tb.event.shape[0])
     head[T_N_CLOUD], head[T_N_TILES], head[T_N_LIGHT] = (tb.cloud_area.shape[0],
                                                          tb.tiles.shape[0], tb.lightning.shape[0])
+    head[T_MAX_STARS] = tb.tiles[:, 0].max(initial=0)     # more wands charm no more clouds
     # rows of the option buffer: the largest decision the rules allow
     A, K, N = tb.area.shape[0], tb.tower.shape[0], tb.tiles.shape[0]
     E, R, C = tb.event.shape[0], tb.role.shape[0], tb.cloud_area.shape[0]
@@ -135,7 +136,7 @@ def flat_tables(tb: Tables) -> np.ndarray:
     # then the heuristics' scratch (see State): the board changes, best_delivery_area's cache,
     # each seat's card values (card_values); then the decision log
     head[T_SCRATCH] = head[T_REC] + head[T_N_REC]
-    head[T_VALUES] = head[T_SCRATCH] + 1 + 2 * A
+    head[T_VALUES] = head[T_SCRATCH] + 2 + 2 * 8 * A
     head[T_LOG] = head[T_VALUES] + MAX_PLAYERS * (VALUES_KEY + 2 * R)
     return np.concatenate(parts)
 
@@ -152,8 +153,9 @@ class State(NamedTuple):
     #   then round tower filled; from t[T_DECKS] tile order, event deck, enchanted deck; from
     #   t[T_REC] the record: event round, enchanted-rounds mask, deliveries per tower, round
     #   each cloud space was charmed (the game-level results); from t[T_SCRATCH] the
-    #   heuristics' caches: the board changes (round towers filled and clouds charmed), each
-    #   area's best tower points and its key (best_delivery_area), from t[T_VALUES] each
+    #   heuristics' caches: the round towers filled, the clouds charmed, the best tower points
+    #   of each area and colours held and the round towers filled + 1 when they were found
+    #   (best_delivery_area); from t[T_VALUES] each
     #   seat's card values and their key (card_values); from g[G_LOG_AT] = t[T_LOG] the
     #   decision log (seat, kind, n, choice) when kept
     obs: np.ndarray    # [OBS_LEN] float32
@@ -413,32 +415,29 @@ def deliverable(t, g, seat, k):
 def best_delivery_area(t, g, seat, a):
     """Best tower points at area a the seat can deliver to now; NEG if none. They depend on
     the seat only through the colours it holds, and change only when a round tower fills:
-    cached per area under the key (board changes + 1, colours held). Inlined: a cached area
+    cached per area and colours held under the round towers filled. Inlined: a cached area
     costs a compare instead of a call (``scan_delivery_area`` fills the cache)."""
-    changes = t[T_SCRATCH]
-    key = ((g[changes] + 1) * 8 + (g[sc(seat, S_GREEN)] > 0)
-           + 2 * (g[sc(seat, S_PURPLE)] > 0) + 4 * (g[sc(seat, S_ORANGE)] > 0))
-    if g[changes + 1 + t[T_N_AREA] + a] == key:
-        return g[changes + 1 + a]
-    return scan_delivery_area(t, g, seat, a, key)
+    at = t[T_SCRATCH] + 2 + 2 * (8 * a + (g[sc(seat, S_GREEN)] > 0)
+                                 + 2 * (g[sc(seat, S_PURPLE)] > 0) + 4 * (g[sc(seat, S_ORANGE)] > 0))
+    if g[at + 1] == g[t[T_SCRATCH]] + 1:
+        return g[at]
+    return scan_delivery_area(t, g, seat, a, at)
 
 
 @njit((TT, GT, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def scan_delivery_area(t, g, seat, a, key):
-    """``best_delivery_area`` from the towers of area a, cached under key."""
+def scan_delivery_area(t, g, seat, a, at):
+    """``best_delivery_area`` from the towers of area a, cached at g[at], g[at + 1]."""
     best = NEG
     ptr = t[P_AREA_TOWER_PTR]
-    A = t[T_N_AREA]
-    t0, filled = t[T_TOWER], t[T_BOARD] + A
+    t0, filled = t[T_TOWER], t[T_BOARD] + t[T_N_AREA]
     for i in range(t[ptr + a], t[ptr + a + 1]):
         k = t[i]      # deliverable(t, g, seat, k), written out
         if ((t[t0 + 4 * k + TW_ROUND] == 0 or g[filled + k] == 0)
                 and g[sc(seat, S_GREEN + t[t0 + 4 * k + TW_COLOUR])] > 0
                 and t[t0 + 4 * k + TW_POINTS] > best):
             best = t[t0 + 4 * k + TW_POINTS]
-    changes = t[T_SCRATCH]
-    g[changes + 1 + a] = best
-    g[changes + 1 + A + a] = key
+    g[at] = best
+    g[at + 1] = g[t[T_SCRATCH]] + 1
     return best
 
 
@@ -494,16 +493,19 @@ def card_value(t, g, seat, r, brave):
                 continue
             best = max(best, best_delivery_area(t, g, seat, a))
     elif kind == FAIRY:
+        # the clouds next to a pawn (the best (bolts, stars) does not depend on the order)
         bolts, stars = np.int64(-1), np.int64(0)
-        pa, pb, wands = g[sc(seat, S_PAWN_A)], g[sc(seat, S_PAWN_B)], g[sc(seat, S_WANDS)]
-        for c in range(t[T_N_CLOUD]):
-            a = cloud_area_of(t, c)     # can_charm(t, g, seat, c), written out
-            tile = g[t[T_BOARD] + a]
-            if tile < 0 or (area_of(t, a, 1 + pa) == 0 and area_of(t, a, 1 + pb) == 0):
-                continue
-            b, st = tile_of(t, tile, 1), tile_of(t, tile, 0)
-            if wands >= st and (b > bolts or (b == bolts and st < stars)):
-                bolts, stars = b, st
+        wands = g[sc(seat, S_WANDS)]
+        adj = t[P_ADJ_PTR]
+        for p in range(2):
+            a0 = g[sc(seat, S_PAWN_A + p)]
+            for j in range(t[adj + a0], t[adj + a0 + 1]):
+                tile = g[t[T_BOARD] + t[j]]
+                if tile < 0:
+                    continue
+                b, st = tile_of(t, tile, 1), tile_of(t, tile, 0)
+                if wands >= st and (b > bolts or (b == bolts and st < stars)):
+                    bolts, stars = b, st
         return bolts, stars
     return best, np.int64(0)
 
@@ -511,21 +513,23 @@ def card_value(t, g, seat, r, brave):
 @njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def card_values(t, g, seat, roles):
     """``card_value(t, g, seat, r, True)`` of every role r in the bitmask ``roles``, at
-    g[at + 2r], g[at + 2r + 1] for the returned at. Kept per seat under the key (board
-    changes, pawns, colours held; wands), so only roles not yet valid under it are computed:
-    a seat's values change only when potions, pawns, wands, towers or clouds do. The witches
-    share one scan of the pawns' neighbours (the towers an area offers do not depend on the
-    witch)."""
+    g[at + 2r], g[at + 2r + 1] for the returned at. Kept per seat under the key (round towers
+    filled + clouds charmed, pawns, colours held; wands up to the most stars a cloud costs),
+    so only roles not yet valid under it are computed: a seat's values change only when
+    potions, pawns, wands, towers or clouds do. The witches share one scan of the pawns'
+    neighbours (the towers an area offers do not depend on the witch)."""
     R = t[P_N_ROLES]
     base = t[T_VALUES] + seat * (VALUES_KEY + 2 * R)
     at = base + VALUES_KEY
     A = t[T_N_AREA]
-    key = (((g[t[T_SCRATCH]] * A + g[sc(seat, S_PAWN_A)]) * A + g[sc(seat, S_PAWN_B)]) * 8
+    board = g[t[T_SCRATCH]] + g[t[T_SCRATCH] + 1]
+    key = (((board * A + g[sc(seat, S_PAWN_A)]) * A + g[sc(seat, S_PAWN_B)]) * 8
            + (g[sc(seat, S_GREEN)] > 0) + 2 * (g[sc(seat, S_PURPLE)] > 0)
            + 4 * (g[sc(seat, S_ORANGE)] > 0))
-    if g[base] != key or g[base + 1] != g[sc(seat, S_WANDS)]:
+    wands = min(g[sc(seat, S_WANDS)], t[T_MAX_STARS])
+    if g[base] != key or g[base + 1] != wands:
         g[base] = key
-        g[base + 1] = g[sc(seat, S_WANDS)]
+        g[base + 1] = wands
         g[base + 2] = 0
     roles &= ~g[base + 2]
     if roles == 0:
@@ -625,15 +629,17 @@ def card_pairs(t, s, seat, r, i):
     pair_rows(t, s, r, i, s.g[at + 2 * r], s.g[at + 2 * r + 1])
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def cancel_risk(t, s, r, first, n_later):
-    """Expected number of the next ``n_later`` players from ``first`` holding role r."""
-    n_players = s.g[G_NP]
-    unplayed = t[P_N_ROLES] - popcount(s.g[G_PLAYED] & ~(1 << r))
-    risk = 0.0
-    for k in range(n_later):
-        risk += s.g[sc((first + k) % n_players, S_NHAND)] / unplayed
-    return risk
+@njit((TT, GT, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def cancel_risk(t, g, r, first, n_later):
+    """Expected number of the next ``n_later`` players from ``first`` holding role r: their
+    cards left over the roles nobody has played yet this round. One division of the cards'
+    sum: the same float32 feature as the reference's sum of each player's share (checked for
+    up to 40 roles, 5 later players, 10 cards each), and the divisions were 5% of a game."""
+    n_players = g[G_NP]
+    cards = 0
+    for k in range(first, first + n_later):
+        cards += g[sc(k - n_players if k >= n_players else k, S_NHAND)]   # k < 2 n_players
+    return cards / (t[P_N_ROLES] - popcount(g[G_PLAYED] & ~(1 << r)))
 
 
 # ---------------------------------------------------------------- setup and round
@@ -821,7 +827,7 @@ def play_turn(t, s):
         if (s.g[sc(leader, S_HAND)] >> r) & 1:
             if feat:
                 pair_rows(t, s, r, n, s.g[at + 2 * r], s.g[at + 2 * r + 1])
-                s.opts[n + 1, P.F_RISK] = cancel_risk(t, s, r, leader + 1, n_players - 1)
+                s.opts[n + 1, P.F_RISK] = cancel_risk(t, s.g, r, leader + 1, n_players - 1)
             for brave in range(2):
                 s.g[G_OAB + 2 * n] = r
                 s.g[G_OAB + 2 * n + 1] = brave
@@ -832,13 +838,13 @@ def play_turn(t, s):
     bravest = leader if brave else -1
     if not brave:
         cowardly_action(t, s, leader, r)
-    for k in range(1, n_players):
-        seat = (leader + k) % n_players
+    for k in range(leader + 1, leader + n_players):     # the others, clockwise
+        seat = k - n_players if k >= n_players else k
         if not (s.g[sc(seat, S_HAND)] >> r) & 1:
             continue
         if features(s, seat):
             card_pairs(t, s, seat, r, 0)
-            s.opts[1, P.F_RISK] = cancel_risk(t, s, r, leader + k + 1, n_players - 1 - k)
+            s.opts[1, P.F_RISK] = cancel_risk(t, s.g, r, k + 1, leader + n_players - 1 - k)
         c = decide(t, s, seat, P.FOLLOW, 2)
         play_card(t, s, seat, r)
         if c == 1:
@@ -966,7 +972,7 @@ def deliver_potion(t, s, seat, r, m, brave, bonus):
     s.g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] -= 1
     if tower_of(t, k, TW_ROUND):
         s.g[t[T_BOARD] + t[T_N_AREA] + k] = 1
-        s.g[t[T_SCRATCH]] += 1     # a board change
+        s.g[t[T_SCRATCH]] += 1     # round towers filled
         s.g[sc(seat, S_WANDS)] += tower_of(t, k, TW_WANDS)
     add_points(t, s, seat, tower_of(t, k, TW_POINTS), S_TOWERS)
     if bonus:
@@ -1020,7 +1026,7 @@ def weather_fairy(t, s, seat, r, brave):
     s.g[sc(seat, S_WANDS)] -= tile_of(t, tile, 0)
     s.g[sc(seat, S_BOLTS)] += tile_of(t, tile, 1)
     s.g[sc(seat, S_CHARMED)] += 1
-    s.g[t[T_SCRATCH]] += 1     # a board change
+    s.g[t[T_SCRATCH] + 1] += 1     # clouds charmed
     s.g[t[T_REC] + t[T_N_EVENT] + t[P_N_ROLES] + t[T_N_TOWER] + i] = s.g[G_ROUND]
     if bonus:
         add_points(t, s, seat, bonus, S_BRAVE)

@@ -153,7 +153,8 @@ class State(NamedTuple):
     #   then round tower filled; from t[T_DECKS] tile order, event deck, enchanted deck; from
     #   t[T_REC] the record: event round, enchanted-rounds mask, deliveries per tower, round
     #   each cloud space was charmed (the game-level results); from t[T_SCRATCH] the
-    #   heuristics' caches: the round towers filled, the clouds charmed, the best tower points
+    #   heuristics' caches: the round towers filled, the clouds charmed (both counted since
+    #   the State was made, plus one per game: the caches' keys), the best tower points
     #   of each area and colours held and the round towers filled + 1 when they were found
     #   (best_delivery_area); from t[T_VALUES] each
     #   seat's card values and their key (card_values); from g[G_LOG_AT] = t[T_LOG] the
@@ -666,7 +667,12 @@ def setup(t, s, key, game):
     b0 = t[T_BOARD]
     s.g[b0:b0 + A] = -1
     s.g[b0 + A:d0] = 0
-    s.g[t[T_REC]:t[T_LOG]] = 0     # record, scratch
+    s.g[t[T_REC]:t[T_SCRATCH]] = 0
+    # the caches' keys count the round towers filled and clouds charmed since the State was
+    # made: one more of each for the new board leaves every entry of the last game stale
+    # (cheaper than clearing the caches at every game)
+    s.g[t[T_SCRATCH]] += 1
+    s.g[t[T_SCRATCH] + 1] += 1
     tiles = s.g[d0:d0 + N]
     for i in range(N):
         tiles[i] = i

@@ -829,11 +829,14 @@ def play_turn(t, s):
     feat = features(s, leader)
     at = card_values(t, s.g, leader, s.g[sc(leader, S_HAND)]) if feat else 0
     n = 0
+    risk = -1.0     # the same for every card in hand (none is played yet): found once
     for r in range(t[P_N_ROLES]):
         if (s.g[sc(leader, S_HAND)] >> r) & 1:
             if feat:
                 pair_rows(t, s, r, n, s.g[at + 2 * r], s.g[at + 2 * r + 1])
-                s.opts[n + 1, P.F_RISK] = cancel_risk(t, s.g, r, leader + 1, n_players - 1)
+                if risk < 0:
+                    risk = cancel_risk(t, s.g, r, leader + 1, n_players - 1)
+                s.opts[n + 1, P.F_RISK] = risk
             for brave in range(2):
                 s.g[G_OAB + 2 * n] = r
                 s.g[G_OAB + 2 * n + 1] = brave

@@ -87,8 +87,9 @@ G_OAB = G_SEAT + N_SEAT * MAX_PLAYERS    # option slots: what option i means (2 
 # then each table's rows back to back; the graph's CSR pointers are indices into this array.
 (T_AREA, T_AREA_W, T_TOWER, T_ROLE, T_EVENT, T_EVENT_W, T_CLOUD, T_TILES, T_LIGHT, T_N_AREA,
  T_N_TOWER, T_N_EVENT, T_N_CLOUD, T_N_TILES, T_N_LIGHT, T_DECKS, T_REC, T_N_REC, T_MAXO,
- T_BOARD) = range(64, 84)
+ T_BOARD, T_SCRATCH, T_VALUES, T_LOG, T_MAX_STARS) = range(64, 88)
 T_HEADER = 88
+VALUES_KEY = 3    # a seat's card values: key (2 words), roles valid under it, then 2 per role
 GRAPH_PTRS = (P_ADJ_PTR, P_TOWER_PTR, P_AREA_TOWER_PTR)
 
 
@@ -123,6 +124,7 @@ def flat_tables(tb: Tables) -> np.ndarray:
                                                         tb.event.shape[0])
     head[T_N_CLOUD], head[T_N_TILES], head[T_N_LIGHT] = (tb.cloud_area.shape[0],
                                                          tb.tiles.shape[0], tb.lightning.shape[0])
+    head[T_MAX_STARS] = tb.tiles[:, 0].max(initial=0)     # more wands charm no more clouds
     # rows of the option buffer: the largest decision the rules allow
     A, K, N = tb.area.shape[0], tb.tower.shape[0], tb.tiles.shape[0]
     E, R, C = tb.event.shape[0], tb.role.shape[0], tb.cloud_area.shape[0]
@@ -133,6 +135,11 @@ def flat_tables(tb: Tables) -> np.ndarray:
     head[T_DECKS] = head[T_BOARD] + A + K
     head[T_REC] = head[T_DECKS] + N + E + R
     head[T_N_REC] = E + R + K + C
+    # then the heuristics' scratch (see State): the board changes, best_delivery_area's cache,
+    # each seat's card values (card_values); then the decision log
+    head[T_SCRATCH] = head[T_REC] + head[T_N_REC]
+    head[T_VALUES] = head[T_SCRATCH] + 2 + 2 * 8 * A
+    head[T_LOG] = head[T_VALUES] + MAX_PLAYERS * (VALUES_KEY + 2 * R)
     return np.concatenate(parts)
 
 
@@ -147,8 +154,13 @@ class State(NamedTuple):
     #   role/pawn/tower, brave/area); from t[T_BOARD] the cloud tile on each area (-1 none),
     #   then round tower filled; from t[T_DECKS] tile order, event deck, enchanted deck; from
     #   t[T_REC] the record: event round, enchanted-rounds mask, deliveries per tower, round
-    #   each cloud space was charmed (the game-level results); from g[G_LOG_AT] the decision
-    #   log (seat, kind, n, choice) when kept
+    #   each cloud space was charmed (the game-level results); from t[T_SCRATCH] the
+    #   heuristics' caches: the round towers filled, the clouds charmed (both counted since
+    #   the State was made, plus one per game: the caches' keys), the best tower points
+    #   of each area and colours held and the round towers filled + 1 when they were found
+    #   (best_delivery_area); from t[T_VALUES] each
+    #   seat's card values and their key (card_values); from g[G_LOG_AT] = t[T_LOG] the
+    #   decision log (seat, kind, n, choice) when kept
     obs: np.ndarray    # [OBS_LEN] float32
     opts: np.ndarray   # [MAXO + R, F] float32 the options, then each role's SELECT row for the
     #                    seat selecting now
@@ -232,16 +244,9 @@ def lightning_of(t, i):
     return t[t[T_LIGHT] + i]
 
 
-@njit((TT,), cache=True, _nrt=False, no_cpython_wrapper=True)
-def scratch_len(t):
-    """State.g after the record: card_values' 2R words, then best_delivery_area's cache: the
-    round towers filled so far, then each area's best tower points and its key."""
-    return 2 * t[P_N_ROLES] + 1 + 2 * t[T_N_AREA]
-
-
 @njit(cache=True)
 def new_state(t, n_players, pol, user_policies, log_cap):
-    log_at = t[T_REC] + t[T_N_REC] + scratch_len(t)     # after the scratch
+    log_at = t[T_LOG]
     s = State(np.zeros(log_at + 4 * log_cap, np.int64), np.zeros(OBS_LEN, np.float32),
               np.zeros((t[T_MAXO] + t[P_N_ROLES], P.N_FEATURES), np.float32))
     s.g[G_LOG_CAP] = log_cap
@@ -409,28 +414,33 @@ def deliverable(t, g, seat, k):
             and g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0)
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def best_delivery_area(t, g, seat, a):
     """Best tower points at area a the seat can deliver to now; NEG if none. They depend on
     the seat only through the colours it holds, and change only when a round tower fills:
-    cached per area under the key (round towers filled + 1, colours held)."""
-    fills = t[T_REC] + t[T_N_REC] + 2 * t[P_N_ROLES]
-    key = ((g[fills] + 1) * 8 + (g[sc(seat, S_GREEN)] > 0)
-           + 2 * (g[sc(seat, S_PURPLE)] > 0) + 4 * (g[sc(seat, S_ORANGE)] > 0))
-    A = t[T_N_AREA]
-    if g[fills + 1 + A + a] == key:
-        return g[fills + 1 + a]
+    cached per area and colours held under the round towers filled. Inlined: a cached area
+    costs a compare instead of a call (``scan_delivery_area`` fills the cache)."""
+    at = t[T_SCRATCH] + 2 + 2 * (8 * a + (g[sc(seat, S_GREEN)] > 0)
+                                 + 2 * (g[sc(seat, S_PURPLE)] > 0) + 4 * (g[sc(seat, S_ORANGE)] > 0))
+    if g[at + 1] == g[t[T_SCRATCH]] + 1:
+        return g[at]
+    return scan_delivery_area(t, g, seat, a, at)
+
+
+@njit((TT, GT, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def scan_delivery_area(t, g, seat, a, at):
+    """``best_delivery_area`` from the towers of area a, cached at g[at], g[at + 1]."""
     best = NEG
     ptr = t[P_AREA_TOWER_PTR]
-    t0, filled = t[T_TOWER], t[T_BOARD] + A
+    t0, filled = t[T_TOWER], t[T_BOARD] + t[T_N_AREA]
     for i in range(t[ptr + a], t[ptr + a + 1]):
         k = t[i]      # deliverable(t, g, seat, k), written out
         if ((t[t0 + 4 * k + TW_ROUND] == 0 or g[filled + k] == 0)
                 and g[sc(seat, S_GREEN + t[t0 + 4 * k + TW_COLOUR])] > 0
                 and t[t0 + 4 * k + TW_POINTS] > best):
             best = t[t0 + 4 * k + TW_POINTS]
-    g[fills + 1 + a] = best
-    g[fills + 1 + A + a] = key
+    g[at] = best
+    g[at + 1] = g[t[T_SCRATCH]] + 1
     return best
 
 
@@ -486,28 +496,50 @@ def card_value(t, g, seat, r, brave):
                 continue
             best = max(best, best_delivery_area(t, g, seat, a))
     elif kind == FAIRY:
+        # the clouds next to a pawn (the best (bolts, stars) does not depend on the order)
         bolts, stars = np.int64(-1), np.int64(0)
-        pa, pb, wands = g[sc(seat, S_PAWN_A)], g[sc(seat, S_PAWN_B)], g[sc(seat, S_WANDS)]
-        for c in range(t[T_N_CLOUD]):
-            a = cloud_area_of(t, c)     # can_charm(t, g, seat, c), written out
-            tile = g[t[T_BOARD] + a]
-            if tile < 0 or (area_of(t, a, 1 + pa) == 0 and area_of(t, a, 1 + pb) == 0):
-                continue
-            b, st = tile_of(t, tile, 1), tile_of(t, tile, 0)
-            if wands >= st and (b > bolts or (b == bolts and st < stars)):
-                bolts, stars = b, st
+        wands = g[sc(seat, S_WANDS)]
+        adj = t[P_ADJ_PTR]
+        for p in range(2):
+            a0 = g[sc(seat, S_PAWN_A + p)]
+            for j in range(t[adj + a0], t[adj + a0 + 1]):
+                tile = g[t[T_BOARD] + t[j]]
+                if tile < 0:
+                    continue
+                b, st = tile_of(t, tile, 1), tile_of(t, tile, 0)
+                if wands >= st and (b > bolts or (b == bolts and st < stars)):
+                    bolts, stars = b, st
         return bolts, stars
     return best, np.int64(0)
 
 
 @njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def card_values(t, g, seat, roles):
-    """``card_value(t, g, seat, r, True)`` of every role r in the bitmask ``roles`` into the
-    scratch g[at + 2r], g[at + 2r + 1] (at: after the record): the witches share one scan of
-    the pawns' neighbours (the towers an area offers do not depend on the witch)."""
-    at = t[T_REC] + t[T_N_REC]
+    """``card_value(t, g, seat, r, True)`` of every role r in the bitmask ``roles``, at
+    g[at + 2r], g[at + 2r + 1] for the returned at. Kept per seat under the key (round towers
+    filled + clouds charmed, pawns, colours held; wands up to the most stars a cloud costs),
+    so only roles not yet valid under it are computed: a seat's values change only when
+    potions, pawns, wands, towers or clouds do. The witches share one scan of the pawns'
+    neighbours (the towers an area offers do not depend on the witch)."""
+    R = t[P_N_ROLES]
+    base = t[T_VALUES] + seat * (VALUES_KEY + 2 * R)
+    at = base + VALUES_KEY
+    A = t[T_N_AREA]
+    board = g[t[T_SCRATCH]] + g[t[T_SCRATCH] + 1]
+    key = (((board * A + g[sc(seat, S_PAWN_A)]) * A + g[sc(seat, S_PAWN_B)]) * 8
+           + (g[sc(seat, S_GREEN)] > 0) + 2 * (g[sc(seat, S_PURPLE)] > 0)
+           + 4 * (g[sc(seat, S_ORANGE)] > 0))
+    wands = min(g[sc(seat, S_WANDS)], t[T_MAX_STARS])
+    if g[base] != key or g[base + 1] != wands:
+        g[base] = key
+        g[base + 1] = wands
+        g[base + 2] = 0
+    roles &= ~g[base + 2]
+    if roles == 0:
+        return at
+    g[base + 2] |= roles
     witches = np.int64(0)
-    for r in range(t[P_N_ROLES]):
+    for r in range(R):
         if not (roles >> r) & 1:
             continue
         kind = role_of(t, r, RO_KIND)
@@ -521,9 +553,9 @@ def card_values(t, g, seat, roles):
             g[at + 2 * r] = v
             g[at + 2 * r + 1] = w
     if witches == 0:
-        return
+        return at
     terrains = np.int64(0)      # the terrains some witch of ``roles`` enters
-    for r in range(t[P_N_ROLES]):
+    for r in range(R):
         if (witches >> r) & 1:
             terrains |= role_of(t, r, RO_TERRAINS)
     adj = t[P_ADJ_PTR]
@@ -543,6 +575,7 @@ def card_values(t, g, seat, roles):
                     g[at + 2 * r] = b
                 m >>= 1
                 r += 1
+    return at
 
 
 @njit((TT, ST, I8, I8, B1, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -595,19 +628,21 @@ def pair_rows(t, s, r, i, v, w):
 def card_pairs(t, s, seat, r, i):
     """Rows i (cowardly) and i + 1 (brave) of role r: what a card reaches is looked up once
     (only a brave witch reaches anything beyond its cowardly play)."""
-    v, w = card_value(t, s.g, seat, r, True)
-    pair_rows(t, s, r, i, v, w)
+    at = card_values(t, s.g, seat, np.int64(1) << r)
+    pair_rows(t, s, r, i, s.g[at + 2 * r], s.g[at + 2 * r + 1])
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def cancel_risk(t, s, r, first, n_later):
-    """Expected number of the next ``n_later`` players from ``first`` holding role r."""
-    n_players = s.g[G_NP]
-    unplayed = t[P_N_ROLES] - popcount(s.g[G_PLAYED] & ~(1 << r))
-    risk = 0.0
-    for k in range(n_later):
-        risk += s.g[sc((first + k) % n_players, S_NHAND)] / unplayed
-    return risk
+@njit((TT, GT, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def cancel_risk(t, g, r, first, n_later):
+    """Expected number of the next ``n_later`` players from ``first`` holding role r: their
+    cards left over the roles nobody has played yet this round. One division of the cards'
+    sum: the same float32 feature as the reference's sum of each player's share (checked for
+    up to 40 roles, 5 later players, 10 cards each), and the divisions were 5% of a game."""
+    n_players = g[G_NP]
+    cards = 0
+    for k in range(first, first + n_later):
+        cards += g[sc(k - n_players if k >= n_players else k, S_NHAND)]   # k < 2 n_players
+    return cards / (t[P_N_ROLES] - popcount(g[G_PLAYED] & ~(1 << r)))
 
 
 # ---------------------------------------------------------------- setup and round
@@ -634,7 +669,12 @@ def setup(t, s, key, game):
     b0 = t[T_BOARD]
     s.g[b0:b0 + A] = -1
     s.g[b0 + A:d0] = 0
-    s.g[t[T_REC]:t[T_REC] + t[T_N_REC] + scratch_len(t)] = 0     # record, scratch
+    s.g[t[T_REC]:t[T_SCRATCH]] = 0
+    # the caches' keys count the round towers filled and clouds charmed since the State was
+    # made: one more of each for the new board leaves every entry of the last game stale
+    # (cheaper than clearing the caches at every game)
+    s.g[t[T_SCRATCH]] += 1
+    s.g[t[T_SCRATCH] + 1] += 1
     tiles = s.g[d0:d0 + N]
     for i in range(N):
         tiles[i] = i
@@ -691,8 +731,7 @@ def select_rows(t, s, seat, c0, max_size, ev, mol):
     whole hand here, straight from those rows (``_best``: the first highest value; a stop row
     is worth 0) without building each pick's rows, and True is returned."""
     R = t[P_N_ROLES]
-    card_values(t, s.g, seat, (np.int64(1) << np.int64(R)) - 1)
-    at = t[T_REC] + t[T_N_REC]
+    at = card_values(t, s.g, seat, (np.int64(1) << np.int64(R)) - 1)
     for r in range(R):
         card_row(t, s, r, role_of(t, r, RO_KIND), True, c0 + r, s.g[at + 2 * r],
                  s.g[at + 2 * r + 1])
@@ -790,15 +829,16 @@ def play_turn(t, s):
         leader = (leader + 1) % n_players
     s.g[G_LEADER] = leader
     feat = features(s, leader)
-    if feat:
-        card_values(t, s.g, leader, s.g[sc(leader, S_HAND)])
-    at = t[T_REC] + t[T_N_REC]
+    at = card_values(t, s.g, leader, s.g[sc(leader, S_HAND)]) if feat else 0
     n = 0
+    risk = -1.0     # the same for every card in hand (none is played yet): found once
     for r in range(t[P_N_ROLES]):
         if (s.g[sc(leader, S_HAND)] >> r) & 1:
             if feat:
                 pair_rows(t, s, r, n, s.g[at + 2 * r], s.g[at + 2 * r + 1])
-                s.opts[n + 1, P.F_RISK] = cancel_risk(t, s, r, leader + 1, n_players - 1)
+                if risk < 0:
+                    risk = cancel_risk(t, s.g, r, leader + 1, n_players - 1)
+                s.opts[n + 1, P.F_RISK] = risk
             for brave in range(2):
                 s.g[G_OAB + 2 * n] = r
                 s.g[G_OAB + 2 * n + 1] = brave
@@ -809,13 +849,13 @@ def play_turn(t, s):
     bravest = leader if brave else -1
     if not brave:
         cowardly_action(t, s, leader, r)
-    for k in range(1, n_players):
-        seat = (leader + k) % n_players
+    for k in range(leader + 1, leader + n_players):     # the others, clockwise
+        seat = k - n_players if k >= n_players else k
         if not (s.g[sc(seat, S_HAND)] >> r) & 1:
             continue
         if features(s, seat):
             card_pairs(t, s, seat, r, 0)
-            s.opts[1, P.F_RISK] = cancel_risk(t, s, r, leader + k + 1, n_players - 1 - k)
+            s.opts[1, P.F_RISK] = cancel_risk(t, s.g, r, k + 1, leader + n_players - 1 - k)
         c = decide(t, s, seat, P.FOLLOW, 2)
         play_card(t, s, seat, r)
         if c == 1:
@@ -943,7 +983,7 @@ def deliver_potion(t, s, seat, r, m, brave, bonus):
     s.g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] -= 1
     if tower_of(t, k, TW_ROUND):
         s.g[t[T_BOARD] + t[T_N_AREA] + k] = 1
-        s.g[t[T_REC] + t[T_N_REC] + 2 * t[P_N_ROLES]] += 1     # best_delivery_area's key
+        s.g[t[T_SCRATCH]] += 1     # round towers filled
         s.g[sc(seat, S_WANDS)] += tower_of(t, k, TW_WANDS)
     add_points(t, s, seat, tower_of(t, k, TW_POINTS), S_TOWERS)
     if bonus:
@@ -997,6 +1037,7 @@ def weather_fairy(t, s, seat, r, brave):
     s.g[sc(seat, S_WANDS)] -= tile_of(t, tile, 0)
     s.g[sc(seat, S_BOLTS)] += tile_of(t, tile, 1)
     s.g[sc(seat, S_CHARMED)] += 1
+    s.g[t[T_SCRATCH] + 1] += 1     # clouds charmed
     s.g[t[T_REC] + t[T_N_EVENT] + t[P_N_ROLES] + t[T_N_TOWER] + i] = s.g[G_ROUND]
     if bonus:
         add_points(t, s, seat, bonus, S_BRAVE)

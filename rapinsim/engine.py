@@ -10,8 +10,9 @@ and a list, which keeps every call cheap to compile (a NamedTuple of arrays was 
 ~150 LLVM arguments per call).
 
 Counts the rules ask for again and again are kept up to date as the game changes (tiles per
-district ``NT``, pawns per district ``NPD``, each seat's held treasures, rabbits and items), so
-listing the legal options does not rescan the board. The random policy reads neither the
+district ``NT``, pawns per district ``NPD``, each seat's held treasures, rabbits and items, and
+each hand as a bit set of tiles ``HELD``), so listing the legal options does not rescan the
+board and picking a held tile is a few bit operations. The random policy reads neither the
 observation nor the features, so they are written only for a policy that reads them.
 
 ``play_batch`` spreads a batch over threads (``simcore.parallel.spread``); each unit of games

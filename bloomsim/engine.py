@@ -412,22 +412,15 @@ def deliverable(t, g, seat, k):
             and g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0)
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def best_delivery_area(t, g, seat, a):
     """Best tower points at area a the seat can deliver to now; NEG if none. They depend on
     the seat only through the colours it holds, and change only when a round tower fills:
-    cached per area and colours held under the round towers filled. Inlined: a cached area
-    costs a compare instead of a call (``scan_delivery_area`` fills the cache)."""
+    cached per area and colours held under the round towers filled."""
     at = t[T_SCRATCH] + 2 + 2 * (8 * a + (g[sc(seat, S_GREEN)] > 0)
                                  + 2 * (g[sc(seat, S_PURPLE)] > 0) + 4 * (g[sc(seat, S_ORANGE)] > 0))
     if g[at + 1] == g[t[T_SCRATCH]] + 1:
         return g[at]
-    return scan_delivery_area(t, g, seat, a, at)
-
-
-@njit((TT, GT, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def scan_delivery_area(t, g, seat, a, at):
-    """``best_delivery_area`` from the towers of area a, cached at g[at], g[at + 1]."""
     best = NEG
     ptr = t[P_AREA_TOWER_PTR]
     t0, filled = t[T_TOWER], t[T_BOARD] + t[T_N_AREA]
@@ -620,14 +613,6 @@ def pair_rows(t, s, r, i, v, w):
     else:
         card_row(t, s, r, kind, False, i, v, w)
     card_row(t, s, r, kind, True, i + 1, v, w)
-
-
-@njit((TT, ST, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def card_pairs(t, s, seat, r, i):
-    """Rows i (cowardly) and i + 1 (brave) of role r: what a card reaches is looked up once
-    (only a brave witch reaches anything beyond its cowardly play)."""
-    at = card_values(t, s.g, seat, np.int64(1) << r)
-    pair_rows(t, s, r, i, s.g[at + 2 * r], s.g[at + 2 * r + 1])
 
 
 @njit((TT, GT, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -852,7 +837,8 @@ def play_turn(t, s):
         if not (s.g[sc(seat, S_HAND)] >> r) & 1:
             continue
         if features(s, seat):
-            card_pairs(t, s, seat, r, 0)
+            at = card_values(t, s.g, seat, np.int64(1) << r)
+            pair_rows(t, s, r, 0, s.g[at + 2 * r], s.g[at + 2 * r + 1])
             s.opts[1, P.F_RISK] = cancel_risk(t, s.g, r, k + 1, leader + n_players - 1 - k)
         c = decide(t, s, seat, P.FOLLOW, 2)
         play_card(t, s, seat, r)

@@ -133,8 +133,8 @@ def flat_tables(tb: Tables) -> np.ndarray:
     head[T_DECKS] = head[T_BOARD] + A + K
     head[T_REC] = head[T_DECKS] + N + E + R
     head[T_N_REC] = E + R + K + C
-    # then the heuristics' scratch (see State): the board changes, best_delivery_area's cache,
-    # each seat's card values (card_values); then the decision log
+    # then the heuristics' scratch (see State): round towers filled, clouds charmed,
+    # best_delivery_area's cache, each seat's card values (card_values); then the decision log
     head[T_SCRATCH] = head[T_REC] + head[T_N_REC]
     head[T_VALUES] = head[T_SCRATCH] + 2 + 2 * 8 * A
     head[T_LOG] = head[T_VALUES] + MAX_PLAYERS * (VALUES_KEY + 2 * R)
@@ -154,11 +154,11 @@ class State(NamedTuple):
     #   t[T_REC] the record: event round, enchanted-rounds mask, deliveries per tower, round
     #   each cloud space was charmed (the game-level results); from t[T_SCRATCH] the
     #   heuristics' caches: the round towers filled, the clouds charmed (both counted since
-    #   the State was made, plus one per game: the caches' keys), the best tower points
-    #   of each area and colours held and the round towers filled + 1 when they were found
-    #   (best_delivery_area); from t[T_VALUES] each
-    #   seat's card values and their key (card_values); from g[G_LOG_AT] = t[T_LOG] the
-    #   decision log (seat, kind, n, choice) when kept
+    #   the State was made, plus one per game: the caches' keys), the best tower points of
+    #   each area and colours held and the round towers filled + 1 when they were found
+    #   (best_delivery_area); from t[T_VALUES] each seat's card values and their key
+    #   (card_values); from g[G_LOG_AT] = t[T_LOG] the decision log (seat, kind, n, choice)
+    #   when kept
     obs: np.ndarray    # [OBS_LEN] float32
     opts: np.ndarray   # [MAXO + R, F] float32 the options, then each role's SELECT row for the
     #                    seat selecting now
@@ -417,8 +417,9 @@ def best_delivery_area(t, g, seat, a):
     """Best tower points at area a the seat can deliver to now; NEG if none. They depend on
     the seat only through the colours it holds, and change only when a round tower fills:
     cached per area and colours held under the round towers filled."""
-    at = t[T_SCRATCH] + 2 + 2 * (8 * a + (g[sc(seat, S_GREEN)] > 0)
-                                 + 2 * (g[sc(seat, S_PURPLE)] > 0) + 4 * (g[sc(seat, S_ORANGE)] > 0))
+    colours = ((g[sc(seat, S_GREEN)] > 0) + 2 * (g[sc(seat, S_PURPLE)] > 0)
+               + 4 * (g[sc(seat, S_ORANGE)] > 0))
+    at = t[T_SCRATCH] + 2 + 2 * (8 * a + colours)
     if g[at + 1] == g[t[T_SCRATCH]] + 1:
         return g[at]
     best = NEG

@@ -135,8 +135,8 @@ def flat_tables(tb: Tables) -> np.ndarray:
     head[T_DECKS] = head[T_BOARD] + A + K
     head[T_REC] = head[T_DECKS] + N + E + R
     head[T_N_REC] = E + R + K + C
-    # then the heuristics' scratch (see State): the board changes, best_delivery_area's cache,
-    # each seat's card values (card_values); then the decision log
+    # then the heuristics' scratch (see State): round towers filled, clouds charmed,
+    # best_delivery_area's cache, each seat's card values (card_values); then the decision log
     head[T_SCRATCH] = head[T_REC] + head[T_N_REC]
     head[T_VALUES] = head[T_SCRATCH] + 2 + 2 * 8 * A
     head[T_LOG] = head[T_VALUES] + MAX_PLAYERS * (VALUES_KEY + 2 * R)
@@ -156,11 +156,11 @@ class State(NamedTuple):
     #   t[T_REC] the record: event round, enchanted-rounds mask, deliveries per tower, round
     #   each cloud space was charmed (the game-level results); from t[T_SCRATCH] the
     #   heuristics' caches: the round towers filled, the clouds charmed (both counted since
-    #   the State was made, plus one per game: the caches' keys), the best tower points
-    #   of each area and colours held and the round towers filled + 1 when they were found
-    #   (best_delivery_area); from t[T_VALUES] each
-    #   seat's card values and their key (card_values); from g[G_LOG_AT] = t[T_LOG] the
-    #   decision log (seat, kind, n, choice) when kept
+    #   the State was made, plus one per game: the caches' keys), the best tower points of
+    #   each area and colours held and the round towers filled + 1 when they were found
+    #   (best_delivery_area); from t[T_VALUES] each seat's card values and their key
+    #   (card_values); from g[G_LOG_AT] = t[T_LOG] the decision log (seat, kind, n, choice)
+    #   when kept
     obs: np.ndarray    # [OBS_LEN] float32
     opts: np.ndarray   # [MAXO + R, F] float32 the options, then each role's SELECT row for the
     #                    seat selecting now
@@ -414,22 +414,16 @@ def deliverable(t, g, seat, k):
             and g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0)
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def best_delivery_area(t, g, seat, a):
     """Best tower points at area a the seat can deliver to now; NEG if none. They depend on
     the seat only through the colours it holds, and change only when a round tower fills:
-    cached per area and colours held under the round towers filled. Inlined: a cached area
-    costs a compare instead of a call (``scan_delivery_area`` fills the cache)."""
-    at = t[T_SCRATCH] + 2 + 2 * (8 * a + (g[sc(seat, S_GREEN)] > 0)
-                                 + 2 * (g[sc(seat, S_PURPLE)] > 0) + 4 * (g[sc(seat, S_ORANGE)] > 0))
+    cached per area and colours held under the round towers filled."""
+    colours = ((g[sc(seat, S_GREEN)] > 0) + 2 * (g[sc(seat, S_PURPLE)] > 0)
+               + 4 * (g[sc(seat, S_ORANGE)] > 0))
+    at = t[T_SCRATCH] + 2 + 2 * (8 * a + colours)
     if g[at + 1] == g[t[T_SCRATCH]] + 1:
         return g[at]
-    return scan_delivery_area(t, g, seat, a, at)
-
-
-@njit((TT, GT, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def scan_delivery_area(t, g, seat, a, at):
-    """``best_delivery_area`` from the towers of area a, cached at g[at], g[at + 1]."""
     best = NEG
     ptr = t[P_AREA_TOWER_PTR]
     t0, filled = t[T_TOWER], t[T_BOARD] + t[T_N_AREA]
@@ -622,14 +616,6 @@ def pair_rows(t, s, r, i, v, w):
     else:
         card_row(t, s, r, kind, False, i, v, w)
     card_row(t, s, r, kind, True, i + 1, v, w)
-
-
-@njit((TT, ST, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def card_pairs(t, s, seat, r, i):
-    """Rows i (cowardly) and i + 1 (brave) of role r: what a card reaches is looked up once
-    (only a brave witch reaches anything beyond its cowardly play)."""
-    at = card_values(t, s.g, seat, np.int64(1) << r)
-    pair_rows(t, s, r, i, s.g[at + 2 * r], s.g[at + 2 * r + 1])
 
 
 @njit((TT, GT, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -854,7 +840,8 @@ def play_turn(t, s):
         if not (s.g[sc(seat, S_HAND)] >> r) & 1:
             continue
         if features(s, seat):
-            card_pairs(t, s, seat, r, 0)
+            at = card_values(t, s.g, seat, np.int64(1) << r)
+            pair_rows(t, s, r, 0, s.g[at + 2 * r], s.g[at + 2 * r + 1])
             s.opts[1, P.F_RISK] = cancel_risk(t, s.g, r, k + 1, leader + n_players - 1 - k)
         c = decide(t, s, seat, P.FOLLOW, 2)
         play_card(t, s, seat, r)

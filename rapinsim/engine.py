@@ -13,7 +13,8 @@ Counts the rules ask for again and again are kept up to date as the game changes
 district ``NT``, pawns per district ``NPD``, each seat's held treasures, rabbits and items, and
 each hand as a bit set of tiles ``HELD``), so listing the legal options does not rescan the
 board and picking a held tile is a few bit operations. The random policy reads neither the
-observation nor the features, so they are written only for a policy that reads them.
+observation nor the features, so they are written only for a policy that reads them, and its
+action options are counted, not listed (``random_action``: only the chosen one is produced).
 
 ``play_batch`` spreads a batch over threads (``simcore.parallel.spread``); each unit of games
 gets its own buffers and calls ``play_games`` (compiled ``nogil``), and every game seeds its own
@@ -479,8 +480,9 @@ def decide(G, U, s, kind, n):
 
 @kernel(_I, _I, _I, _I)
 def ask(G, U, s, kind, n):
-    """``decide`` as a compiled call, for the rarer decisions (only the action decision
-    inlines it: each inlined copy costs compile time)."""
+    """``decide`` as a compiled call, for the rarer decisions (the action decision inlines
+    its own: ``random_action`` for the random policy, else ``decide_policy``; each inlined
+    copy costs compile time)."""
     return decide(G, U, s, kind, n)
 
 

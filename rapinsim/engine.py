@@ -13,7 +13,8 @@ Counts the rules ask for again and again are kept up to date as the game changes
 district ``NT``, pawns per district ``NPD``, each seat's held treasures, rabbits and items, and
 each hand as a bit set of tiles ``HELD``), so listing the legal options does not rescan the
 board and picking a held tile is a few bit operations. The random policy reads neither the
-observation nor the features, so they are written only for a policy that reads them.
+observation nor the features, so they are written only for a policy that reads them, and its
+action options are counted, not listed (``random_action``: only the chosen one is produced).
 
 ``play_batch`` spreads a batch over threads (``simcore.parallel.spread``); each unit of games
 gets its own buffers and calls ``play_games`` (compiled ``nogil``), and every game seeds its own
@@ -479,8 +480,9 @@ def decide(G, U, s, kind, n):
 
 @kernel(_I, _I, _I, _I)
 def ask(G, U, s, kind, n):
-    """``decide`` as a compiled call, for the rarer decisions (only the action decision
-    inlines it: each inlined copy costs compile time)."""
+    """``decide`` as a compiled call, for the rarer decisions (the action decision inlines
+    its own: ``random_action`` for the random policy, else ``decide_policy``; each inlined
+    copy costs compile time)."""
     return decide(G, U, s, kind, n)
 
 
@@ -505,20 +507,59 @@ def can_search(G, s):
 
 
 @helper
+def step_bars(G):
+    """The districts no step may enter: Rize's, and the one Rize moves to next unless the
+    rules allow stepping there (-1: none)."""
+    rize = G[RIZE]
+    return rize, (-1 if G[R_STEP_NEXT] else G[R_NEXT + rize])
+
+
+@helper
+def step_legal(e, rize, nxt):
+    """Whether neighbour slot e (-1: padding) is a legal step (the one rule every listing,
+    count and pick of the steps uses; no branches)."""
+    return (e >= 0) & (e != rize) & (e != nxt)
+
+
+@helper
 def step_options(G, s, m):
     """STEP options from option m on (legal steps, ascending); the new count. Every
     neighbour slot up to the board's most neighbours is written and the count advanced
     only for a legal one: a fixed trip count and no branch to mispredict (slots past the
     count are free)."""
-    d = G[POS + s]
-    rize = G[RIZE]
-    nxt = -1 if G[R_STEP_NEXT] else G[R_NEXT + rize]
-    nb = R_NB + d * MAXD
+    rize, nxt = step_bars(G)
+    nb = R_NB + G[POS + s] * MAXD
     for k in range(G[R_DEG]):
         e = G[nb + k]
         option(G, m, O_STEP, e)
-        m += (e >= 0) & (e != rize) & (e != nxt)
+        m += step_legal(e, rize, nxt)
     return m
+
+
+@helper
+def n_steps(G, s):
+    """The number of legal steps (``step_options`` without writing them)."""
+    rize, nxt = step_bars(G)
+    nb = R_NB + G[POS + s] * MAXD
+    n = 0
+    for k in range(G[R_DEG]):
+        n += step_legal(G[nb + k], rize, nxt)
+    return n
+
+
+@helper
+def nth_step(G, s, r):
+    """The r-th (from 0; r < ``n_steps``) legal step, as ``step_options`` orders them."""
+    rize, nxt = step_bars(G)
+    nb = R_NB + G[POS + s] * MAXD
+    k = 0
+    while True:
+        e = G[nb + k]
+        if step_legal(e, rize, nxt):
+            if r == 0:
+                return e
+            r -= 1
+        k += 1
 
 
 @helper
@@ -826,22 +867,30 @@ def use_skill(G, U, s):
 # ---------------------------------------------------------------- turns
 
 @helper
-def items_usable(G, s, searchable, steps):
-    """The item kinds seat s may use now, a bit set (``item_usable`` of the reference for
-    each kind; ``searchable``: ``can_search``, ``steps``: the legal steps): items are offered
-    only where they can do something, the disguise is a reaction, never an action."""
+def items_offered(G, s, searchable, steps):
+    """The item kinds offered as actions, a bit set: held and usable now (``item_usable`` of
+    the reference for each kind; ``searchable``: ``can_search``, ``steps``: the legal steps):
+    items are offered only where they can do something, the disguise is a reaction, never an
+    action."""
+    if G[HNI + s] == 0:
+        return np.int64(0)
     d = G[POS + s]
     usable = ((np.int64(n_unseen_in(G, s, d) > 0) << LAMP)
               | (np.int64(searchable & (G[NT + d] >= 2)) << COFFEE)
               | (np.int64(steps > 0) << BICYCLE))
     if G[HITEM + s * N_ITEMS + MAP] > 0 and any_unseen(G, s):
         usable |= 1 << MAP
-    return usable
+    held = np.int64(0)
+    for i in range(N_ITEMS):
+        held |= np.int64(G[HITEM + s * N_ITEMS + i] > 0) << i
+    return usable & held
 
 
 @helper
-def skill_usable(G, s, searchable, steps):
-    """Whether seat s's unused skill may be used now."""
+def skill_offered(G, s, searchable, steps):
+    """Whether seat s's skill is offered as an action: unused and usable now."""
+    if G[SKILL_USED + s]:
+        return False
     c = G[CHARS + s]
     if c == CHIMAME:
         return searchable
@@ -858,25 +907,71 @@ def skill_usable(G, s, searchable, steps):
 
 
 @helper
+def search_legal(G, searchable, h):
+    """Whether SEARCH of house h (in the pawn's district) is an option."""
+    return searchable & (G[BOARD + h] != EMPTY)
+
+
+@helper
 def action_options(G, s):
+    """The action options in the reference's order: PASS, the legal steps (ascending), SEARCH
+    of each tile house, the offered items (kind order), the skill; their count."""
     d = G[POS + s]
     option(G, 0, O_PASS, d)
     m = step_options(G, s, 1)
     steps = m - 1
     searchable = can_search(G, s)
     h0 = d * G[R_H]
-    for h in range(h0, h0 + G[R_H]):                 # written always, counted if searchable
+    for h in range(h0, h0 + G[R_H]):                 # written always, counted if legal
         option(G, m, O_SEARCH, h)
-        m += searchable & (G[BOARD + h] != EMPTY)
-    if G[HNI + s] > 0:
-        usable = items_usable(G, s, searchable, steps)
+        m += search_legal(G, searchable, h)
+    offered = items_offered(G, s, searchable, steps)
+    if offered:
         for i in range(N_ITEMS):
             option(G, m, O_ITEM, i)
-            m += (G[HITEM + s * N_ITEMS + i] > 0) & ((usable >> i) & 1)
-    if G[SKILL_USED + s] == 0 and skill_usable(G, s, searchable, steps):
+            m += (offered >> i) & 1
+    if skill_offered(G, s, searchable, steps):
         option(G, m, O_SKILL, d)
         m += 1
     return m
+
+
+@helper
+def random_action(G, s):
+    """The random policy's action (what, arg) without listing the options: each category of
+    ``action_options`` counted by the same rules, the choice drawn as ``decide`` draws it (the
+    same stream, the same count, so the same index) and only the chosen option produced."""
+    d = G[POS + s]
+    steps = n_steps(G, s)
+    searchable = can_search(G, s)
+    searches = searchable * G[NT + d]                # the tile houses of d (NT counts them)
+    offered = items_offered(G, s, searchable, steps)
+    items = np.int64(popcount(np.uint64(offered)))
+    skill = skill_offered(G, s, searchable, steps)
+    n = 1 + steps + searches + items + skill
+    c = randint(streams(G), 1 + s, n)
+    record(G, s, ACTION, n, c)
+    r = c - 1
+    if r < 0:
+        return O_PASS, d
+    if r < steps:
+        return O_STEP, nth_step(G, s, r)
+    r -= steps
+    if r < searches:
+        h = d * G[R_H]
+        while True:
+            if search_legal(G, searchable, h):
+                if r == 0:
+                    return O_SEARCH, h
+                r -= 1
+            h += 1
+    r -= searches
+    if r < items:
+        w = np.uint64(offered)
+        for _ in range(r):
+            w &= w - np.uint64(1)
+        return O_ITEM, np.int64(trailing_zeros(w))
+    return O_SKILL, d
 
 
 @kernel(_V, _I)
@@ -888,9 +983,11 @@ def play_turn(G, U, s):
         if G[POS + s] == G[LETTER + s]:
             notice_letter_take(G, U, s)
     while G[ACTIONS_LEFT] > 0 and G[TURN_END] == 0 and G[OVER] == 0:
-        m = action_options(G, s)
-        c = decide(G, U, s, ACTION, m)
-        what, arg = G[CH_WHAT + c], G[CH_ARG + c]
+        if G[PID + s] == RANDOM:
+            what, arg = random_action(G, s)
+        else:
+            c = decide_policy(G, U, s, ACTION, action_options(G, s))
+            what, arg = G[CH_WHAT + c], G[CH_ARG + c]
         G[ACTIONS_LEFT] -= 1
         if what == O_PASS:
             G[TURN_END] = 1

@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, typeof, types
 from numba.core import cgutils
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 from numba.core.types.function_type import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
@@ -772,21 +773,25 @@ def select_roles(t, s):
             if select_rows(t, s, seat, c0, max_size, ev, mol):
                 continue
         while s.g[sc(seat, S_NHAND)] < max_size:
-            n = 0
-            for r in range(R):
-                if not (s.g[sc(seat, S_HAND)] >> r) & 1:
-                    if feat:
+            hand = s.g[sc(seat, S_HAND)]
+            n = R - s.g[sc(seat, S_NHAND)]       # the roles not in hand, ascending
+            if feat:
+                k = 0
+                for r in range(R):
+                    if not (hand >> r) & 1:
                         for f in range(P.N_FEATURES):
-                            s.opts[n, f] = s.opts[c0 + r, f]
-                    s.g[G_OAB + 2 * n] = r
-                    n += 1
+                            s.opts[k, f] = s.opts[c0 + r, f]
+                        k += 1
             if mol and event_of(t, ev, EC_HAND + s.g[sc(seat, S_NHAND)]) != NO_HAND:
                 if feat:
                     stop_row(s, n)
-                s.g[G_OAB + 2 * n] = -1
                 n += 1
-            r = s.g[G_OAB + 2 * (decide(t, s, seat, P.SELECT, n))]
-            if r < 0:
+            c = decide(t, s, seat, P.SELECT, n)
+            free = ~hand                         # option c is the c-th role not in hand
+            for _ in range(c):
+                free &= free - 1
+            r = trailing_zeros(free)
+            if r >= R:                           # the stop row
                 break
             s.g[sc(seat, S_HAND)] |= 1 << r
             s.g[sc(seat, S_NHAND)] += 1

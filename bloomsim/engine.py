@@ -38,11 +38,11 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, typeof, types
 from numba.core import cgutils
-from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 from numba.core.types.function_type import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
 
+from simcore.bits import nth_set_bit, popcount
 from simcore.parallel import spread
 from simcore.policy import POLICY_SIG, PolicyFunc
 from simcore.results import rank_and_share
@@ -261,15 +261,6 @@ def new_state(t, n_players, pol, user_policies, log_cap):
 
 
 # ---------------------------------------------------------------- small helpers
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
 
 @njit((TT, ST, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def add_points(t, s, seat, delta, src):
@@ -629,7 +620,7 @@ def cancel_risk(t, g, r, first, n_later):
     cards = 0
     for k in range(first, first + n_later):
         cards += g[sc(k - n_players if k >= n_players else k, S_NHAND)]   # k < 2 n_players
-    return cards / (t[P_N_ROLES] - popcount(g[G_PLAYED] & ~(1 << r)))
+    return cards / (t[P_N_ROLES] - np.int64(popcount(np.uint64(g[G_PLAYED] & ~(1 << r)))))
 
 
 # ---------------------------------------------------------------- setup and round
@@ -787,10 +778,7 @@ def select_roles(t, s):
                     stop_row(s, n)
                 n += 1
             c = decide(t, s, seat, P.SELECT, n)
-            free = ~hand                         # option c is the c-th role not in hand
-            for _ in range(c):
-                free &= free - 1
-            r = trailing_zeros(free)
+            r = nth_set_bit(~hand, c)            # the c-th role not in hand
             if r >= R:                           # the stop row
                 break
             s.g[sc(seat, S_HAND)] |= 1 << r

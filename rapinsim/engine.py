@@ -29,6 +29,7 @@ from numba import carray, njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
+from simcore.bits import nth_set_bit, popcount
 from simcore.parallel import spread
 from simcore.policy import POLICY_SIG, PolicyFunc
 from simcore.results import rank_and_share
@@ -224,14 +225,6 @@ def streams(G):
     return u64_at(G, XS)
 
 
-@intrinsic
-def popcount(typingctx, x):
-    """The number of set bits of a uint64."""
-    def codegen(context, builder, sig, args):
-        return builder.ctpop(args[0])
-    return types.uint64(types.uint64), codegen
-
-
 # ---------------------------------------------------------------- small helpers
 
 @helper
@@ -248,9 +241,7 @@ def nth_held(G, s, sel, r):
         w = held[1] & kind[1]
         base = 64
         r -= c
-    for _ in range(r):
-        w &= w - np.uint64(1)
-    return base + np.int64(trailing_zeros(w))
+    return base + nth_set_bit(w, r)
 
 
 @helper
@@ -967,10 +958,7 @@ def random_action(G, s):
             h += 1
     r -= searches
     if r < items:
-        w = np.uint64(offered)
-        for _ in range(r):
-            w &= w - np.uint64(1)
-        return O_ITEM, np.int64(trailing_zeros(w))
+        return O_ITEM, nth_set_bit(offered, r)
     return O_SKILL, d
 
 

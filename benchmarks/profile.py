@@ -6,10 +6,18 @@ numba's machine code has no symbols perf can read, so the profiled interpreter (
 ``/tmp/perf-PID.map``, the file perf reads for JIT code. Only samples between the start and the
 end of the timed batch count, so compilation is left out. A function LLVM inlined is counted in
 its caller.
+
+``--instructions`` counts instead of sampling: the batch runs under valgrind's callgrind, and
+the instructions each compiled function executed are divided by the games played. The count
+is exact and the same on a busy machine as on an idle one, so it can compare two versions of
+an engine where a shared machine's timings cannot (it says nothing of stalls: time per
+instruction is the sampled profile's business). valgrind reports its own CPU to numba, so the
+kernels are compiled under it once (minutes) into ``--cache``, which later runs reuse.
 """
 from __future__ import annotations
 
 import argparse
+import bisect
 import importlib
 import os
 import re
@@ -43,26 +51,32 @@ def demangle(symbol: str) -> str:
     return re.sub(r"_0x[0-9a-f]+$", "", name)
 
 
-def _write_perf_map() -> None:
-    """Name every function numba compiled in this process, for perf."""
+def _compiled_functions() -> list[tuple[int, int, str]]:
+    """(address, size, name) of every function numba compiled or loaded in this process, in
+    address order (a function's size: up to the next one)."""
     from numba.core.registry import cpu_target
     engine = cpu_target.target_context.codegen()._engine
     starts = sorted((a, s) for s in engine._defined_symbols
                     if (a := engine.get_function_address(s)))
     ends = [a for a, _ in starts[1:]] + [starts[-1][0] + 4096]
-    with open(f"/tmp/perf-{os.getpid()}.map", "w") as f:
-        for (a, s), end in zip(starts, ends):
-            f.write(f"{a:x} {min(end - a, 1 << 20):x} {demangle(s)}\n")
+    return [(a, min(end - a, 1 << 20), demangle(s)) for (a, s), end in zip(starts, ends)]
 
 
-def child(game: str, policy: str, n_players: int, n_games: int, threads: int) -> None:
+def child(game: str, policy: str, n_players: int, n_games: int, threads: int,
+          map_file: str) -> None:
+    """Play the batch, print its start and end, and write the map of compiled functions to
+    ``map_file``; ``perf``: to ``/tmp/perf-PID.map``, after a warm-up batch that compiles
+    (the instruction count plays the batch alone, so every instruction counted is of it)."""
     engine = importlib.import_module(game)
     seats = [policy] * n_players
-    engine.simulate(seats, 100, SEED, threads=threads, progress=False)   # compile
+    if map_file == "perf":
+        map_file = f"/tmp/perf-{os.getpid()}.map"
+        engine.simulate(seats, 100, SEED, threads=threads, progress=False)   # compile
     t0 = time.clock_gettime(time.CLOCK_MONOTONIC)
     engine.simulate(seats, n_games, SEED, threads=threads, progress=False)
     t1 = time.clock_gettime(time.CLOCK_MONOTONIC)
-    _write_perf_map()
+    Path(map_file).write_text("".join(f"{a:x} {size:x} {name}\n"
+                                      for a, size, name in _compiled_functions()))
     print(f"{t0:.6f} {t1:.6f}")
 
 
@@ -81,44 +95,129 @@ def _shares(report: str) -> Counter:
     return shares
 
 
+def callgrind_costs(text: str) -> Counter:
+    """Instructions executed per machine address, from a callgrind file written with
+    ``--dump-instr=yes --dump-line=no`` (a cost line is an address, absolute ``0x..``,
+    relative ``+n``/``-n`` or ``*`` for the same, then its count; the line after ``calls=`` is
+    the callee's inclusive cost, which belongs to the callee)."""
+    costs, last, callee = Counter(), 0, False
+    for line in text.splitlines():
+        if line.startswith("calls="):
+            callee = True
+            continue
+        m = re.match(r"(0x[0-9a-fA-F]+|[+-]\d+|\*)\s+(\d+)", line)
+        if not m:
+            continue
+        at = m.group(1)
+        last = int(at, 16) if at.startswith("0x") else last if at == "*" else last + int(at)
+        if callee:
+            callee = False
+        else:
+            costs[last] += int(m.group(2))
+    return costs
+
+
+def per_function(costs: Counter, functions: list[tuple[int, int, str]], prefixes) -> Counter:
+    """The costs summed per function whose name starts with one of ``prefixes``."""
+    ours = sorted((a, a + size, name) for a, size, name in functions if name.startswith(prefixes))
+    starts = [a for a, _, _ in ours]
+    out = Counter()
+    for at, c in costs.items():
+        i = bisect.bisect_right(starts, at) - 1
+        if i >= 0 and at < ours[i][1]:
+            out[ours[i][2]] += c
+    return out
+
+
+def _read_map(path: Path) -> list[tuple[int, int, str]]:
+    rows = (line.split(maxsplit=2) for line in path.read_text().splitlines())
+    return [(int(a, 16), int(size, 16), name) for a, size, name in rows]
+
+
+def _child_cmd(args: argparse.Namespace, threads: int, map_file: str) -> list[str]:
+    return [sys.executable, "-m", "benchmarks.profile", "--child", args.game, args.policy,
+            str(args.players), str(args.games), str(threads), map_file]
+
+
+def _run(p: argparse.ArgumentParser, cmd: list[str], cache: Path, what: str) -> str:
+    """Run a profiled child with its own numba cache; its stdout."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        p.error(f"the {what} run failed: {proc.stderr.strip().splitlines()[-1]}")
+    return proc.stdout
+
+
+def _table(title: str, head: str, rows: list[str]) -> None:
+    print(f"{title}\n\n| {head} |\n|{'---|' * (head.count('|') + 1)}")
+    for row in rows:
+        print(f"| {row} |")
+
+
+def count_instructions(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if shutil.which("valgrind") is None:
+        p.error("--instructions needs valgrind (apt-get install valgrind)")
+    cache = Path(args.cache).expanduser()
+    if not (cache.is_dir() and any(cache.iterdir())):
+        print(f"compiling the kernels under valgrind into {cache} (several minutes, once)",
+              file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="bench-profile-") as tmp:
+        out, fmap = Path(tmp) / "callgrind.out", Path(tmp) / "functions.map"
+        _run(p, ["valgrind", "--tool=callgrind", "--dump-instr=yes", "--dump-line=no",
+                 f"--callgrind-out-file={out}", *_child_cmd(args, 1, str(fmap))], cache,
+             "counted")
+        costs = per_function(callgrind_costs(out.read_text()), _read_map(fmap),
+                             (f"{args.game}.", "simcore."))
+    total, n = sum(costs.values()), args.games
+    _table(f"{args.game}: {n:,} games of {args.players} x {args.policy}, 1 thread: "
+           f"{total / n:,.0f} instructions per game in the compiled engine (valgrind "
+           f"callgrind; exact, whatever the machine's load)",
+           "instructions per game | share | function",
+           [f"{c / n:,.0f} | {100 * c / total:.1f}% | `{name}`"
+            for name, c in costs.most_common(args.top)])
+
+
+def sample_time(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if shutil.which("perf") is None:
+        p.error("Linux perf is not installed (apt-get install linux-perf)")
+    with tempfile.TemporaryDirectory(prefix="bench-profile-") as tmp:
+        data = Path(tmp) / "perf.data"
+        stdout = _run(p, ["perf", "record", "-q", "-F", "999", "-k", "CLOCK_MONOTONIC", "-o",
+                          str(data), "--", *_child_cmd(args, args.threads, "perf")],
+                      Path(tmp) / "cache", "profiled")
+        t0, t1 = map(float, stdout.split()[-2:])
+        report = subprocess.run(["perf", "report", "-i", str(data), "--stdio", "--no-children",
+                                 "--sort", "sym", "--time", f"{t0:.6f},{t1:.6f}"],
+                                capture_output=True, text=True, check=True).stdout
+    _table(f"{args.game}: {args.games:,} games of {args.players} x {args.policy}, "
+           f"{args.threads} thread(s), {args.games / (t1 - t0):,.0f} games/s while sampled "
+           f"(perf adds a little overhead)", "share of samples | function",
+           [f"{share:.1f}% | `{name}`" for name, share in _shares(report).most_common(args.top)])
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--child"]:
-        game, policy, n_players, n_games, threads = argv[1:]
-        child(game, policy, int(n_players), int(n_games), int(threads))
+        game, policy, n_players, n_games, threads, map_file = argv[1:]
+        child(game, policy, int(n_players), int(n_games), int(threads), map_file)
         return 0
     p = _Parser(prog="python -m benchmarks.profile", description=__doc__.split("\n")[0])
     p.add_argument("game", choices=sorted(GAMES))
     p.add_argument("--policy", default="random", help="the policy of every seat")
     p.add_argument("--players", type=int, default=GOAL_PLAYERS)
-    p.add_argument("--games", type=int, default=20_000, help="games in the sampled batch")
+    p.add_argument("--games", type=int, default=None,
+                   help="games in the batch (20,000 sampled; 2,000 counted)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--top", type=int, default=25, help="functions to list")
+    p.add_argument("--instructions", action="store_true",
+                   help="count instructions per game under valgrind instead of sampling time")
+    p.add_argument("--cache", default="~/.cache/simcore-valgrind-numba",
+                   help="numba cache for --instructions (kernels compiled under valgrind)")
     args = p.parse_args(argv)
-    if shutil.which("perf") is None:
-        p.error("Linux perf is not installed (apt-get install linux-perf)")
-    with tempfile.TemporaryDirectory(prefix="bench-profile-") as tmp:
-        data = Path(tmp) / "perf.data"
-        env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(tmp) / "cache"))
-        cmd = ["perf", "record", "-q", "-F", "999", "-k", "CLOCK_MONOTONIC", "-o", str(data),
-               "--", sys.executable, "-m", "benchmarks.profile", "--child", args.game,
-               args.policy, str(args.players), str(args.games), str(args.threads)]
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
-        if proc.returncode != 0:
-            p.error(f"the profiled run failed: {proc.stderr.strip().splitlines()[-1]}")
-        t0, t1 = map(float, proc.stdout.split()[-2:])
-        report = subprocess.run(["perf", "report", "-i", str(data), "--stdio", "--no-children",
-                                 "--sort", "sym", "--time", f"{t0:.6f},{t1:.6f}"],
-                                capture_output=True, text=True, check=True).stdout
-    shares = _shares(report)
-    print(f"{args.game}: {args.games:,} games of {args.players} x {args.policy}, "
-          f"{args.threads} thread(s), {args.games / (t1 - t0):,.0f} games/s while sampled "
-          f"(perf adds a little overhead)\n")
-    print("| share of samples | function |\n|---|---|")
-    for name, share in shares.most_common(args.top):
-        print(f"| {share:.1f}% | `{name}` |")
+    if args.games is None:
+        args.games = 2_000 if args.instructions else 20_000
+    (count_instructions if args.instructions else sample_time)(p, args)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,4 +1,4 @@
-from benchmarks.profile import _shares, demangle
+from benchmarks.profile import _shares, callgrind_costs, demangle, per_function
 
 
 def test_demangle_numba_symbols():
@@ -19,3 +19,30 @@ def test_shares_sum_copies_of_a_function_and_group_the_rest():
 """
     assert _shares(report) == {"bloomsim.engine.druid": 15.0, "[kernel]": 4.0,
                                "[unnamed machine code]": 0.5}
+
+
+def test_callgrind_costs_follow_relative_addresses_and_leave_call_costs_to_the_callee():
+    text = """# callgrind format
+positions: instr
+events: Ir
+fn=(1) play_turn
+0x1000 5
++4 5
+* 2
+-4 1
+calls=3 0x2000
++8 900
++3 7
+fn=(2) step
+0x2000 300
+"""
+    assert callgrind_costs(text) == {0x1000: 6, 0x1004: 7, 0x100B: 7, 0x2000: 300}
+
+
+def test_per_function_sums_the_addresses_inside_each_engine_function():
+    functions = [(0x1000, 0x100, "rapinsim.engine.play_turn"),
+                 (0x1100, 0x100, "NumbaEnv.rapinsim.engine.play_turn"),
+                 (0x2000, 0x10, "simcore.results.rank_and_share")]
+    costs = {0x1000: 6, 0x10FF: 4, 0x1100: 50, 0x2008: 3, 0x2010: 9, 0x500: 1}
+    assert per_function(costs, functions, ("rapinsim.", "simcore.")) == {
+        "rapinsim.engine.play_turn": 10, "simcore.results.rank_and_share": 3}

@@ -807,23 +807,21 @@ def play_turn(t, s):
     while s.g[sc(leader, S_NHAND)] == 0:              # pass the lead clockwise
         leader = (leader + 1) % n_players
     s.g[G_LEADER] = leader
-    feat = features(s, leader)
-    at = card_values(t, s.g, leader, s.g[sc(leader, S_HAND)]) if feat else 0
-    n = 0
-    risk = -1.0     # the same for every card in hand (none is played yet): found once
-    for r in range(t[P_N_ROLES]):
-        if (s.g[sc(leader, S_HAND)] >> r) & 1:
-            if feat:
+    hand = s.g[sc(leader, S_HAND)]
+    if features(s, leader):
+        at = card_values(t, s.g, leader, hand)
+        n = 0
+        risk = -1.0     # the same for every card in hand (none is played yet): found once
+        for r in range(t[P_N_ROLES]):
+            if (hand >> r) & 1:
                 pair_rows(t, s, r, n, s.g[at + 2 * r], s.g[at + 2 * r + 1])
                 if risk < 0:
                     risk = cancel_risk(t, s.g, r, leader + 1, n_players - 1)
                 s.opts[n + 1, P.F_RISK] = risk
-            for brave in range(2):
-                s.g[G_OAB + 2 * n] = r
-                s.g[G_OAB + 2 * n + 1] = brave
-                n += 1
-    c = decide(t, s, leader, P.LEAD, n)
-    r, brave = np.int64(s.g[G_OAB + 2 * c]), s.g[G_OAB + 2 * c + 1] != 0
+                n += 2
+    # option 2j + b: the j-th card in hand (ascending), cowardly (b = 0) or brave
+    c = decide(t, s, leader, P.LEAD, 2 * s.g[sc(leader, S_NHAND)])
+    r, brave = nth_set_bit(hand, c >> 1), (c & 1) == 1
     play_card(t, s, leader, r)
     bravest = leader if brave else -1
     if not brave:

@@ -85,11 +85,12 @@ G_OAB = G_SEAT + N_SEAT * MAX_PLAYERS    # option slots: what option i means (2 
 
 
 # The rules as one int64 array (``flat_tables``): Tables.p at [0, len(p)), then these slots,
-# then each table's rows back to back; the graph's CSR pointers are indices into this array.
+# then each table's rows back to back; the graph's CSR pointers (and T_NEAR's) are indices
+# into this array.
 (T_AREA, T_AREA_W, T_TOWER, T_ROLE, T_EVENT, T_EVENT_W, T_CLOUD, T_TILES, T_LIGHT, T_N_AREA,
  T_N_TOWER, T_N_EVENT, T_N_CLOUD, T_N_TILES, T_N_LIGHT, T_DECKS, T_REC, T_N_REC, T_MAXO,
- T_BOARD, T_SCRATCH, T_VALUES, T_LOG, T_MAX_STARS) = range(64, 88)
-T_HEADER = 88
+ T_BOARD, T_SCRATCH, T_VALUES, T_LOG, T_MAX_STARS, T_NEAR) = range(64, 89)
+T_HEADER = 89
 VALUES_KEY = 3    # a seat's card values: key (2 words), roles valid under it, then 2 per role
 GRAPH_PTRS = (P_ADJ_PTR, P_TOWER_PTR, P_AREA_TOWER_PTR)
 
@@ -126,8 +127,13 @@ def flat_tables(tb: Tables) -> np.ndarray:
     head[T_N_CLOUD], head[T_N_TILES], head[T_N_LIGHT] = (tb.cloud_area.shape[0],
                                                          tb.tiles.shape[0], tb.lightning.shape[0])
     head[T_MAX_STARS] = tb.tiles[:, 0].max(initial=0)     # more wands charm no more clouds
+    # CSR lists: the cloud spaces (ascending) a pawn on each area can charm (can_charm)
+    A = tb.area.shape[0]
+    near = [[i for i, c in enumerate(tb.cloud_area) if tb.area[c, 1 + a]] for a in range(A)]
+    head[T_NEAR] = put(np.concatenate([at + A + 1 + np.cumsum([0] + [len(x) for x in near]),
+                                       np.array([i for x in near for i in x], np.int64)]))
     # rows of the option buffer: the largest decision the rules allow
-    A, K, N = tb.area.shape[0], tb.tower.shape[0], tb.tiles.shape[0]
+    K, N = tb.tower.shape[0], tb.tiles.shape[0]
     E, R, C = tb.event.shape[0], tb.role.shape[0], tb.cloud_area.shape[0]
     deg = int(tb.area[:, 1:].sum(axis=1).max())
     head[T_MAXO] = max(2 * R, R + 1, 2 * deg + 1, K + 1, C + 1, int(tb.p[P_MAX_BID]) + 1, 4)
@@ -449,15 +455,6 @@ def druid_can(t, g, seat, r, k):
             if t[i] == a:
                 return True
     return False
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def can_charm(t, g, seat, i):
-    a = cloud_area_of(t, i)
-    tile = g[t[T_BOARD] + a]
-    return (tile >= 0 and (area_of(t, a, 1 + g[sc(seat, S_PAWN_A)]) != 0
-                           or area_of(t, a, 1 + g[sc(seat, S_PAWN_B)]) != 0)
-            and g[sc(seat, S_WANDS)] >= tile_of(t, tile, 0))
 
 
 @njit((TT, GT, I8, I8, B1), cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -989,10 +986,23 @@ def weather_fairy(t, s, seat, r, brave):
     feat = features(s, seat)
     bonus = t[P_BONUS_FAIRY] if brave else 0
     n = 0
-    for i in range(t[T_N_CLOUD]):
-        if can_charm(t, s.g, seat, i):
+    # can_charm: the cloud spaces next to either pawn (merging their ascending lists, so in
+    # rules order) that hold a tile the seat's wands pay for
+    near = t[T_NEAR]
+    pa, pb = s.g[sc(seat, S_PAWN_A)], s.g[sc(seat, S_PAWN_B)]
+    ia, ea, ib, eb = t[near + pa], t[near + pa + 1], t[near + pb], t[near + pb + 1]
+    while ia < ea or ib < eb:
+        if ib == eb or (ia < ea and t[ia] <= t[ib]):
+            i = t[ia]
+            ia += 1
+            if ib < eb and t[ib] == i:
+                ib += 1
+        else:
+            i = t[ib]
+            ib += 1
+        tile = s.g[t[T_BOARD] + cloud_area_of(t, i)]
+        if tile >= 0 and s.g[sc(seat, S_WANDS)] >= tile_of(t, tile, 0):
             if feat:
-                tile = s.g[t[T_BOARD] + cloud_area_of(t, i)]
                 clear_row(s, n)
                 o = s.opts[n]
                 o[P.F_ROLE] = r

@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, typeof, types
 from numba.core import cgutils
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 from numba.core.types.function_type import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
@@ -408,8 +409,11 @@ def decide(t, s, seat, kind, n):
 
 @njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def deliverable(t, g, seat, k):
-    return ((tower_of(t, k, TW_ROUND) == 0 or g[t[T_BOARD] + t[T_N_AREA] + k] == 0)
-            and g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0)
+    """Tower k can take one of the seat's potions now. Without branches (& and |, not and /
+    or), as witch_can_enter: the option lists append each candidate's slot and count it only
+    if it holds, so the board's randomness costs no mispredicted branches."""
+    return (((tower_of(t, k, TW_ROUND) == 0) | (g[t[T_BOARD] + t[T_N_AREA] + k] == 0))
+            & (g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0))
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -438,7 +442,7 @@ def best_delivery_area(t, g, seat, a):
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def witch_can_enter(t, g, r, a):
-    return (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 and g[t[T_BOARD] + a] < 0
+    return ((role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 != 0) & (g[t[T_BOARD] + a] < 0)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -877,18 +881,18 @@ def witch(t, s, seat, r, brave):
         a0 = s.g[sc(seat, S_PAWN_A + p)]
         for j in range(t[adj + a0], t[adj + a0 + 1]):
             a = t[j]
-            if witch_can_enter(t, s.g, r, a):
-                if feat:
-                    clear_row(s, n)
-                    o = s.opts[n]
-                    o[P.F_ROLE] = r
-                    o[P.F_BRAVE] = 1 if brave else 0
-                    o[P.F_TARGET] = a
-                    v = best_delivery_area(t, s.g, seat, a)
-                    o[P.F_POINTS] = v if v > NEG else 0
-                s.g[G_OAB + 2 * n] = p
-                s.g[G_OAB + 2 * n + 1] = a
-                n += 1
+            enter = witch_can_enter(t, s.g, r, a)
+            if feat and enter:
+                clear_row(s, n)
+                o = s.opts[n]
+                o[P.F_ROLE] = r
+                o[P.F_BRAVE] = 1 if brave else 0
+                o[P.F_TARGET] = a
+                v = best_delivery_area(t, s.g, seat, a)
+                o[P.F_POINTS] = v if v > NEG else 0
+            s.g[G_OAB + 2 * n] = p
+            s.g[G_OAB + 2 * n + 1] = a
+            n += enter
     if feat:
         stop_row(s, n)
     c = decide(t, s, seat, P.MOVE, n + 1)
@@ -901,9 +905,8 @@ def witch(t, s, seat, r, brave):
         m = 0
         for i in range(t[ptr + a], t[ptr + a + 1]):
             k = t[i]
-            if deliverable(t, s.g, seat, k):
-                s.g[G_OAB + 2 * m] = k
-                m += 1
+            s.g[G_OAB + 2 * m] = k
+            m += deliverable(t, s.g, seat, k)
         deliver_potion(t, s, seat, r, m, True, 0)
 
 
@@ -926,12 +929,11 @@ def druid(t, s, seat, r, brave):
                 continue
             for i in range(t[ptr + a], t[ptr + a + 1]):
                 k = t[i]
-                if deliverable(t, s.g, seat, k):
-                    mask |= np.int64(1) << np.int64(k)
-        for k in range(K):
-            if (mask >> k) & 1:
-                s.g[G_OAB + 2 * m] = k
-                m += 1
+                mask |= np.int64(deliverable(t, s.g, seat, k)) << np.int64(k)
+        while mask:
+            s.g[G_OAB + 2 * m] = trailing_zeros(mask)
+            mask &= mask - 1
+            m += 1
     deliver_potion(t, s, seat, r, m, brave, t[P_BONUS_DRUID] if brave else 0)
 
 

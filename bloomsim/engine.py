@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, typeof, types
 from numba.core import cgutils
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 from numba.core.types.function_type import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
@@ -85,11 +86,12 @@ G_OAB = G_SEAT + N_SEAT * MAX_PLAYERS    # option slots: what option i means (2 
 
 
 # The rules as one int64 array (``flat_tables``): Tables.p at [0, len(p)), then these slots,
-# then each table's rows back to back; the graph's CSR pointers are indices into this array.
+# then each table's rows back to back; the graph's CSR pointers (and T_NEAR's) are indices
+# into this array.
 (T_AREA, T_AREA_W, T_TOWER, T_ROLE, T_EVENT, T_EVENT_W, T_CLOUD, T_TILES, T_LIGHT, T_N_AREA,
  T_N_TOWER, T_N_EVENT, T_N_CLOUD, T_N_TILES, T_N_LIGHT, T_DECKS, T_REC, T_N_REC, T_MAXO,
- T_BOARD, T_SCRATCH, T_VALUES, T_LOG, T_MAX_STARS) = range(64, 88)
-T_HEADER = 88
+ T_BOARD, T_SCRATCH, T_VALUES, T_LOG, T_MAX_STARS, T_NEAR) = range(64, 89)
+T_HEADER = 89
 VALUES_KEY = 3    # a seat's card values: key (2 words), roles valid under it, then 2 per role
 GRAPH_PTRS = (P_ADJ_PTR, P_TOWER_PTR, P_AREA_TOWER_PTR)
 
@@ -126,8 +128,13 @@ def flat_tables(tb: Tables) -> np.ndarray:
     head[T_N_CLOUD], head[T_N_TILES], head[T_N_LIGHT] = (tb.cloud_area.shape[0],
                                                          tb.tiles.shape[0], tb.lightning.shape[0])
     head[T_MAX_STARS] = tb.tiles[:, 0].max(initial=0)     # more wands charm no more clouds
+    # CSR lists: the cloud spaces (ascending) a pawn on each area can charm (can_charm)
+    A = tb.area.shape[0]
+    near = [[i for i, c in enumerate(tb.cloud_area) if tb.area[c, 1 + a]] for a in range(A)]
+    head[T_NEAR] = put(np.concatenate([at + A + 1 + np.cumsum([0] + [len(x) for x in near]),
+                                       np.array([i for x in near for i in x], np.int64)]))
     # rows of the option buffer: the largest decision the rules allow
-    A, K, N = tb.area.shape[0], tb.tower.shape[0], tb.tiles.shape[0]
+    K, N = tb.tower.shape[0], tb.tiles.shape[0]
     E, R, C = tb.event.shape[0], tb.role.shape[0], tb.cloud_area.shape[0]
     deg = int(tb.area[:, 1:].sum(axis=1).max())
     head[T_MAXO] = max(2 * R, R + 1, 2 * deg + 1, K + 1, C + 1, int(tb.p[P_MAX_BID]) + 1, 4)
@@ -402,8 +409,11 @@ def decide(t, s, seat, kind, n):
 
 @njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def deliverable(t, g, seat, k):
-    return ((tower_of(t, k, TW_ROUND) == 0 or g[t[T_BOARD] + t[T_N_AREA] + k] == 0)
-            and g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0)
+    """Tower k can take one of the seat's potions now. Without branches (& and |, not and /
+    or), as witch_can_enter: the option lists append each candidate's slot and count it only
+    if it holds, so the board's randomness costs no mispredicted branches."""
+    return (((tower_of(t, k, TW_ROUND) == 0) | (g[t[T_BOARD] + t[T_N_AREA] + k] == 0))
+            & (g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0))
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -432,7 +442,7 @@ def best_delivery_area(t, g, seat, a):
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def witch_can_enter(t, g, r, a):
-    return (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 and g[t[T_BOARD] + a] < 0
+    return ((role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 != 0) & (g[t[T_BOARD] + a] < 0)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -449,15 +459,6 @@ def druid_can(t, g, seat, r, k):
             if t[i] == a:
                 return True
     return False
-
-
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def can_charm(t, g, seat, i):
-    a = cloud_area_of(t, i)
-    tile = g[t[T_BOARD] + a]
-    return (tile >= 0 and (area_of(t, a, 1 + g[sc(seat, S_PAWN_A)]) != 0
-                           or area_of(t, a, 1 + g[sc(seat, S_PAWN_B)]) != 0)
-            and g[sc(seat, S_WANDS)] >= tile_of(t, tile, 0))
 
 
 @njit((TT, GT, I8, I8, B1), cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -807,23 +808,21 @@ def play_turn(t, s):
     while s.g[sc(leader, S_NHAND)] == 0:              # pass the lead clockwise
         leader = (leader + 1) % n_players
     s.g[G_LEADER] = leader
-    feat = features(s, leader)
-    at = card_values(t, s.g, leader, s.g[sc(leader, S_HAND)]) if feat else 0
-    n = 0
-    risk = -1.0     # the same for every card in hand (none is played yet): found once
-    for r in range(t[P_N_ROLES]):
-        if (s.g[sc(leader, S_HAND)] >> r) & 1:
-            if feat:
+    hand = s.g[sc(leader, S_HAND)]
+    if features(s, leader):
+        at = card_values(t, s.g, leader, hand)
+        n = 0
+        risk = -1.0     # the same for every card in hand (none is played yet): found once
+        for r in range(t[P_N_ROLES]):
+            if (hand >> r) & 1:
                 pair_rows(t, s, r, n, s.g[at + 2 * r], s.g[at + 2 * r + 1])
                 if risk < 0:
                     risk = cancel_risk(t, s.g, r, leader + 1, n_players - 1)
                 s.opts[n + 1, P.F_RISK] = risk
-            for brave in range(2):
-                s.g[G_OAB + 2 * n] = r
-                s.g[G_OAB + 2 * n + 1] = brave
-                n += 1
-    c = decide(t, s, leader, P.LEAD, n)
-    r, brave = np.int64(s.g[G_OAB + 2 * c]), s.g[G_OAB + 2 * c + 1] != 0
+                n += 2
+    # option 2j + b: the j-th card in hand (ascending), cowardly (b = 0) or brave
+    c = decide(t, s, leader, P.LEAD, 2 * s.g[sc(leader, S_NHAND)])
+    r, brave = nth_set_bit(hand, c >> 1), (c & 1) == 1
     play_card(t, s, leader, r)
     bravest = leader if brave else -1
     if not brave:
@@ -882,18 +881,18 @@ def witch(t, s, seat, r, brave):
         a0 = s.g[sc(seat, S_PAWN_A + p)]
         for j in range(t[adj + a0], t[adj + a0 + 1]):
             a = t[j]
-            if witch_can_enter(t, s.g, r, a):
-                if feat:
-                    clear_row(s, n)
-                    o = s.opts[n]
-                    o[P.F_ROLE] = r
-                    o[P.F_BRAVE] = 1 if brave else 0
-                    o[P.F_TARGET] = a
-                    v = best_delivery_area(t, s.g, seat, a)
-                    o[P.F_POINTS] = v if v > NEG else 0
-                s.g[G_OAB + 2 * n] = p
-                s.g[G_OAB + 2 * n + 1] = a
-                n += 1
+            enter = witch_can_enter(t, s.g, r, a)
+            if feat and enter:
+                clear_row(s, n)
+                o = s.opts[n]
+                o[P.F_ROLE] = r
+                o[P.F_BRAVE] = 1 if brave else 0
+                o[P.F_TARGET] = a
+                v = best_delivery_area(t, s.g, seat, a)
+                o[P.F_POINTS] = v if v > NEG else 0
+            s.g[G_OAB + 2 * n] = p
+            s.g[G_OAB + 2 * n + 1] = a
+            n += enter
     if feat:
         stop_row(s, n)
     c = decide(t, s, seat, P.MOVE, n + 1)
@@ -906,9 +905,8 @@ def witch(t, s, seat, r, brave):
         m = 0
         for i in range(t[ptr + a], t[ptr + a + 1]):
             k = t[i]
-            if deliverable(t, s.g, seat, k):
-                s.g[G_OAB + 2 * m] = k
-                m += 1
+            s.g[G_OAB + 2 * m] = k
+            m += deliverable(t, s.g, seat, k)
         deliver_potion(t, s, seat, r, m, True, 0)
 
 
@@ -931,12 +929,11 @@ def druid(t, s, seat, r, brave):
                 continue
             for i in range(t[ptr + a], t[ptr + a + 1]):
                 k = t[i]
-                if deliverable(t, s.g, seat, k):
-                    mask |= np.int64(1) << np.int64(k)
-        for k in range(K):
-            if (mask >> k) & 1:
-                s.g[G_OAB + 2 * m] = k
-                m += 1
+                mask |= np.int64(deliverable(t, s.g, seat, k)) << np.int64(k)
+        while mask:
+            s.g[G_OAB + 2 * m] = trailing_zeros(mask)
+            mask &= mask - 1
+            m += 1
     deliver_potion(t, s, seat, r, m, brave, t[P_BONUS_DRUID] if brave else 0)
 
 
@@ -991,10 +988,23 @@ def weather_fairy(t, s, seat, r, brave):
     feat = features(s, seat)
     bonus = t[P_BONUS_FAIRY] if brave else 0
     n = 0
-    for i in range(t[T_N_CLOUD]):
-        if can_charm(t, s.g, seat, i):
+    # can_charm: the cloud spaces next to either pawn (merging their ascending lists, so in
+    # rules order) that hold a tile the seat's wands pay for
+    near = t[T_NEAR]
+    pa, pb = s.g[sc(seat, S_PAWN_A)], s.g[sc(seat, S_PAWN_B)]
+    ia, ea, ib, eb = t[near + pa], t[near + pa + 1], t[near + pb], t[near + pb + 1]
+    while ia < ea or ib < eb:
+        if ib == eb or (ia < ea and t[ia] <= t[ib]):
+            i = t[ia]
+            ia += 1
+            if ib < eb and t[ib] == i:
+                ib += 1
+        else:
+            i = t[ib]
+            ib += 1
+        tile = s.g[t[T_BOARD] + cloud_area_of(t, i)]
+        if tile >= 0 and s.g[sc(seat, S_WANDS)] >= tile_of(t, tile, 0):
             if feat:
-                tile = s.g[t[T_BOARD] + cloud_area_of(t, i)]
                 clear_row(s, n)
                 o = s.opts[n]
                 o[P.F_ROLE] = r

@@ -540,17 +540,17 @@ def n_steps(G, s):
 
 @helper
 def nth_step(G, s, r):
-    """The r-th (from 0; r < ``n_steps``) legal step, as ``step_options`` orders them."""
+    """The r-th (from 0; r < ``n_steps``) legal step, as ``step_options`` orders them (every
+    neighbour slot visited, the hit selected without a branch: r is random)."""
     rize, nxt = step_bars(G)
     nb = R_NB + G[POS + s] * MAXD
-    k = 0
-    while True:
+    hit = -1
+    for k in range(G[R_DEG]):
         e = G[nb + k]
-        if step_legal(e, rize, nxt):
-            if r == 0:
-                return e
-            r -= 1
-        k += 1
+        legal = step_legal(e, rize, nxt)
+        hit = e if legal & (r == 0) else hit
+        r -= legal
+    return hit
 
 
 @helper
@@ -948,14 +948,13 @@ def random_action(G, s):
     if r < steps:
         return O_STEP, nth_step(G, s, r)
     r -= steps
-    if r < searches:
-        h = d * G[R_H]
-        while True:
-            if search_legal(G, searchable, h):
-                if r == 0:
-                    return O_SEARCH, h
-                r -= 1
-            h += 1
+    if r < searches:                                 # the r-th tile house, no branch
+        hit = h0 = d * G[R_H]
+        for h in range(h0, h0 + G[R_H]):
+            legal = search_legal(G, searchable, h)
+            hit = h if legal & (r == 0) else hit
+            r -= legal
+        return O_SEARCH, hit
     r -= searches
     if r < items:
         return O_ITEM, nth_set_bit(offered, r)

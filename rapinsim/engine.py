@@ -94,8 +94,8 @@ RULES_LEN = _end
 
 # ---- one game's state: scalars
 (RIZE, DAWN, N_MARKED, TURNS, OVER, STALLED, DAWN_END, ACTING, ACTIONS_LEFT, TURN_END, SEARCHED,
- CHIYA_HOLD, BAG_N, NP, ISET, GAME, ERR, ERR_SEAT, ERR_KIND, ERR_CHOICE,
- ERR_N) = (_field() for _ in range(21))
+ CHIYA_HOLD, BAG_N, BAG_HEAD, NP, ISET, GAME, ERR, ERR_SEAT, ERR_KIND, ERR_CHOICE,
+ ERR_N) = (_field() for _ in range(22))
 # per seat
 CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, GROUP = (_field(P) for _ in range(7))
 HTRE, HNI, HBROWN, HWHITE, HCHEST = (_field(P) for _ in range(5))   # held treasures, items,
@@ -106,8 +106,10 @@ HITEM = _field(P * N_ITEMS)    # [s * N_ITEMS + i] items of each kind held
 NT, NPD, OCC, MARKER = (_field(MAXD) for _ in range(4))  # tiles on the board, pawns, pawns as
 #                                    a bit set of seats, time marker
 # per house or tile
-BOARD, FACE_UP, BAGR, TMP = (_field(MAXN) for _ in range(4))  # tile per house (EMPTY),
-#                                    face up, Rize's bag (oldest first), picks
+BOARD, FACE_UP, TMP = (_field(MAXN) for _ in range(3))  # tile per house (EMPTY), face up,
+#                                    picks
+BAG_CAP = 128                  # Rize's bag: a ring of BAG_N tiles from BAG_HEAD (oldest
+BAGR = _field(BAG_CAP)         # first; a power of two above MAXN, indices masked)
 TK, TSUB, TBR, TWH, TCH = (_field(MAXN) for _ in range(5))  # the tile set in play (R_KIND ...)
 SEEN = _field(P * MAXN)        # [s * MAXN + t] seat s has looked at tile t
 # the options of the current decision: code, argument (house, seat, item or district; the
@@ -584,15 +586,13 @@ def rize_enters(G, d):
         G[OVER] = 1
         G[DAWN_END] = 1
         return
-    if G[BAG_N] > 0:
+    if G[BAG_N] > 0 and G[NT + d] < G[R_H]:       # tiles to return, an empty house
         h0 = d * G[R_H]
         for h in range(h0, h0 + G[R_H]):
-            nb = G[BAG_N]
-            if G[BOARD + h] == EMPTY and nb > 0:
-                t = G[BAGR]
-                for i in range(nb - 1):
-                    G[BAGR + i] = G[BAGR + i + 1]
-                G[BAG_N] = nb - 1
+            if G[BOARD + h] == EMPTY and G[BAG_N] > 0:
+                t = G[BAGR + (G[BAG_HEAD] & (BAG_CAP - 1))]
+                G[BAG_HEAD] += 1
+                G[BAG_N] -= 1
                 put_tile(G, h, t, G[TK + t] == TREASURE)
     update_time_marker(G, d)
 
@@ -605,7 +605,7 @@ def lose_tile(G, s):
     if n > 0:
         t = nth_held(G, s, kind, randint(streams(G), CHANCE, n))
         hand_remove(G, s, t)
-        G[BAGR + G[BAG_N]] = t
+        G[BAGR + ((G[BAG_HEAD] + G[BAG_N]) & (BAG_CAP - 1))] = t
         G[BAG_N] += 1
         G[SEAT_ST + s * S.N_SEAT + S.S_LOST] += 1
 

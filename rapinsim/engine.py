@@ -631,8 +631,8 @@ def disguise(G, U, s):
 
 @kernel(_V, _I)
 def find_players(G, U, d):
-    """Rize finds the players in d; each found group is escorted, a chain (nobody is found
-    without ``rize_finds``)."""
+    """Rize finds the players in d, his district; each found group is escorted, a chain
+    (nobody is found without ``rize_finds``)."""
     if not G[R_FINDS]:
         return
     handled = 0                              # bit set of seats found (or escaped) already
@@ -655,18 +655,18 @@ def find_players(G, U, d):
         if ng == 0:
             return
         roll = randint(streams(G), CHANCE, G[R_DIE]) + 1      # escort
-        for _ in range(roll):
-            rize_enters(G, G[R_NEXT + G[RIZE]])
+        for _ in range(roll):            # d follows Rize in a register, not reloaded from G
+            d = G[R_NEXT + d]
+            rize_enters(G, d)
             if G[OVER]:
                 break
         for i in range(ng):              # the group moved with Rize (rize_enters reads no pawn)
-            move_pawn(G, G[GROUP + i], G[RIZE])
+            move_pawn(G, G[GROUP + i], d)
         if G[OVER]:
             return
         for i in range(ng):
-            if G[LETTER + G[GROUP + i]] == G[RIZE]:
+            if G[LETTER + G[GROUP + i]] == d:
                 G[PENDING + G[GROUP + i]] = 1
-        d = G[RIZE]
 
 
 # ---------------------------------------------------------------- taking tiles

@@ -69,14 +69,17 @@ def _field(n=1):
 
 # ---- the rules (``rule_vector``)
 (R_D, R_H, R_N, R_ACTIONS, R_DIE, R_DAWN_EMPTIES, R_MAX_TURNS, R_WHITE_PAIR, R_PERM,
- R_COFFEE_END, R_INABA_WIN, R_STEP_NEXT, R_BIKE, R_COCOA, R_NROSTER,
- R_FINDS, R_DEG) = (_field() for _ in range(17))
-_field(7)                      # spare scalar slots
+ R_COFFEE_END, R_INABA_WIN, R_BIKE, R_COCOA, R_NROSTER,
+ R_FINDS, R_DEG) = (_field() for _ in range(16))
+_field(8)                      # spare scalar slots
 R_NEXT = _field(MAXD)          # district Rize enters after d
 R_STEPS = _field(MAXD * MAXD)  # [r * MAXD + d] Rize's steps from r until he enters d
 R_ADJ = _field(MAXD * MAXD)    # [a * MAXD + b] players may step between a and b
 R_NB = _field(MAXD * MAXD)     # [a * MAXD + k] the k-th neighbour of a, ascending, then -1
 #                                up to R_DEG, the most neighbours a district has
+_field(_end % 2)               # (8-byte alignment)
+R_LEGAL = _field(2 * MAXD * MAXD)  # int64 [r * MAXD + a] the legal steps from a while Rize is
+#                                in r, a bit set of a's neighbour slots k (R_NB)
 R_START = _field(24)           # Rize's start district per die face - 1
 R_HD = _field(MAXN)            # district of house h
 R_KIND = _field(2 * MAXN)      # [set * MAXN + t] tile kind, set 1 with Inaba's chest
@@ -138,7 +141,7 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
             R_DAWN_EMPTIES: ra.dawn_empties, R_MAX_TURNS: ra.max_turns,
             R_WHITE_PAIR: ra.white_pair, R_PERM: ra.permanent_markers,
             R_COFFEE_END: ra.coffee_ends_turn, R_INABA_WIN: ra.inaba_count_win,
-            R_STEP_NEXT: ra.step_into_rize_next, R_FINDS: ra.rize_finds, R_BIKE: ra.bicycle_steps,
+            R_FINDS: ra.rize_finds, R_BIKE: ra.bicycle_steps,
             R_COCOA: ra.cocoa_steps, R_NROSTER: len(ra.roster), CFG_NP: n_players,
             LOG_CAP: log_cap}
     for k, x in scal.items():
@@ -155,6 +158,14 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
                 v[R_NB + a * MAXD + nb] = b
                 nb += 1
         v[R_DEG] = max(v[R_DEG], nb)
+    legal = v[R_LEGAL:R_LEGAL + 2 * MAXD * MAXD].view(np.int64)
+    for r in range(d):          # a step never enters Rize's district, nor (unless the rules
+        nxt = -1 if ra.step_into_rize_next else v[R_NEXT + r]    # allow it) his next one
+        for a in range(d):
+            for k in range(v[R_DEG]):
+                e = v[R_NB + a * MAXD + k]
+                if e >= 0 and e != r and e != nxt:
+                    legal[r * MAXD + a] |= 1 << k
     v[R_START:R_START + ra.die_sides] = ra.rize_start
     v[R_HD:R_HD + d * h] = np.arange(d * h) // h
     n = d * h
@@ -218,6 +229,7 @@ def _typed_at(dtype):
 
 
 u64_at = _typed_at(types.uint64)
+i64_at = _typed_at(types.int64)
 f32_at = _typed_at(types.float32)
 
 
@@ -500,18 +512,10 @@ def can_search(G, s):
 
 
 @helper
-def step_bars(G):
-    """The districts no step may enter: Rize's, and the one Rize moves to next unless the
-    rules allow stepping there (-1: none)."""
-    rize = G[RIZE]
-    return rize, (-1 if G[R_STEP_NEXT] else G[R_NEXT + rize])
-
-
-@helper
-def step_legal(e, rize, nxt):
-    """Whether neighbour slot e (-1: padding) is a legal step (the one rule every listing,
-    count and pick of the steps uses; no branches)."""
-    return (e >= 0) & (e != rize) & (e != nxt)
+def legal_steps(G, s):
+    """Seat s's legal steps, a bit set of its district's neighbour slots (one load: the rule
+    is applied once per batch, in ``rule_vector``)."""
+    return i64_at(G, R_LEGAL)[G[RIZE] * MAXD + G[POS + s]]
 
 
 @helper
@@ -520,38 +524,31 @@ def step_options(G, s, m):
     neighbour slot up to the board's most neighbours is written and the count advanced
     only for a legal one: a fixed trip count and no branch to mispredict (slots past the
     count are free)."""
-    rize, nxt = step_bars(G)
+    legal = legal_steps(G, s)
     nb = R_NB + G[POS + s] * MAXD
     for k in range(G[R_DEG]):
-        e = G[nb + k]
-        option(G, m, O_STEP, e)
-        m += step_legal(e, rize, nxt)
+        option(G, m, O_STEP, G[nb + k])
+        m += (legal >> k) & 1
     return m
 
 
 @helper
 def n_steps(G, s):
     """The number of legal steps (``step_options`` without writing them)."""
-    rize, nxt = step_bars(G)
-    nb = R_NB + G[POS + s] * MAXD
-    n = 0
-    for k in range(G[R_DEG]):
-        n += step_legal(G[nb + k], rize, nxt)
-    return n
+    return np.int64(popcount(np.uint64(legal_steps(G, s))))
 
 
 @helper
 def nth_step(G, s, r):
     """The r-th (from 0; r < ``n_steps``) legal step, as ``step_options`` orders them (every
     neighbour slot visited, the hit selected without a branch: r is random)."""
-    rize, nxt = step_bars(G)
+    legal = legal_steps(G, s)
     nb = R_NB + G[POS + s] * MAXD
     hit = -1
     for k in range(G[R_DEG]):
-        e = G[nb + k]
-        legal = step_legal(e, rize, nxt)
-        hit = e if legal & (r == 0) else hit
-        r -= legal
+        bit = (legal >> k) & 1
+        hit = G[nb + k] if bit & (r == 0) else hit
+        r -= bit
     return hit
 
 

@@ -958,8 +958,9 @@ def random_action(G, s):
     return O_SKILL, d
 
 
-@kernel(_V, _I)
+@helper
 def play_turn(G, U, s):
+    """Seat s's turn (inlined into ``play_game``, its one caller: no call per turn)."""
     G[ACTING], G[TURN_END], G[SEARCHED] = s, 0, 0
     G[ACTIONS_LEFT] = G[R_ACTIONS]
     if G[PENDING + s]:

@@ -43,7 +43,7 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        OB_CHAR, OB_CHARS, OB_DAWN, OB_DISTRICT, OB_ITEMS, OB_LETTER, OB_MARKERS,
                        OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_STEPS,
                        OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS, OB_TREASURES, OB_TURN, PLACE,
-                       STEP, TARGET, CHEST_TILE, RANDOM, choose_builtin)
+                       STEP, TARGET, CHEST_TILE, RANDOM, choose_builtin, data_ptr)
 from .reference import EMPTY
 from .rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
                     INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, PITFALL, TRAP, TREASURE,
@@ -207,14 +207,6 @@ def on_g(ret, *args):
 
 
 # ---------------------------------------------------------------- views of G
-
-@intrinsic
-def data_ptr(typingctx, arr):
-    """The data pointer of an int32 array."""
-    def codegen(context, builder, sig, args):
-        return context.make_array(sig.args[0])(context, builder, args[0]).data
-    return _A(arr), codegen
-
 
 def _typed_at(dtype):
     ptr = types.CPointer(dtype)

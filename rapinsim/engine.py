@@ -533,13 +533,13 @@ def n_steps(G, s):
 @helper
 def nth_step(G, s, r):
     """The r-th (from 0; r < ``n_steps``) legal step, as ``step_options`` orders them (every
-    neighbour slot visited, the hit selected without a branch: r is random)."""
+    neighbour slot visited, the hit masked in without a branch: r is random)."""
     legal = legal_steps(G, s)
     nb = R_NB + G[POS + s] * MAXD
-    hit = -1
+    hit = 0
     for k in range(G[R_DEG]):
         bit = (legal >> k) & 1
-        hit = G[nb + k] if bit & (r == 0) else hit
+        hit |= G[nb + k] & -(bit & (r == 0))
         r -= bit
     return hit
 
@@ -938,10 +938,11 @@ def random_action(G, s):
         return O_STEP, nth_step(G, s, r)
     r -= steps
     if r < searches:                                 # the r-th tile house, no branch
-        hit = h0 = d * G[R_H]
+        hit = 0
+        h0 = d * G[R_H]
         for h in range(h0, h0 + G[R_H]):
             legal = search_legal(G, searchable, h)
-            hit = h if legal & (r == 0) else hit
+            hit |= h & -np.int64(legal & (r == 0))
             r -= legal
         return O_SEARCH, hit
     r -= searches

@@ -4,10 +4,10 @@ Everything a game needs lives in one int32 array ``G``: first the rules (``rule_
 same for every game of a batch), then the state of the game being played, then its decision log.
 Every field sits at a fixed offset (the module constants below, laid out for the largest board
 the rules allow), so the kernels index ``G[OFFSET + i]`` and numba freezes the offsets as
-constants. Besides ``G`` a kernel gets the random streams ``X`` (uint64, ``simcore.rng``), the
-observation and option-feature buffers ``O`` and ``F`` and the user policies ``U``: four arrays
-and a list, which keeps every call cheap to compile (a NamedTuple of arrays was flattened into
-~150 LLVM arguments per call).
+constants. The random streams (``XS``, uint64, ``simcore.rng``), the observation (``OBS``) and
+the option features (``OPTS``, float32) live in ``G`` too, so besides ``G`` (a pointer) a kernel
+gets only the user policies ``U``: every call is cheap to compile and to make (a NamedTuple of
+arrays was flattened into ~150 LLVM arguments per call; an array passed is a struct of seven).
 
 Counts the rules ask for again and again are kept up to date as the game changes (tiles per
 district ``NT``, pawns per district ``NPD``, each seat's held treasures, rabbits and items, and
@@ -182,8 +182,6 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
 # Every kernel has an explicit signature: compiled (or loaded from the cache) once at import,
 # with one set of argument types, so nothing compiles twice.
 _A = types.CPointer(types.int32)     # G, by pointer: one argument, no index wraparound
-_O = types.float32[::1]
-_F = types.float32[:, ::1]
 _U = types.ListType(PolicyFunc)
 _I = types.int64
 _B = types.boolean
@@ -343,8 +341,10 @@ def option(G, i, what, arg):
 
 # ---------------------------------------------------------------- decisions
 
-@on_g(_V, _O, _I)
-def observe(G, O, s):
+@on_g(_V, _I)
+def observe(G, s):
+    """Seat s's observation, into OBS (G and s are its only arguments: no array struct)."""
+    O = f32_at(G, OBS)
     np_ = G[NP]
     mine = G[ACTING] == s
     pos = G[POS + s]
@@ -375,10 +375,10 @@ def observe(G, O, s):
     O[OB_RABBITS] = G[HBROWN + s] + G[R_WHITE_PAIR] * (G[HWHITE + s] // 2)
 
 
-@on_g(_V, _F, _I, _I)
-def features(G, F, s, i):
-    """The feature row i of an option as seat s sees it (written when a policy that reads
-    features decides; the state does not change between the options and the decision)."""
+@on_g(_V, _I, _I)
+def features(G, s, i):
+    """The feature row i of an option as seat s sees it, into OPTS (written when a policy that
+    reads features decides; the state does not change between the options and the decision)."""
     what, a = G[CH_WHAT + i], G[CH_ARG + i]
     arg, house, extra, district = -1, -1, 0, G[POS + s]
     if what == O_SEARCH or what == O_HOUSE:
@@ -395,7 +395,7 @@ def features(G, F, s, i):
         extra = G[HTRE + a]
     elif what == O_SKILL:
         extra = G[CHARS + s]
-    r = F[i]
+    r = f32_at(G, OPTS + i * N_FEATURES)
     r[F_WHAT] = what
     r[F_ARG] = arg
     r[F_DISTRICT] = district
@@ -447,9 +447,9 @@ def decide_policy(G, U, s, kind, n):
     O = carray(f32_at(G, OBS), N_OBS)
     F = carray(f32_at(G, OPTS), (MO, N_FEATURES))
     if pid != RANDOM:                   # the random policy reads neither obs nor features
-        observe(G, O, s)
+        observe(G, s)
         for i in range(n):
-            features(G, F, s, i)
+            features(G, s, i)
     rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
     if pid >= 0:
         c = choose_builtin(pid, kind, O, F, n, rng)

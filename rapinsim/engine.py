@@ -159,13 +159,12 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
                 nb += 1
         v[R_DEG] = max(v[R_DEG], nb)
     legal = v[R_LEGAL:R_LEGAL + 2 * MAXD * MAXD].view(np.int64)
+    nbs = v[R_NB:R_NB + MAXD * MAXD].reshape(MAXD, MAXD)[:d, :v[R_DEG]]   # [a, slot k]
+    bits = np.int64(1) << np.arange(v[R_DEG], dtype=np.int64)
     for r in range(d):          # a step never enters Rize's district, nor (unless the rules
         nxt = -1 if ra.step_into_rize_next else v[R_NEXT + r]    # allow it) his next one
-        for a in range(d):
-            for k in range(v[R_DEG]):
-                e = v[R_NB + a * MAXD + k]
-                if e >= 0 and e != r and e != nxt:
-                    legal[r * MAXD + a] |= 1 << k
+        ok = (nbs >= 0) & (nbs != r) & (nbs != nxt)
+        legal[r * MAXD:r * MAXD + d] = (ok * bits).sum(axis=1)
     v[R_START:R_START + ra.die_sides] = ra.rize_start
     v[R_HD:R_HD + d * h] = np.arange(d * h) // h
     n = d * h

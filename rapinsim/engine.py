@@ -4,10 +4,10 @@ Everything a game needs lives in one int32 array ``G``: first the rules (``rule_
 same for every game of a batch), then the state of the game being played, then its decision log.
 Every field sits at a fixed offset (the module constants below, laid out for the largest board
 the rules allow), so the kernels index ``G[OFFSET + i]`` and numba freezes the offsets as
-constants. Besides ``G`` a kernel gets the random streams ``X`` (uint64, ``simcore.rng``), the
-observation and option-feature buffers ``O`` and ``F`` and the user policies ``U``: four arrays
-and a list, which keeps every call cheap to compile (a NamedTuple of arrays was flattened into
-~150 LLVM arguments per call).
+constants. The random streams (``XS``, uint64, ``simcore.rng``), the observation (``OBS``) and
+the option features (``OPTS``, float32) live in ``G`` too, so besides ``G`` (a pointer) a kernel
+gets only the user policies ``U``: every call is cheap to compile and to make (a NamedTuple of
+arrays was flattened into ~150 LLVM arguments per call; an array passed is a struct of seven).
 
 Counts the rules ask for again and again are kept up to date as the game changes (tiles per
 district ``NT``, pawns per district ``NPD``, each seat's held treasures, rabbits and items, and
@@ -43,7 +43,7 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        OB_CHAR, OB_CHARS, OB_DAWN, OB_DISTRICT, OB_ITEMS, OB_LETTER, OB_MARKERS,
                        OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_STEPS,
                        OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS, OB_TREASURES, OB_TURN, PLACE,
-                       STEP, TARGET, CHEST_TILE, RANDOM, choose_builtin)
+                       STEP, TARGET, CHEST_TILE, RANDOM, choose_builtin, data_ptr)
 from .reference import EMPTY
 from .rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
                     INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, PITFALL, TRAP, TREASURE,
@@ -69,14 +69,17 @@ def _field(n=1):
 
 # ---- the rules (``rule_vector``)
 (R_D, R_H, R_N, R_ACTIONS, R_DIE, R_DAWN_EMPTIES, R_MAX_TURNS, R_WHITE_PAIR, R_PERM,
- R_COFFEE_END, R_INABA_WIN, R_STEP_NEXT, R_BIKE, R_COCOA, R_NROSTER,
- R_FINDS, R_DEG) = (_field() for _ in range(17))
-_field(7)                      # spare scalar slots
+ R_COFFEE_END, R_INABA_WIN, R_BIKE, R_COCOA, R_NROSTER,
+ R_FINDS, R_DEG) = (_field() for _ in range(16))
+_field(8)                      # spare scalar slots
 R_NEXT = _field(MAXD)          # district Rize enters after d
 R_STEPS = _field(MAXD * MAXD)  # [r * MAXD + d] Rize's steps from r until he enters d
 R_ADJ = _field(MAXD * MAXD)    # [a * MAXD + b] players may step between a and b
 R_NB = _field(MAXD * MAXD)     # [a * MAXD + k] the k-th neighbour of a, ascending, then -1
 #                                up to R_DEG, the most neighbours a district has
+_field(_end % 2)               # (8-byte alignment)
+R_LEGAL = _field(2 * MAXD * MAXD)  # int64 [r * MAXD + a] the legal steps from a while Rize is
+#                                in r, a bit set of a's neighbour slots k (R_NB)
 R_START = _field(24)           # Rize's start district per die face - 1
 R_HD = _field(MAXN)            # district of house h
 R_KIND = _field(2 * MAXN)      # [set * MAXN + t] tile kind, set 1 with Inaba's chest
@@ -94,8 +97,8 @@ RULES_LEN = _end
 
 # ---- one game's state: scalars
 (RIZE, DAWN, N_MARKED, TURNS, OVER, STALLED, DAWN_END, ACTING, ACTIONS_LEFT, TURN_END, SEARCHED,
- CHIYA_HOLD, BAG_N, NP, ISET, GAME, ERR, ERR_SEAT, ERR_KIND, ERR_CHOICE,
- ERR_N) = (_field() for _ in range(21))
+ CHIYA_HOLD, BAG_N, BAG_HEAD, NP, ISET, GAME, ERR, ERR_SEAT, ERR_KIND, ERR_CHOICE,
+ ERR_N) = (_field() for _ in range(22))
 # per seat
 CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, GROUP = (_field(P) for _ in range(7))
 HTRE, HNI, HBROWN, HWHITE, HCHEST = (_field(P) for _ in range(5))   # held treasures, items,
@@ -106,8 +109,10 @@ HITEM = _field(P * N_ITEMS)    # [s * N_ITEMS + i] items of each kind held
 NT, NPD, OCC, MARKER = (_field(MAXD) for _ in range(4))  # tiles on the board, pawns, pawns as
 #                                    a bit set of seats, time marker
 # per house or tile
-BOARD, FACE_UP, BAGR, TMP = (_field(MAXN) for _ in range(4))  # tile per house (EMPTY),
-#                                    face up, Rize's bag (oldest first), picks
+BOARD, FACE_UP, TMP = (_field(MAXN) for _ in range(3))  # tile per house (EMPTY), face up,
+#                                    picks
+BAG_CAP = 128                  # Rize's bag: a ring of BAG_N tiles from BAG_HEAD (oldest
+BAGR = _field(BAG_CAP)         # first; a power of two above MAXN, indices masked)
 TK, TSUB, TBR, TWH, TCH = (_field(MAXN) for _ in range(5))  # the tile set in play (R_KIND ...)
 SEEN = _field(P * MAXN)        # [s * MAXN + t] seat s has looked at tile t
 # the options of the current decision: code, argument (house, seat, item or district; the
@@ -136,7 +141,7 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
             R_DAWN_EMPTIES: ra.dawn_empties, R_MAX_TURNS: ra.max_turns,
             R_WHITE_PAIR: ra.white_pair, R_PERM: ra.permanent_markers,
             R_COFFEE_END: ra.coffee_ends_turn, R_INABA_WIN: ra.inaba_count_win,
-            R_STEP_NEXT: ra.step_into_rize_next, R_FINDS: ra.rize_finds, R_BIKE: ra.bicycle_steps,
+            R_FINDS: ra.rize_finds, R_BIKE: ra.bicycle_steps,
             R_COCOA: ra.cocoa_steps, R_NROSTER: len(ra.roster), CFG_NP: n_players,
             LOG_CAP: log_cap}
     for k, x in scal.items():
@@ -153,6 +158,13 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
                 v[R_NB + a * MAXD + nb] = b
                 nb += 1
         v[R_DEG] = max(v[R_DEG], nb)
+    legal = v[R_LEGAL:R_LEGAL + 2 * MAXD * MAXD].view(np.int64)
+    nbs = v[R_NB:R_NB + MAXD * MAXD].reshape(MAXD, MAXD)[:d, :v[R_DEG]]   # [a, slot k]
+    bits = np.int64(1) << np.arange(v[R_DEG], dtype=np.int64)
+    for r in range(d):          # a step never enters Rize's district, nor (unless the rules
+        nxt = -1 if ra.step_into_rize_next else v[R_NEXT + r]    # allow it) his next one
+        ok = (nbs >= 0) & (nbs != r) & (nbs != nxt)
+        legal[r * MAXD:r * MAXD + d] = (ok * bits).sum(axis=1)
     v[R_START:R_START + ra.die_sides] = ra.rize_start
     v[R_HD:R_HD + d * h] = np.arange(d * h) // h
     n = d * h
@@ -169,8 +181,6 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
 # Every kernel has an explicit signature: compiled (or loaded from the cache) once at import,
 # with one set of argument types, so nothing compiles twice.
 _A = types.CPointer(types.int32)     # G, by pointer: one argument, no index wraparound
-_O = types.float32[::1]
-_F = types.float32[:, ::1]
 _U = types.ListType(PolicyFunc)
 _I = types.int64
 _B = types.boolean
@@ -195,14 +205,6 @@ def on_g(ret, *args):
 
 # ---------------------------------------------------------------- views of G
 
-@intrinsic
-def data_ptr(typingctx, arr):
-    """The data pointer of an int32 array."""
-    def codegen(context, builder, sig, args):
-        return context.make_array(sig.args[0])(context, builder, args[0]).data
-    return _A(arr), codegen
-
-
 def _typed_at(dtype):
     ptr = types.CPointer(dtype)
 
@@ -216,6 +218,7 @@ def _typed_at(dtype):
 
 
 u64_at = _typed_at(types.uint64)
+i64_at = _typed_at(types.int64)
 f32_at = _typed_at(types.float32)
 
 
@@ -337,8 +340,10 @@ def option(G, i, what, arg):
 
 # ---------------------------------------------------------------- decisions
 
-@on_g(_V, _O, _I)
-def observe(G, O, s):
+@on_g(_V, _I)
+def observe(G, s):
+    """Seat s's observation, into OBS (G and s are its only arguments: no array struct)."""
+    O = f32_at(G, OBS)
     np_ = G[NP]
     mine = G[ACTING] == s
     pos = G[POS + s]
@@ -369,10 +374,10 @@ def observe(G, O, s):
     O[OB_RABBITS] = G[HBROWN + s] + G[R_WHITE_PAIR] * (G[HWHITE + s] // 2)
 
 
-@on_g(_V, _F, _I, _I)
-def features(G, F, s, i):
-    """The feature row i of an option as seat s sees it (written when a policy that reads
-    features decides; the state does not change between the options and the decision)."""
+@on_g(_V, _I, _I)
+def features(G, s, i):
+    """The feature row i of an option as seat s sees it, into OPTS (written when a policy that
+    reads features decides; the state does not change between the options and the decision)."""
     what, a = G[CH_WHAT + i], G[CH_ARG + i]
     arg, house, extra, district = -1, -1, 0, G[POS + s]
     if what == O_SEARCH or what == O_HOUSE:
@@ -389,7 +394,7 @@ def features(G, F, s, i):
         extra = G[HTRE + a]
     elif what == O_SKILL:
         extra = G[CHARS + s]
-    r = F[i]
+    r = f32_at(G, OPTS + i * N_FEATURES)
     r[F_WHAT] = what
     r[F_ARG] = arg
     r[F_DISTRICT] = district
@@ -441,9 +446,9 @@ def decide_policy(G, U, s, kind, n):
     O = carray(f32_at(G, OBS), N_OBS)
     F = carray(f32_at(G, OPTS), (MO, N_FEATURES))
     if pid != RANDOM:                   # the random policy reads neither obs nor features
-        observe(G, O, s)
+        observe(G, s)
         for i in range(n):
-            features(G, F, s, i)
+            features(G, s, i)
     rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
     if pid >= 0:
         c = choose_builtin(pid, kind, O, F, n, rng)
@@ -498,18 +503,10 @@ def can_search(G, s):
 
 
 @helper
-def step_bars(G):
-    """The districts no step may enter: Rize's, and the one Rize moves to next unless the
-    rules allow stepping there (-1: none)."""
-    rize = G[RIZE]
-    return rize, (-1 if G[R_STEP_NEXT] else G[R_NEXT + rize])
-
-
-@helper
-def step_legal(e, rize, nxt):
-    """Whether neighbour slot e (-1: padding) is a legal step (the one rule every listing,
-    count and pick of the steps uses; no branches)."""
-    return (e >= 0) & (e != rize) & (e != nxt)
+def legal_steps(G, s):
+    """Seat s's legal steps, a bit set of its district's neighbour slots (one load: the rule
+    is applied once per batch, in ``rule_vector``)."""
+    return i64_at(G, R_LEGAL)[G[RIZE] * MAXD + G[POS + s]]
 
 
 @helper
@@ -518,39 +515,32 @@ def step_options(G, s, m):
     neighbour slot up to the board's most neighbours is written and the count advanced
     only for a legal one: a fixed trip count and no branch to mispredict (slots past the
     count are free)."""
-    rize, nxt = step_bars(G)
+    legal = legal_steps(G, s)
     nb = R_NB + G[POS + s] * MAXD
     for k in range(G[R_DEG]):
-        e = G[nb + k]
-        option(G, m, O_STEP, e)
-        m += step_legal(e, rize, nxt)
+        option(G, m, O_STEP, G[nb + k])
+        m += (legal >> k) & 1
     return m
 
 
 @helper
 def n_steps(G, s):
     """The number of legal steps (``step_options`` without writing them)."""
-    rize, nxt = step_bars(G)
-    nb = R_NB + G[POS + s] * MAXD
-    n = 0
-    for k in range(G[R_DEG]):
-        n += step_legal(G[nb + k], rize, nxt)
-    return n
+    return np.int64(popcount(np.uint64(legal_steps(G, s))))
 
 
 @helper
 def nth_step(G, s, r):
-    """The r-th (from 0; r < ``n_steps``) legal step, as ``step_options`` orders them."""
-    rize, nxt = step_bars(G)
+    """The r-th (from 0; r < ``n_steps``) legal step, as ``step_options`` orders them (every
+    neighbour slot visited, the hit masked in without a branch: r is random)."""
+    legal = legal_steps(G, s)
     nb = R_NB + G[POS + s] * MAXD
-    k = 0
-    while True:
-        e = G[nb + k]
-        if step_legal(e, rize, nxt):
-            if r == 0:
-                return e
-            r -= 1
-        k += 1
+    hit = 0
+    for k in range(G[R_DEG]):
+        bit = (legal >> k) & 1
+        hit |= G[nb + k] & -(bit & (r == 0))
+        r -= bit
+    return hit
 
 
 @helper
@@ -584,15 +574,13 @@ def rize_enters(G, d):
         G[OVER] = 1
         G[DAWN_END] = 1
         return
-    if G[BAG_N] > 0:
+    if G[BAG_N] > 0 and G[NT + d] < G[R_H]:       # tiles to return, an empty house
         h0 = d * G[R_H]
         for h in range(h0, h0 + G[R_H]):
-            nb = G[BAG_N]
-            if G[BOARD + h] == EMPTY and nb > 0:
-                t = G[BAGR]
-                for i in range(nb - 1):
-                    G[BAGR + i] = G[BAGR + i + 1]
-                G[BAG_N] = nb - 1
+            if G[BOARD + h] == EMPTY and G[BAG_N] > 0:
+                t = G[BAGR + (G[BAG_HEAD] & (BAG_CAP - 1))]
+                G[BAG_HEAD] += 1
+                G[BAG_N] -= 1
                 put_tile(G, h, t, G[TK + t] == TREASURE)
     update_time_marker(G, d)
 
@@ -605,7 +593,7 @@ def lose_tile(G, s):
     if n > 0:
         t = nth_held(G, s, kind, randint(streams(G), CHANCE, n))
         hand_remove(G, s, t)
-        G[BAGR + G[BAG_N]] = t
+        G[BAGR + ((G[BAG_HEAD] + G[BAG_N]) & (BAG_CAP - 1))] = t
         G[BAG_N] += 1
         G[SEAT_ST + s * S.N_SEAT + S.S_LOST] += 1
 
@@ -631,8 +619,8 @@ def disguise(G, U, s):
 
 @kernel(_V, _I)
 def find_players(G, U, d):
-    """Rize finds the players in d; each found group is escorted, a chain (nobody is found
-    without ``rize_finds``)."""
+    """Rize finds the players in d, his district; each found group is escorted, a chain
+    (nobody is found without ``rize_finds``)."""
     if not G[R_FINDS]:
         return
     handled = 0                              # bit set of seats found (or escaped) already
@@ -655,18 +643,18 @@ def find_players(G, U, d):
         if ng == 0:
             return
         roll = randint(streams(G), CHANCE, G[R_DIE]) + 1      # escort
-        for _ in range(roll):
-            rize_enters(G, G[R_NEXT + G[RIZE]])
+        for _ in range(roll):            # d follows Rize in a register, not reloaded from G
+            d = G[R_NEXT + d]
+            rize_enters(G, d)
             if G[OVER]:
                 break
         for i in range(ng):              # the group moved with Rize (rize_enters reads no pawn)
-            move_pawn(G, G[GROUP + i], G[RIZE])
+            move_pawn(G, G[GROUP + i], d)
         if G[OVER]:
             return
         for i in range(ng):
-            if G[LETTER + G[GROUP + i]] == G[RIZE]:
+            if G[LETTER + G[GROUP + i]] == d:
                 G[PENDING + G[GROUP + i]] = 1
-        d = G[RIZE]
 
 
 # ---------------------------------------------------------------- taking tiles
@@ -948,22 +936,23 @@ def random_action(G, s):
     if r < steps:
         return O_STEP, nth_step(G, s, r)
     r -= steps
-    if r < searches:
-        h = d * G[R_H]
-        while True:
-            if search_legal(G, searchable, h):
-                if r == 0:
-                    return O_SEARCH, h
-                r -= 1
-            h += 1
+    if r < searches:                                 # the r-th tile house, no branch
+        hit = 0
+        h0 = d * G[R_H]
+        for h in range(h0, h0 + G[R_H]):
+            legal = search_legal(G, searchable, h)
+            hit |= h & -np.int64(legal & (r == 0))
+            r -= legal
+        return O_SEARCH, hit
     r -= searches
     if r < items:
         return O_ITEM, nth_set_bit(offered, r)
     return O_SKILL, d
 
 
-@kernel(_V, _I)
+@helper
 def play_turn(G, U, s):
+    """Seat s's turn (inlined into ``play_game``, its one caller: no call per turn)."""
     G[ACTING], G[TURN_END], G[SEARCHED] = s, 0, 0
     G[ACTIONS_LEFT] = G[R_ACTIONS]
     if G[PENDING + s]:

@@ -61,6 +61,7 @@ tiles and ignores Rize except that it always uses a disguise.
 from __future__ import annotations
 
 from numba import njit, types
+from numba.extending import intrinsic
 
 from simcore.policy import POLICY_SIG, UserPolicy, policy
 from simcore.rng import randint, uniform
@@ -101,7 +102,7 @@ def _best(scores_fn_id, kind, obs, opts, n, rng):
     """Index of the highest score (``_score``), ties broken by a random jitter below 0.5."""
     best, arg = -1e30, 0
     for i in range(n):
-        s = _score(scores_fn_id, kind, obs, opts[i]) + 0.5 * uniform(rng, 0)
+        s = _score(scores_fn_id, kind, data_ptr(obs), data_ptr(opts[i])) + 0.5 * uniform(rng, 0)
         if s > best:
             best, arg = s, i
     return arg
@@ -122,7 +123,19 @@ def _tile_score(o, inaba):
     return -50.0
 
 
-@njit(types.float64(types.int64, types.int64, types.float32[::1], types.float32[::1]),
+@intrinsic
+def data_ptr(typingctx, arr):
+    """The data pointer of a contiguous array (``_score`` takes the observation and the option
+    row as two pointers, not as two array structs of seven fields each; the engine's G)."""
+    def codegen(context, builder, sig, args):
+        return context.make_array(sig.args[0])(context, builder, args[0]).data
+    return types.CPointer(arr.dtype)(arr), codegen
+
+
+_F32P = types.CPointer(types.float32)
+
+
+@njit(types.float64(types.int64, types.int64, _F32P, _F32P),
       cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 def _score(pid, kind, obs, o):
     """An option's score (compiled once, not inlined: inlining it cost seconds of compile)."""

@@ -831,11 +831,18 @@ def play_turn(t, s):
         seat = k - n_players if k >= n_players else k
         if not (s.g[sc(seat, S_HAND)] >> r) & 1:
             continue
+        c = -1
         if features(s, seat):
-            at = card_values(t, s.g, seat, np.int64(1) << r)
-            pair_rows(t, s, r, 0, s.g[at + 2 * r], s.g[at + 2 * r + 1])
-            s.opts[1, P.F_RISK] = cancel_risk(t, s.g, r, k + 1, leader + n_players - 1 - k)
-        c = decide(t, s, seat, P.FOLLOW, 2)
+            risk = np.float32(cancel_risk(t, s.g, r, k + 1, leader + n_players - 1 - k))
+            if risk > P.builtin_max_risk(s.g[sc(seat, S_POLICY)]):
+                c = 0       # a heuristic's only option then: cowardly (no rows needed)
+                record(s.g, seat, P.FOLLOW, 2, c)
+            else:
+                at = card_values(t, s.g, seat, np.int64(1) << r)
+                pair_rows(t, s, r, 0, s.g[at + 2 * r], s.g[at + 2 * r + 1])
+                s.opts[1, P.F_RISK] = risk
+        if c < 0:
+            c = decide(t, s, seat, P.FOLLOW, 2)
         play_card(t, s, seat, r)
         if c == 1:
             if bravest >= 0:

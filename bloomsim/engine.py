@@ -810,14 +810,21 @@ def play_turn(t, s):
     s.g[G_LEADER] = leader
     hand = s.g[sc(leader, S_HAND)]
     if features(s, leader):
-        at = card_values(t, s.g, leader, hand)
+        # the risk is the same for every card in hand (none is played yet): found once; above
+        # what a heuristic accepts, only cowardly plays count, and a cowardly witch reaches
+        # nothing: no values for the witches (their brave rows, never chosen, reach nothing)
+        risk = np.float32(cancel_risk(t, s.g, trailing_zeros(hand), leader + 1, n_players - 1))
+        roles = hand
+        if risk > P.builtin_max_risk(s.g[sc(leader, S_POLICY)]):
+            for r in range(t[P_N_ROLES]):
+                if (hand >> r) & 1 and role_of(t, r, RO_KIND) == WITCH:
+                    roles &= ~(np.int64(1) << r)
+        at = card_values(t, s.g, leader, roles)
         n = 0
-        risk = -1.0     # the same for every card in hand (none is played yet): found once
         for r in range(t[P_N_ROLES]):
             if (hand >> r) & 1:
-                pair_rows(t, s, r, n, s.g[at + 2 * r], s.g[at + 2 * r + 1])
-                if risk < 0:
-                    risk = cancel_risk(t, s.g, r, leader + 1, n_players - 1)
+                v = s.g[at + 2 * r] if (roles >> r) & 1 else NEG
+                pair_rows(t, s, r, n, v, s.g[at + 2 * r + 1])
                 s.opts[n + 1, P.F_RISK] = risk
                 n += 2
     # option 2j + b: the j-th card in hand (ascending), cowardly (b = 0) or brave
@@ -831,11 +838,18 @@ def play_turn(t, s):
         seat = k - n_players if k >= n_players else k
         if not (s.g[sc(seat, S_HAND)] >> r) & 1:
             continue
+        c = -1
         if features(s, seat):
-            at = card_values(t, s.g, seat, np.int64(1) << r)
-            pair_rows(t, s, r, 0, s.g[at + 2 * r], s.g[at + 2 * r + 1])
-            s.opts[1, P.F_RISK] = cancel_risk(t, s.g, r, k + 1, leader + n_players - 1 - k)
-        c = decide(t, s, seat, P.FOLLOW, 2)
+            risk = np.float32(cancel_risk(t, s.g, r, k + 1, leader + n_players - 1 - k))
+            if risk > P.builtin_max_risk(s.g[sc(seat, S_POLICY)]):
+                c = 0       # a heuristic's only option then: cowardly (no rows needed)
+                record(s.g, seat, P.FOLLOW, 2, c)
+            else:
+                at = card_values(t, s.g, seat, np.int64(1) << r)
+                pair_rows(t, s, r, 0, s.g[at + 2 * r], s.g[at + 2 * r + 1])
+                s.opts[1, P.F_RISK] = risk
+        if c < 0:
+            c = decide(t, s, seat, P.FOLLOW, 2)
         play_card(t, s, seat, r)
         if c == 1:
             if bravest >= 0:

@@ -54,6 +54,7 @@ hands are being selected, the other seats' cards in hand are -1 (their size is s
 """
 from __future__ import annotations
 
+import numpy as np
 from numba import njit, types
 
 from simcore.policy import POLICY_SIG
@@ -165,6 +166,19 @@ def builtin_weights(pid):
     if pid == CAREFUL:
         return CAREFUL_W[0], CAREFUL_W[1], CAREFUL_W[2]
     return CLOUD_W[0], CLOUD_W[1], CLOUD_W[2]
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def builtin_max_risk(pid):
+    """The F_RISK above which policy pid never declares brave (``_best`` skips the option):
+    a follower of a heuristic facing more risk plays cowardly without its rows being built."""
+    if pid == GREEDY:
+        return GREEDY_W[3]
+    if pid == CAREFUL:
+        return CAREFUL_W[3]
+    if pid == CLOUD:
+        return CLOUD_W[3]
+    return np.inf
 
 
 DESCRIPTIONS = {

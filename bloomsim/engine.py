@@ -718,7 +718,7 @@ def select_rows(t, s, seat, c0, max_size, ev, mol):
     pid = s.g[sc(seat, S_POLICY)]
     if pid <= P.RANDOM:
         return False
-    wp, wgw, wl = P.builtin_weights(pid)
+    wp, wgw, wl, _ = P.builtin_weights(pid)
     while s.g[sc(seat, S_NHAND)] < max_size:
         hand = s.g[sc(seat, S_HAND)]
         stop = mol and event_of(t, ev, EC_HAND + s.g[sc(seat, S_NHAND)]) != NO_HAND
@@ -815,7 +815,7 @@ def play_turn(t, s):
         # nothing: no values for the witches (their brave rows, never chosen, reach nothing)
         risk = np.float32(cancel_risk(t, s.g, trailing_zeros(hand), leader + 1, n_players - 1))
         roles = hand
-        if risk > P.builtin_max_risk(s.g[sc(leader, S_POLICY)]):
+        if risk > P.builtin_weights(s.g[sc(leader, S_POLICY)])[3]:
             for r in range(t[P_N_ROLES]):
                 if (hand >> r) & 1 and role_of(t, r, RO_KIND) == WITCH:
                     roles &= ~(np.int64(1) << r)
@@ -841,7 +841,7 @@ def play_turn(t, s):
         c = -1
         if features(s, seat):
             risk = np.float32(cancel_risk(t, s.g, r, k + 1, leader + n_players - 1 - k))
-            if risk > P.builtin_max_risk(s.g[sc(seat, S_POLICY)]):
+            if risk > P.builtin_weights(s.g[sc(seat, S_POLICY)])[3]:
                 c = 0       # a heuristic's only option then: cowardly (no rows needed)
                 record(s.g, seat, P.FOLLOW, 2, c)
             else:

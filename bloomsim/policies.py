@@ -158,27 +158,18 @@ def call_builtin(pid, kind, obs, opts, n_opts, rng):
 
 @njit(cache=True, _nrt=False, inline="always")
 def builtin_weights(pid):
-    """The weights (points, gained wands, lightning) of heuristic pid's ``_best``: the engine
-    picks a heuristic's hand with ``_value`` of each role's SELECT row (the rows never change
-    while a hand is picked, and are never brave) instead of building the rows of every pick."""
+    """The weights (points, gained wands, lightning, max risk) of policy pid's ``_best``: the
+    engine picks a heuristic's hand with ``_value`` of each role's SELECT row (the rows never
+    change while a hand is picked, and are never brave) instead of building the rows of every
+    pick, and a heuristic follower facing more risk than its max plays cowardly without its
+    rows being built. A policy that is not a built-in heuristic accepts any risk."""
     if pid == GREEDY:
-        return GREEDY_W[0], GREEDY_W[1], GREEDY_W[2]
+        return GREEDY_W
     if pid == CAREFUL:
-        return CAREFUL_W[0], CAREFUL_W[1], CAREFUL_W[2]
-    return CLOUD_W[0], CLOUD_W[1], CLOUD_W[2]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def builtin_max_risk(pid):
-    """The F_RISK above which policy pid never declares brave (``_best`` skips the option):
-    a follower of a heuristic facing more risk plays cowardly without its rows being built."""
-    if pid == GREEDY:
-        return GREEDY_W[3]
-    if pid == CAREFUL:
-        return CAREFUL_W[3]
+        return CAREFUL_W
     if pid == CLOUD:
-        return CLOUD_W[3]
-    return np.inf
+        return CLOUD_W
+    return (0.0, 0.0, 0.0, np.inf)
 
 
 DESCRIPTIONS = {

@@ -143,8 +143,9 @@ def flat_tables(tb: Tables) -> np.ndarray:
     head[T_DECKS] = head[T_BOARD] + A + K
     head[T_REC] = head[T_DECKS] + N + E + R
     head[T_N_REC] = E + R + K + C
-    # then the heuristics' scratch (see State): round towers filled, clouds charmed,
-    # best_delivery_area's cache, each seat's card values (card_values); then the decision log
+    # then the heuristics' scratch (see State): round towers filled, clouds charmed, the best
+    # deliveries (best_delivery_area) and their start of game, each seat's card values
+    # (card_values); then the decision log
     head[T_SCRATCH] = head[T_REC] + head[T_N_REC]
     head[T_VALUES] = head[T_SCRATCH] + 2 + 2 * 8 * A
     head[T_LOG] = head[T_VALUES] + MAX_PLAYERS * (VALUES_KEY + 2 * R)
@@ -164,9 +165,9 @@ class State(NamedTuple):
     #   t[T_REC] the record: event round, enchanted-rounds mask, deliveries per tower, round
     #   each cloud space was charmed (the game-level results); from t[T_SCRATCH] the
     #   heuristics' caches: the round towers filled, the clouds charmed (both counted since
-    #   the State was made, plus one per game: the caches' keys), the best tower points of
-    #   each area and colours held and the round towers filled + 1 when they were found
-    #   (best_delivery_area); from t[T_VALUES] each seat's card values and their key
+    #   the State was made, plus one per game: the card values' key), the best tower points
+    #   of each area and colours held (best_delivery_area), then the same at the start of a
+    #   game (found once per State); from t[T_VALUES] each seat's card values and their key
     #   (card_values); from g[G_LOG_AT] = t[T_LOG] the decision log (seat, kind, n, choice)
     #   when kept
     obs: np.ndarray    # [OBS_LEN] float32
@@ -264,6 +265,9 @@ def new_state(t, n_players, pol, user_policies, log_cap):
         s.g[sc(p, S_POLICY)] = pol[p]
     for i in range(MAX_PLAYERS):
         s.g[G_UF + i] = user_policies[i]
+    A = t[T_N_AREA]
+    for a in range(A):      # no round tower is filled yet
+        find_deliveries(t, s.g, a, deliveries_at(t) + 8 * A + 8 * a)
     return s
 
 
@@ -416,28 +420,41 @@ def deliverable(t, g, seat, k):
             & (g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0))
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def best_delivery_area(t, g, seat, a):
-    """Best tower points at area a the seat can deliver to now; NEG if none. They depend on
-    the seat only through the colours it holds, and change only when a round tower fills:
-    cached per area and colours held under the round towers filled."""
-    colours = ((g[sc(seat, S_GREEN)] > 0) + 2 * (g[sc(seat, S_PURPLE)] > 0)
-               + 4 * (g[sc(seat, S_ORANGE)] > 0))
-    at = t[T_SCRATCH] + 2 + 2 * (8 * a + colours)
-    if g[at + 1] == g[t[T_SCRATCH]] + 1:
-        return g[at]
-    best = NEG
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def deliveries_at(t):
+    """Where in State.g the best deliveries of every area and colours held start."""
+    return t[T_SCRATCH] + 2
+
+
+@njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def find_deliveries(t, g, a, at):
+    """g[at + c]: the best points of a tower at area a that can take a potion now, for each
+    set c of colours held (bit c: colour c); NEG if none."""
+    for c in range(8):
+        g[at + c] = NEG
     ptr = t[P_AREA_TOWER_PTR]
-    t0, filled = t[T_TOWER], t[T_BOARD] + t[T_N_AREA]
     for i in range(t[ptr + a], t[ptr + a + 1]):
-        k = t[i]      # deliverable(t, g, seat, k), written out
-        if ((t[t0 + 4 * k + TW_ROUND] == 0 or g[filled + k] == 0)
-                and g[sc(seat, S_GREEN + t[t0 + 4 * k + TW_COLOUR])] > 0
-                and t[t0 + 4 * k + TW_POINTS] > best):
-            best = t[t0 + 4 * k + TW_POINTS]
-    g[at] = best
-    g[at + 1] = g[t[T_SCRATCH]] + 1
-    return best
+        k = t[i]
+        if tower_of(t, k, TW_ROUND) == 0 or g[t[T_BOARD] + t[T_N_AREA] + k] == 0:
+            colour, points = tower_of(t, k, TW_COLOUR), tower_of(t, k, TW_POINTS)
+            for c in range(8):
+                if (c >> colour) & 1 and points > g[at + c]:
+                    g[at + c] = points
+
+
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def colours_held(g, seat):
+    """Bit c set if the seat holds a potion of colour c: all its deliveries depend on."""
+    return ((g[sc(seat, S_GREEN)] > 0) + 2 * (g[sc(seat, S_PURPLE)] > 0)
+            + 4 * (g[sc(seat, S_ORANGE)] > 0))
+
+
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def best_delivery_area(t, g, colours, a):
+    """Best tower points at area a a seat holding ``colours`` can deliver to now; NEG if
+    none. A load: every area's are kept up to date (they change only when a round tower
+    fills, ``deliver_potion``), which was cheaper than a cache checked at each call."""
+    return g[deliveries_at(t) + 8 * a + colours]
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -467,6 +484,7 @@ def card_value(t, g, seat, r, brave):
     or a druid (NEG: none), (bolts, stars) of the best cloud for a fairy (bolts -1: none)."""
     kind = role_of(t, r, RO_KIND)
     best = NEG
+    colours = colours_held(g, seat)
     if kind == WITCH and brave:
         adj = t[P_ADJ_PTR]
         for p in range(2):
@@ -474,14 +492,14 @@ def card_value(t, g, seat, r, brave):
             for j in range(t[adj + a0], t[adj + a0 + 1]):
                 a = t[j]
                 if witch_can_enter(t, g, r, a):
-                    best = max(best, best_delivery_area(t, g, seat, a))
+                    best = max(best, best_delivery_area(t, g, colours, a))
     elif kind == DRUID:
         # the towers a druid reaches are those of its (eligible) pawn areas
         for p in range(2):
             a = g[sc(seat, S_PAWN_A + p)]
             if t[P_DRUID_TERRAIN] and not (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1:
                 continue
-            best = max(best, best_delivery_area(t, g, seat, a))
+            best = max(best, best_delivery_area(t, g, colours, a))
     elif kind == FAIRY:
         # the clouds next to a pawn (the best (bolts, stars) does not depend on the order)
         bolts, stars = np.int64(-1), np.int64(0)
@@ -513,9 +531,8 @@ def card_values(t, g, seat, roles):
     at = base + VALUES_KEY
     A = t[T_N_AREA]
     board = g[t[T_SCRATCH]] + g[t[T_SCRATCH] + 1]
-    key = (((board * A + g[sc(seat, S_PAWN_A)]) * A + g[sc(seat, S_PAWN_B)]) * 8
-           + (g[sc(seat, S_GREEN)] > 0) + 2 * (g[sc(seat, S_PURPLE)] > 0)
-           + 4 * (g[sc(seat, S_ORANGE)] > 0))
+    colours = colours_held(g, seat)
+    key = ((board * A + g[sc(seat, S_PAWN_A)]) * A + g[sc(seat, S_PAWN_B)]) * 8 + colours
     wands = min(g[sc(seat, S_WANDS)], t[T_MAX_STARS])
     if g[base] != key or g[base + 1] != wands:
         g[base] = key
@@ -555,7 +572,7 @@ def card_values(t, g, seat, roles):
             terrain = area_of(t, a, 0)
             if not (terrains >> terrain) & 1:
                 continue
-            b = best_delivery_area(t, g, seat, a)    # some witch enters a
+            b = best_delivery_area(t, g, colours, a)    # some witch enters a
             m, r = witches, 0
             while m:        # the witches, lowest role first, up to the highest
                 if m & 1 and (role_of(t, r, RO_TERRAINS) >> terrain) & 1 and b > g[at + 2 * r]:
@@ -649,9 +666,12 @@ def setup(t, s, key, game):
     s.g[b0:b0 + A] = -1
     s.g[b0 + A:d0] = 0
     s.g[t[T_REC]:t[T_SCRATCH]] = 0
-    # the caches' keys count the round towers filled and clouds charmed since the State was
-    # made: one more of each for the new board leaves every entry of the last game stale
-    # (cheaper than clearing the caches at every game)
+    d = deliveries_at(t)
+    for i in range(d, d + 8 * A):        # the best deliveries with no round tower filled
+        s.g[i] = s.g[i + 8 * A]
+    # the card values' key counts the round towers filled and clouds charmed since the State
+    # was made: one more of each for the new board leaves every seat's values of the last
+    # game stale (cheaper than clearing them at every game)
     s.g[t[T_SCRATCH]] += 1
     s.g[t[T_SCRATCH] + 1] += 1
     tiles = s.g[d0:d0 + N]
@@ -902,7 +922,7 @@ def witch(t, s, seat, r, brave):
                 o[P.F_ROLE] = r
                 o[P.F_BRAVE] = 1 if brave else 0
                 o[P.F_TARGET] = a
-                v = best_delivery_area(t, s.g, seat, a)
+                v = best_delivery_area(t, s.g, colours_held(s.g, seat), a)
                 o[P.F_POINTS] = v if v > NEG else 0
             s.g[G_OAB + 2 * n] = p
             s.g[G_OAB + 2 * n + 1] = a
@@ -975,6 +995,9 @@ def deliver_potion(t, s, seat, r, m, brave, bonus):
     if tower_of(t, k, TW_ROUND):
         s.g[t[T_BOARD] + t[T_N_AREA] + k] = 1
         s.g[t[T_SCRATCH]] += 1     # round towers filled
+        ptr = t[P_TOWER_PTR]
+        for i in range(t[ptr + k], t[ptr + k + 1]):     # the areas of tower k
+            find_deliveries(t, s.g, t[i], deliveries_at(t) + 8 * t[i])
         s.g[sc(seat, S_WANDS)] += tower_of(t, k, TW_WANDS)
     add_points(t, s, seat, tower_of(t, k, TW_POINTS), S_TOWERS)
     if bonus:

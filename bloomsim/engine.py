@@ -728,7 +728,8 @@ def reveal_enchanted_roles(t, s):
 def select_rows(t, s, seat, c0, max_size, ev, mol):
     """Each role's SELECT row for the seat (rows c0 + r); a built-in heuristic then picks its
     whole hand here, straight from those rows (``_best``: the first highest value; a stop row
-    is worth 0) without building each pick's rows, and True is returned."""
+    is worth 0) without building each pick's rows, and True is returned. Each row's value is
+    found once (in the option slots, free while hands are picked), not once per pick."""
     R = t[P_N_ROLES]
     at = card_values(t, s.g, seat, (np.int64(1) << np.int64(R)) - 1)
     for r in range(R):
@@ -739,13 +740,16 @@ def select_rows(t, s, seat, c0, max_size, ev, mol):
     if pid <= P.RANDOM:
         return False
     wp, wgw, wl, _ = P.builtin_weights(pid)
+    values = s.g.view(np.float64)[G_OAB:G_OAB + R]
+    for r in range(R):
+        values[r] = P._value(s.opts[c0 + r], wp, wgw, wl)
     while s.g[sc(seat, S_NHAND)] < max_size:
         hand = s.g[sc(seat, S_HAND)]
         stop = mol and event_of(t, ev, EC_HAND + s.g[sc(seat, S_NHAND)]) != NO_HAND
         n, c, best, best_v = 0, 0, -1, -1e30
         for r in range(R):
             if not (hand >> r) & 1:
-                v = P._value(s.opts[c0 + r], wp, wgw, wl)
+                v = values[r]
                 if v > best_v:
                     c, best, best_v = n, r, v
                 n += 1

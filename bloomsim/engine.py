@@ -362,11 +362,11 @@ def ask_heuristic(g, opts, seat, kind, n):
     (``ask``, ``call_builtin``, ``_best``), and its choice is always legal."""
     pid = g[sc(seat, S_POLICY)]
     if pid == P.CAREFUL:
-        c = P._best(opts, n, *P.CAREFUL_W)
+        c = P._best(opts, n, P.CAREFUL_W)
     elif pid == P.GREEDY:
-        c = P._best(opts, n, *P.GREEDY_W)
+        c = P._best(opts, n, P.GREEDY_W)
     else:
-        c = P._best(opts, n, *P.CLOUD_W)
+        c = P._best(opts, n, P.CLOUD_W)
     record(g, seat, kind, n, c)
     return c
 

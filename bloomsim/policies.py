@@ -96,10 +96,12 @@ def _value(o, w_points, w_gain_wands, w_lightning):
             - 0.25 * (o[F_PAY_POTIONS] + o[F_PAY_WANDS]))
 
 
-@njit(cache=True, _nrt=False)
-def _best(opts, n_opts, w_points, w_gain_wands, w_lightning, max_risk):
+@njit(cache=True, _nrt=False, inline="always")
+def _best(opts, n_opts, weights):
     """Index of the option with the highest weighted value (first on ties); brave options
-    whose F_RISK exceeds ``max_risk`` are never chosen."""
+    whose F_RISK exceeds ``max_risk`` are never chosen. ``weights``: one of the tuples below
+    (a tuple, not its items as *args, which numba cannot inline)."""
+    w_points, w_gain_wands, w_lightning, max_risk = weights
     best, best_v = 0, -1e30
     for i in range(n_opts):
         o = opts[i]
@@ -120,19 +122,19 @@ CLOUD_W = (0.5, 1.5, 3.0, 0.5)
 @njit(POLICY_SIG, cache=True)
 def greedy_policy(kind, obs, opts, n_opts, rng):
     """Points now: the option with the most immediate points (resources count half)."""
-    return _best(opts, n_opts, *GREEDY_W)
+    return _best(opts, n_opts, GREEDY_W)
 
 
 @njit(POLICY_SIG, cache=True)
 def careful_policy(kind, obs, opts, n_opts, rng):
     """Greedy, but brave only when no later player can still hold the role."""
-    return _best(opts, n_opts, *CAREFUL_W)
+    return _best(opts, n_opts, CAREFUL_W)
 
 
 @njit(POLICY_SIG, cache=True)
 def cloud_policy(kind, obs, opts, n_opts, rng):
     """Clouds and lightning: values bolts and wands highly, brave when cancelling is unlikely."""
-    return _best(opts, n_opts, *CLOUD_W)
+    return _best(opts, n_opts, CLOUD_W)
 
 
 POLICIES = {"random": random_policy, "greedy": greedy_policy, "careful": careful_policy,
@@ -150,10 +152,10 @@ def call_builtin(pid, kind, obs, opts, n_opts, rng):
     if pid == RANDOM:
         return randint(rng, 0, n_opts)
     if pid == GREEDY:
-        return _best(opts, n_opts, *GREEDY_W)
+        return _best(opts, n_opts, GREEDY_W)
     if pid == CAREFUL:
-        return _best(opts, n_opts, *CAREFUL_W)
-    return _best(opts, n_opts, *CLOUD_W)
+        return _best(opts, n_opts, CAREFUL_W)
+    return _best(opts, n_opts, CLOUD_W)
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -582,31 +582,46 @@ def card_values(t, g, seat, roles):
     return at
 
 
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def card_terms(t, g, r, kind, brave, v, w):
+    """Role r played cowardly or brave, (v, w) from ``card_value``: (points, potions paid,
+    wands paid, potions gained, wands gained, lightning, penalty), the features of its row."""
+    points, pay_potions, pay_wands = np.int64(0), np.int64(0), np.int64(0)
+    gain_potions, gain_wands, lightning = np.int64(0), np.int64(0), np.int64(0)
+    if kind == WITCH:
+        if brave and v > NEG:
+            points, pay_potions = v, 1
+    elif kind == DRUID:
+        if v > NEG:
+            points, pay_potions = v + (t[P_BONUS_DRUID] if brave else 0), 1
+    elif kind == FAIRY:
+        if v >= 0:
+            points = t[P_BONUS_FAIRY] if brave else 0
+            lightning, pay_wands = v, w
+    elif kind == GATHERER:
+        c0 = RO_BRAVE if brave else RO_COWARDLY
+        gain_potions = role_of(t, r, c0) + role_of(t, r, c0 + 1) + role_of(t, r, c0 + 2)
+        gain_wands = role_of(t, r, c0 + 3)
+    penalty = t[P_ENCH_PENALTY] if (g[G_ENCHANTED] >> r) & 1 else 0
+    return points, pay_potions, pay_wands, gain_potions, gain_wands, lightning, penalty
+
+
 @njit((TT, ST, I8, I8, B1, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def card_row(t, s, r, kind, brave, i, v, w):
     """Row i of opts: role r played cowardly or brave, (v, w) from ``card_value``."""
+    points, pay_potions, pay_wands, gain_potions, gain_wands, lightning, penalty = card_terms(
+        t, s.g, r, kind, brave, v, w)
     clear_row(s, i)
     o = s.opts[i]
-    if kind == WITCH:
-        if brave and v > NEG:
-            o[P.F_POINTS] = v
-            o[P.F_PAY_POTIONS] = 1
-    elif kind == DRUID:
-        if v > NEG:
-            o[P.F_POINTS] = v + (t[P_BONUS_DRUID] if brave else 0)
-            o[P.F_PAY_POTIONS] = 1
-    elif kind == FAIRY:
-        if v >= 0:
-            o[P.F_LIGHTNING] = v
-            o[P.F_PAY_WANDS] = w
-            o[P.F_POINTS] = t[P_BONUS_FAIRY] if brave else 0
-    elif kind == GATHERER:
-        c0 = RO_BRAVE if brave else RO_COWARDLY
-        o[P.F_GAIN_POTIONS] = role_of(t, r, c0) + role_of(t, r, c0 + 1) + role_of(t, r, c0 + 2)
-        o[P.F_GAIN_WANDS] = role_of(t, r, c0 + 3)
+    o[P.F_POINTS] = points
+    o[P.F_PAY_POTIONS] = pay_potions
+    o[P.F_PAY_WANDS] = pay_wands
+    o[P.F_GAIN_POTIONS] = gain_potions
+    o[P.F_GAIN_WANDS] = gain_wands
+    o[P.F_LIGHTNING] = lightning
     o[P.F_ROLE] = r
     o[P.F_BRAVE] = 1 if brave else 0
-    o[P.F_PENALTY] = t[P_ENCH_PENALTY] if (s.g[G_ENCHANTED] >> r) & 1 else 0
+    o[P.F_PENALTY] = penalty
     o[P.F_TARGET] = r
 
 
@@ -726,23 +741,28 @@ def reveal_enchanted_roles(t, s):
 
 @njit((TT, ST, I8, I8, I8, I8, B1), cache=True, _nrt=False, no_cpython_wrapper=True)
 def select_rows(t, s, seat, c0, max_size, ev, mol):
-    """Each role's SELECT row for the seat (rows c0 + r); a built-in heuristic then picks its
-    whole hand here, straight from those rows (``_best``: the first highest value; a stop row
-    is worth 0) without building each pick's rows, and True is returned. Each row's value is
-    found once (in the option slots, free while hands are picked), not once per pick."""
+    """Each role's SELECT row for the seat (rows c0 + r, a brave play's features, not brave);
+    a built-in heuristic instead picks its whole hand here, from each row's value (``_best``:
+    the first highest; a stop row is worth 0), and True is returned. The values are found
+    once, from the features without a row (in the option slots, free while hands are
+    picked), not once per pick."""
     R = t[P_N_ROLES]
     at = card_values(t, s.g, seat, (np.int64(1) << np.int64(R)) - 1)
-    for r in range(R):
-        card_row(t, s, r, role_of(t, r, RO_KIND), True, c0 + r, s.g[at + 2 * r],
-                 s.g[at + 2 * r + 1])
-        s.opts[c0 + r, P.F_BRAVE] = 0
     pid = s.g[sc(seat, S_POLICY)]
     if pid <= P.RANDOM:
+        for r in range(R):
+            card_row(t, s, r, role_of(t, r, RO_KIND), True, c0 + r, s.g[at + 2 * r],
+                     s.g[at + 2 * r + 1])
+            s.opts[c0 + r, P.F_BRAVE] = 0
         return False
     wp, wgw, wl, _ = P.builtin_weights(pid)
     values = s.g.view(np.float64)[G_OAB:G_OAB + R]
     for r in range(R):
-        values[r] = P._value(s.opts[c0 + r], wp, wgw, wl)
+        points, pay_potions, pay_wands, gain_potions, gain_wands, lightning, penalty = (
+            card_terms(t, s.g, r, role_of(t, r, RO_KIND), True, s.g[at + 2 * r],
+                       s.g[at + 2 * r + 1]))
+        values[r] = P._score(points, penalty, gain_potions, gain_wands, lightning,
+                             pay_potions + pay_wands, wp, wgw, wl)
     while s.g[sc(seat, S_NHAND)] < max_size:
         hand = s.g[sc(seat, S_HAND)]
         stop = mol and event_of(t, ev, EC_HAND + s.g[sc(seat, S_NHAND)]) != NO_HAND

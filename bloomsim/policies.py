@@ -89,11 +89,19 @@ def random_policy(kind, obs, opts, n_opts, rng):
 
 
 @njit(cache=True, _nrt=False, inline="always")
+def _score(points, penalty, gain_potions, gain_wands, lightning, pay, w_points, w_gain_wands,
+           w_lightning):
+    """The weighted value of an option with these features (``pay``: potions + wands paid);
+    the same from integers as from a row's float32 features (small integers, exact)."""
+    return (w_points * points - penalty + 0.5 * gain_potions + w_gain_wands * gain_wands
+            + w_lightning * lightning - 0.25 * pay)
+
+
+@njit(cache=True, _nrt=False, inline="always")
 def _value(o, w_points, w_gain_wands, w_lightning):
     """The weighted value of option row o (``_best``)."""
-    return (w_points * o[F_POINTS] - o[F_PENALTY] + 0.5 * o[F_GAIN_POTIONS]
-            + w_gain_wands * o[F_GAIN_WANDS] + w_lightning * o[F_LIGHTNING]
-            - 0.25 * (o[F_PAY_POTIONS] + o[F_PAY_WANDS]))
+    return _score(o[F_POINTS], o[F_PENALTY], o[F_GAIN_POTIONS], o[F_GAIN_WANDS], o[F_LIGHTNING],
+                  o[F_PAY_POTIONS] + o[F_PAY_WANDS], w_points, w_gain_wands, w_lightning)
 
 
 @njit(cache=True, _nrt=False, inline="always")

@@ -643,7 +643,7 @@ def pair_rows(t, s, r, i, v, w):
     card_row(t, s, r, kind, True, i + 1, v, w)
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+@njit((TT, GT, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def cancel_risk(t, g, r, first, n_later):
     """Expected number of the next ``n_later`` players from ``first`` holding role r: their
     cards left over the roles nobody has played yet this round. One division of the cards'

@@ -74,7 +74,8 @@ NEG = -(1 << 30)
  G_SELECTING) = range(17)
 N_G = 17          # setup clears g[:N_G]
 G_LOG_CAP, G_LOG_AT, G_NP = 17, 18, 19   # log size (0: none) and start, number of players
-G_UF = 20         # user policy i's compiled code (address, see policy_at) at G_UF + i
+G_READERS = 20    # some seat reads features (its policy is not the built-in random one)
+G_UF = 21         # user policy i's compiled code (address, see policy_at) at G_UF + i
 G_ST = G_UF + MAX_PLAYERS    # the game's random streams (uint64 bits): chance, one per seat
 G_SEAT = G_ST + 1 + MAX_PLAYERS    # seat p's columns S_* at G_SEAT + N_SEAT * p
 # State.seat columns. S_SCORE .. S_FLOOR are also the order of the results' score columns.
@@ -263,6 +264,7 @@ def new_state(t, n_players, pol, user_policies, log_cap):
     s.g[G_NP] = n_players
     for p in range(n_players):
         s.g[sc(p, S_POLICY)] = pol[p]
+        s.g[G_READERS] |= features(s, p)
     for i in range(MAX_PLAYERS):
         s.g[G_UF + i] = user_policies[i]
     A = t[T_N_AREA]
@@ -452,8 +454,9 @@ def colours_held(g, seat):
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def best_delivery_area(t, g, colours, a):
     """Best tower points at area a a seat holding ``colours`` can deliver to now; NEG if
-    none. A load: every area's are kept up to date (they change only when a round tower
-    fills, ``deliver_potion``), which was cheaper than a cache checked at each call."""
+    none. A load: while some seat reads features, every area's are kept up to date (they
+    change only when a round tower fills, ``deliver_potion``), which was cheaper than a cache
+    checked at each call."""
     return g[deliveries_at(t) + 8 * a + colours]
 
 
@@ -681,9 +684,10 @@ def setup(t, s, key, game):
     s.g[b0:b0 + A] = -1
     s.g[b0 + A:d0] = 0
     s.g[t[T_REC]:t[T_SCRATCH]] = 0
-    d = deliveries_at(t)
-    for i in range(d, d + 8 * A):        # the best deliveries with no round tower filled
-        s.g[i] = s.g[i + 8 * A]
+    if s.g[G_READERS]:      # the best deliveries with no round tower filled
+        d = deliveries_at(t)
+        for i in range(d, d + 8 * A):
+            s.g[i] = s.g[i + 8 * A]
     # the card values' key counts the round towers filled and clouds charmed since the State
     # was made: one more of each for the new board leaves every seat's values of the last
     # game stale (cheaper than clearing them at every game)
@@ -1019,9 +1023,10 @@ def deliver_potion(t, s, seat, r, m, brave, bonus):
     if tower_of(t, k, TW_ROUND):
         s.g[t[T_BOARD] + t[T_N_AREA] + k] = 1
         s.g[t[T_SCRATCH]] += 1     # round towers filled
-        ptr = t[P_TOWER_PTR]
-        for i in range(t[ptr + k], t[ptr + k + 1]):     # the areas of tower k
-            find_deliveries(t, s.g, t[i], deliveries_at(t) + 8 * t[i])
+        if s.g[G_READERS]:
+            ptr = t[P_TOWER_PTR]
+            for i in range(t[ptr + k], t[ptr + k + 1]):     # the areas of tower k
+                find_deliveries(t, s.g, t[i], deliveries_at(t) + 8 * t[i])
         s.g[sc(seat, S_WANDS)] += tower_of(t, k, TW_WANDS)
     add_points(t, s, seat, tower_of(t, k, TW_POINTS), S_TOWERS)
     if bonus:

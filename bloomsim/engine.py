@@ -280,7 +280,7 @@ def add_points(t, s, seat, delta, src):
     s.g[sc(seat, S_SCORE)] = new
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit((ST, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def clear_row(s, i):
     o = s.opts[i]
     for f in range(P.N_FEATURES):
@@ -289,7 +289,7 @@ def clear_row(s, i):
     o[P.F_TARGET] = -1.0
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit((ST, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def stop_row(s, i):
     clear_row(s, i)
     s.opts[i, P.F_PASS] = 1.0

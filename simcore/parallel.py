@@ -45,14 +45,16 @@ def claim(counter, n, unit=UNIT):
 
 
 def spread(play_units: Callable[[np.ndarray], None], n: int) -> None:
-    """Call ``play_units(counter)`` on ``numba.get_num_threads()`` threads of this caller at
-    once (fewer for a small batch); it must release the GIL and play the units of ``n`` rows
-    it ``claim``s until none is left."""
+    """Call ``play_units(counter)`` on ``numba.get_num_threads()`` threads at once, this one
+    among them (fewer for a small batch); it must release the GIL and play the units of ``n``
+    rows it ``claim``s until none is left."""
     counter = np.zeros(1, np.int64)
     threads = min(numba.get_num_threads(), -(-n // UNIT))
     if threads <= 1:
         play_units(counter)
         return
-    with ThreadPoolExecutor(threads, thread_name_prefix="simcore-games") as pool:
-        for done in [pool.submit(play_units, counter) for _ in range(threads)]:
+    with ThreadPoolExecutor(threads - 1, thread_name_prefix="simcore-games") as pool:
+        others = [pool.submit(play_units, counter) for _ in range(threads - 1)]
+        play_units(counter)
+        for done in others:
             done.result()

@@ -188,6 +188,7 @@ def test_spread_plays_every_row_once_in_units():
     finally:
         numba.set_num_threads(old)
     assert (rows == 1).all() and len(calls) == min(numba.config.NUMBA_NUM_THREADS, 21)
+    assert threading.get_ident() in calls
     assert sorted(units) == [(lo, min(lo + UNIT, 1300)) for lo in range(0, 1300, UNIT)]
     calls.clear()
     spread(play_units, 7)

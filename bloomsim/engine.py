@@ -1,8 +1,8 @@
 """The compiled engine: the rules of ``reference.py`` as numba kernels over packed arrays.
 
 ``play_batch`` plays games ``start .. start+n-1`` over all threads (``simcore.parallel.spread``
-hands units of games to threads running ``play_games``; each unit owns one ``State``, reset per
-game, so nothing is allocated inside a game).
+runs ``play_games`` on each thread, over the units of games it claims; each thread owns one
+``State``, reset per game, so nothing is allocated inside a game).
 Every function mirrors the reference function of the same name, draws the same random numbers
 in the same order and builds the same options, so both engines play the same game
 (``tests/bloomsim/test_differential.py`` holds them to it).
@@ -44,7 +44,7 @@ from numba.core.types.function_type import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
 
 from simcore.bits import nth_set_bit, popcount
-from simcore.parallel import spread
+from simcore.parallel import claim, spread
 from simcore.policy import POLICY_SIG, PolicyFunc
 from simcore.results import rank_and_share
 from simcore.rng import CHANCE, randint, seed_streams, shuffle
@@ -286,7 +286,7 @@ def add_points(t, s, seat, delta, src):
     s.g[sc(seat, S_SCORE)] = new
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit((ST, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def clear_row(s, i):
     o = s.opts[i]
     for f in range(P.N_FEATURES):
@@ -295,7 +295,7 @@ def clear_row(s, i):
     o[P.F_TARGET] = -1.0
 
 
-@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+@njit((ST, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def stop_row(s, i):
     clear_row(s, i)
     s.opts[i, P.F_PASS] = 1.0
@@ -1313,10 +1313,11 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
 
 
 @njit(cache=True, nogil=True)
-def play_games(t, key, start, lo, hi, pol, game_fn, user_policies, seat_out, rank, win,
+def play_games(t, key, start, counter, pol, game_fn, user_policies, seat_out, rank, win,
                game_out, errors, log):
-    """Play games start + lo .. start + hi - 1 into rows lo .. hi - 1 of the outputs, with one
-    ``State`` reset per game (nothing is allocated inside a game).
+    """Play games start + i into rows i of the outputs, for the units of rows this thread
+    ``claim``s with ``counter``, with one ``State`` reset per game (nothing is allocated
+    inside a game).
 
     seat_out [16, G, P] int16 (``api.SEAT_COLS``), rank [G, P] int8, win [G, P] float32,
     game_out [1 + E + R + K + C, G] int32 (decisions, then State.rec): column-major, so that
@@ -1331,9 +1332,13 @@ def play_games(t, key, start, lo, hi, pol, game_fn, user_policies, seat_out, ran
     s = new_state(t, n_players, pol, user_policies, log.shape[1])
     primary = np.zeros(n_players, np.int64)
     secondary = np.zeros(n_players, np.int64)
-    for i in range(lo, hi):
-        game_fn(t, s, key, start + i, log, i, primary, secondary, seat_out, rank, win,
-                game_out, errors)
+    while True:
+        lo, hi = claim(counter, win.shape[0])
+        if lo == hi:
+            return
+        for i in range(lo, hi):
+            game_fn(t, s, key, start + i, log, i, primary, secondary, seat_out, rank, win,
+                    game_out, errors)
 
 
 def play_batch(t, key, start, pol, user_policies, seat_out, rank, win, game_out, errors,
@@ -1341,8 +1346,8 @@ def play_batch(t, key, start, pol, user_policies, seat_out, rank, win, game_out,
     """Play games start .. start + len(win) - 1 (arrays as ``play_games``) on
     ``numba.get_num_threads()`` threads (``simcore.parallel.spread``)."""
     game_fn = game_kernel()
-    spread(lambda lo, hi: play_games(t, key, start, lo, hi, pol, game_fn, user_policies,
-                                     seat_out, rank, win, game_out, errors, log),
+    spread(lambda counter: play_games(t, key, start, counter, pol, game_fn, user_policies,
+                                      seat_out, rank, win, game_out, errors, log),
            win.shape[0])
 
 

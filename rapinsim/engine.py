@@ -16,9 +16,9 @@ board and picking a held tile is a few bit operations. The random policy reads n
 observation nor the features, so they are written only for a policy that reads them, and its
 action options are counted, not listed (``random_action``: only the chosen one is produced).
 
-``play_batch`` spreads a batch over threads (``simcore.parallel.spread``); each unit of games
-gets its own buffers and calls ``play_games`` (compiled ``nogil``), and every game seeds its own
-streams, so a game never depends on its thread or unit. The functions mirror the reference
+``play_batch`` spreads a batch over threads (``simcore.parallel.spread``); each thread gets its
+own buffers and runs ``play_games`` (compiled ``nogil``) over the units of games it claims, and
+every game seeds its own streams, so a game never depends on its thread or unit. The functions mirror the reference
 engine rule for rule and draw from the streams in the same order. A policy's illegal answer is
 recorded (``ERR``) and ends that game; the caller raises.
 """
@@ -30,7 +30,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from simcore.bits import nth_set_bit, popcount
-from simcore.parallel import spread
+from simcore.parallel import claim, spread
 from simcore.policy import POLICY_SIG, PolicyFunc
 from simcore.results import rank_and_share
 from simcore.rng import CHANCE, mix64, randint
@@ -1111,32 +1111,36 @@ def play_game(G, U, key, game):
     score(G)
 
 
-@njit(_V(types.int32[::1], _U, types.uint64, _I, _I, _I, types.int16[:, :, ::1],
+@njit(_V(types.int32[::1], _U, types.uint64, _I, types.int64[::1], types.int16[:, :, ::1],
          types.float32[:, ::1], types.int32[:, ::1], types.int8[:, ::1], types.int64[:, ::1],
          types.int16[:, :, ::1]),
       cache=True, nogil=True)
-def play_games(Ga, U, key, start, lo, hi, seat, win, game, chars, err, log):
-    """Play games start + lo .. start + hi - 1 into rows lo .. hi - 1 of the result arrays
-    (stats.new_arrays); err[g] = (1, seat, kind, choice, n_opts) for a game a policy's illegal
-    answer ended; log [G, L, 4] the decision logs (L = 0: none)."""
+def play_games(Ga, U, key, start, counter, seat, win, game, chars, err, log):
+    """Play games start + g into rows g of the result arrays (stats.new_arrays), for the units
+    of rows this thread ``claim``s with ``counter``; err[g] = (1, seat, kind, choice, n_opts)
+    for a game a policy's illegal answer ended; log [G, L, 4] the decision logs (L = 0: none)."""
     G = data_ptr(Ga)
     n_players = G[CFG_NP]
-    for g in range(lo, hi):
-        play_game(G, U, key, start + g)
-        rank_and_share(Ga[PRIM:PRIM + n_players], Ga[SECD:SECD + n_players], n_players,
-                       Ga[RANKS:RANKS + n_players], win[g])
-        for s in range(n_players):
-            G[SEAT_ST + s * S.N_SEAT + S.S_RANK] = G[RANKS + s]
-            chars[g, s] = G[CHARS + s]
-            for i in range(S.N_SEAT):
-                seat[i, g, s] = G[SEAT_ST + s * S.N_SEAT + i]
-        for i in range(game.shape[0]):
-            game[i, g] = G[GAME_ST + i]
-        err[g, 0], err[g, 1], err[g, 2] = G[ERR], G[ERR_SEAT], G[ERR_KIND]
-        err[g, 3], err[g, 4] = G[ERR_CHOICE], G[ERR_N]
-        for k in range(min(G[GAME_ST + S.G_DECISIONS], log.shape[1])):
-            for j in range(4):
-                log[g, k, j] = G[LOG0 + 4 * k + j]
+    while True:
+        lo, hi = claim(counter, win.shape[0])
+        if lo == hi:
+            return
+        for g in range(lo, hi):
+            play_game(G, U, key, start + g)
+            rank_and_share(Ga[PRIM:PRIM + n_players], Ga[SECD:SECD + n_players], n_players,
+                           Ga[RANKS:RANKS + n_players], win[g])
+            for s in range(n_players):
+                G[SEAT_ST + s * S.N_SEAT + S.S_RANK] = G[RANKS + s]
+                chars[g, s] = G[CHARS + s]
+                for i in range(S.N_SEAT):
+                    seat[i, g, s] = G[SEAT_ST + s * S.N_SEAT + i]
+            for i in range(game.shape[0]):
+                game[i, g] = G[GAME_ST + i]
+            err[g, 0], err[g, 1], err[g, 2] = G[ERR], G[ERR_SEAT], G[ERR_KIND]
+            err[g, 3], err[g, 4] = G[ERR_CHOICE], G[ERR_N]
+            for k in range(min(G[GAME_ST + S.G_DECISIONS], log.shape[1])):
+                for j in range(4):
+                    log[g, k, j] = G[LOG0 + 4 * k + j]
 
 
 def play_batch(rules: Rules, ids, uf, key, start, n_players, fixed, seat, win, game, chars,
@@ -1146,9 +1150,9 @@ def play_batch(rules: Rules, ids, uf, key, start, n_players, fixed, seat, win, g
     head = rule_vector(rules, n_players, ids, fixed, log.shape[1])
     key = np.uint64(key)
 
-    def play_rows(lo, hi):
+    def play_units(counter):
         g = np.zeros(LOG0 + 4 * log.shape[1], np.int32)
         g[:RULES_LEN] = head
-        play_games(g, uf, key, start, lo, hi, seat, win, game, chars, err, log)
+        play_games(g, uf, key, start, counter, seat, win, game, chars, err, log)
 
-    spread(play_rows, win.shape[0])
+    spread(play_units, win.shape[0])

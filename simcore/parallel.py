@@ -1,12 +1,13 @@
 """Spreading a batch of games over threads, the same way for both engines.
 
-Each engine compiles one ``nogil`` kernel that plays the games of rows ``lo .. hi-1`` into the
-batch's result arrays; ``spread`` hands out units of ``UNIT`` games to
-``numba.get_num_threads()`` Python threads, which run the kernel side by side (it holds no
-GIL). Units go to whichever thread is free, so a thread slowed by another process on a shared
-machine does not hold the batch up, and numba's parallel backend (``prange``), which cost
-seconds of every cold compile, is not needed. Games seed their own streams (``simcore.rng``),
-so the split never changes a game.
+Each engine compiles one ``nogil`` kernel that plays units of games into the batch's result
+arrays, each unit claimed with ``claim`` from a counter the threads share, until none is left;
+``spread`` runs that kernel on ``numba.get_num_threads()`` Python threads side by side. Units go
+to whichever thread is free, so a thread slowed by another process on a shared machine does not
+hold the batch up, and numba's parallel backend (``prange``), which cost seconds of every cold
+compile, is not needed. Claiming is one atomic add inside the kernel: a thread never returns to
+Python (and waits for the GIL, which a frame being built may hold for milliseconds) between
+units. Games seed their own streams (``simcore.rng``), so the split never changes a game.
 """
 from __future__ import annotations
 
@@ -14,19 +15,46 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
+import numpy as np
+from numba import njit, types
+from numba.extending import intrinsic
 
-UNIT = 512
-"""Games per unit of work: a few milliseconds, so handing units out costs nothing measurable
-and the last unit leaves a thread idle only briefly."""
+UNIT = 64
+"""Games per unit of work: about a millisecond, so a thread left without work at the end of a
+batch idles only briefly, and the claims (one atomic add each) cost nothing measurable."""
 
 
-def spread(play_rows: Callable[[int, int], None], n: int, unit: int = UNIT) -> None:
-    """Call ``play_rows(lo, hi)`` over ``0 .. n-1`` in units of ``unit`` rows, on
-    ``numba.get_num_threads()`` threads of this caller (``play_rows`` must release the GIL)."""
-    threads = min(numba.get_num_threads(), -(-n // unit))
+@intrinsic
+def _fetch_add(typingctx, counter, delta):
+    """Atomically add ``delta`` to ``counter[0]``; returns the value before."""
+    if not (isinstance(counter, types.Array) and counter.dtype == types.int64):
+        return None
+
+    def codegen(context, builder, sig, args):
+        ptr = context.make_array(sig.args[0])(context, builder, args[0]).data
+        return builder.atomic_rmw("add", ptr, args[1], "monotonic")
+    return types.int64(counter, types.int64), codegen
+
+
+@njit(cache=True, inline="always")
+def claim(counter, n, unit=UNIT):
+    """Claim the next unit of rows ``lo .. hi-1`` of ``0 .. n-1``; ``lo == hi`` when none is
+    left. ``counter``: int64[1], zero at the start of the batch, shared by its threads."""
+    lo = min(_fetch_add(counter, unit), n)
+    return lo, min(lo + unit, n)
+
+
+def spread(play_units: Callable[[np.ndarray], None], n: int) -> None:
+    """Call ``play_units(counter)`` on ``numba.get_num_threads()`` threads at once, this one
+    among them (fewer for a small batch); it must release the GIL and play the units of ``n``
+    rows it ``claim``s until none is left."""
+    counter = np.zeros(1, np.int64)
+    threads = min(numba.get_num_threads(), -(-n // UNIT))
     if threads <= 1:
-        play_rows(0, n)
+        play_units(counter)
         return
-    with ThreadPoolExecutor(threads, thread_name_prefix="simcore-games") as pool:
-        for done in [pool.submit(play_rows, lo, min(n, lo + unit)) for lo in range(0, n, unit)]:
+    with ThreadPoolExecutor(threads - 1, thread_name_prefix="simcore-games") as pool:
+        others = [pool.submit(play_units, counter) for _ in range(threads - 1)]
+        play_units(counter)
+        for done in others:
             done.result()

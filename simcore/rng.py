@@ -11,7 +11,7 @@ same generator on Python ints for the reference engines. ``tests/simcore`` check
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
@@ -76,9 +76,10 @@ def uniform(state, k):
     return np.float64(next_u64(state, k) >> _U11) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit((types.uint64[::1], types.int64, types.int64[::1], types.int64), cache=True)
 def shuffle(state, k, arr, n):
-    """Fisher-Yates shuffle of ``arr[:n]`` in place."""
+    """Fisher-Yates shuffle of ``arr[:n]`` in place (one signature: the typing of a call site
+    had compiled a second copy for a literal ``n``)."""
     for i in range(n - 1, 0, -1):
         j = randint(state, k, i + 1)
         t = arr[i]

@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from simcore import runner
-from simcore.parallel import spread
+from simcore.parallel import UNIT, claim, spread
 from simcore.policy import policy, resolve
 from simcore.results import frame, rank_and_share
 
@@ -171,20 +171,25 @@ def test_rules_files_get_errors_naming_the_file(tmp_path):
 
 
 def test_spread_plays_every_row_once_in_units():
+    """Every thread claims units until none is left: each row is played once, in whole units."""
     rows = np.zeros(1300, np.int64)
-    calls = []
+    calls, units = [], []
 
-    def play_rows(lo, hi):
-        calls.append((lo, hi))
-        rows[lo:hi] += 1
+    def play_units(counter):
+        calls.append(threading.get_ident())
+        while (unit := claim(counter, rows.size)) and unit[0] < unit[1]:
+            units.append(unit)
+            rows[unit[0]:unit[1]] += 1
 
     old = numba.get_num_threads()
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     try:
-        spread(play_rows, 1300, unit=512)
+        spread(play_units, rows.size)
     finally:
         numba.set_num_threads(old)
-    assert (rows == 1).all() and sorted(calls) == [(0, 512), (512, 1024), (1024, 1300)]
+    assert (rows == 1).all() and len(calls) == min(numba.config.NUMBA_NUM_THREADS, 21)
+    assert threading.get_ident() in calls
+    assert sorted(units) == [(lo, min(lo + UNIT, 1300)) for lo in range(0, 1300, UNIT)]
     calls.clear()
-    spread(play_rows, 7, unit=512)
-    assert calls == [(0, 7)]
+    spread(play_units, 7)
+    assert calls == [threading.get_ident()]

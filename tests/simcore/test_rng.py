@@ -24,7 +24,7 @@ def test_shuffle_agrees_and_is_a_permutation():
     key = rng.root_key(11)
     state = np.zeros(1, np.uint64)
     rng.seed_streams(np.uint64(key), 3, state)
-    arr = np.arange(24, dtype=np.int8)
+    arr = np.arange(24, dtype=np.int64)
     rng.shuffle(state, 0, arr, 24)
     items = list(range(24))
     rng.PyRng(key, 3, 1).shuffle(0, items)

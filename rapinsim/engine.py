@@ -645,13 +645,12 @@ def find_players(G, U, d):
             rize_enters(G, d)
             if G[OVER]:
                 break
-        for i in range(ng):              # the group moved with Rize (rize_enters reads no pawn)
-            move_pawn(G, G[GROUP + i], d)
+        for i in range(ng):              # the group moved with Rize (rize_enters reads no pawn);
+            q = G[GROUP + i]             # a letter where it ends is noticed at q's next turn
+            move_pawn(G, q, d)           # (no branch; a game the dawn ended has none)
+            G[PENDING + q] |= G[LETTER + q] == d
         if G[OVER]:
             return
-        for i in range(ng):
-            if G[LETTER + G[GROUP + i]] == d:
-                G[PENDING + G[GROUP + i]] = 1
 
 
 # ---------------------------------------------------------------- taking tiles

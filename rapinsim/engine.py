@@ -9,8 +9,8 @@ the option features (``OPTS``, float32) live in ``G`` too, so besides ``G`` (a p
 gets only the user policies ``U``: every call is cheap to compile and to make (a NamedTuple of
 arrays was flattened into ~150 LLVM arguments per call; an array passed is a struct of seven).
 
-Counts the rules ask for again and again are kept up to date as the game changes (the houses
-holding a tile ``FILLED``, pawns per district ``NPD``, each seat's held treasures, rabbits and items, and
+Counts the rules ask for again and again are kept up to date as the game changes (tiles per
+district ``NT``, pawns per district ``NPD``, each seat's held treasures, rabbits and items, and
 each hand as a bit set of tiles ``HELD``), so listing the legal options does not rescan the
 board and picking a held tile is a few bit operations. The random policy reads neither the
 observation nor the features, so they are written only for a policy that reads them, and its
@@ -82,8 +82,6 @@ R_STEP_TO = _field(MAXD * MAXD * (MAXD - 1) // 4)  # int8 [(r * MAXD + a) * R_DE
 #                                neighbours a district has
 R_START = _field(24)           # Rize's start district per die face - 1
 R_HD = _field(MAXN)            # district of house h
-R_HBIT = _field(MAXN)          # house h's bit in its district's FILLED
-R_NTH_BIT = _field(64 * 8 // 4)  # int8 [w * 8 + r] the r-th set bit of w < 64 (a FILLED)
 R_KIND = _field(2 * MAXN)      # [set * MAXN + t] tile kind, set 1 with Inaba's chest
 R_SUB = _field(2 * MAXN)       # item or trap id
 R_BROWN = _field(2 * MAXN)
@@ -108,9 +106,8 @@ HTRE, HNI, HBROWN, HWHITE, HCHEST = (_field(P) for _ in range(5))   # held treas
 PRIM, SECD, RANKS = (_field(P) for _ in range(3))                    # ranking keys and rank
 HITEM = _field(P * N_ITEMS)    # [s * N_ITEMS + i] items of each kind held
 # per district
-FILLED, NPD, OCC, MARKER = (_field(MAXD) for _ in range(4))  # the houses holding a tile, a
-#                                    bit set (house d * R_H + k is bit k), pawns, pawns as a bit
-#                                    set of seats, time marker
+NT, NPD, OCC, MARKER = (_field(MAXD) for _ in range(4))  # tiles on the board, pawns, pawns as
+#                                    a bit set of seats, time marker
 # per house or tile
 BOARD, FACE_UP, TMP = (_field(MAXN) for _ in range(3))  # tile per house (EMPTY), face up,
 #                                    picks
@@ -166,11 +163,6 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
             step_to[at:at + deg] = legal + [-1] * (deg - len(legal))
     v[R_START:R_START + ra.die_sides] = ra.rize_start
     v[R_HD:R_HD + d * h] = np.arange(d * h) // h
-    v[R_HBIT:R_HBIT + d * h] = 1 << (np.arange(d * h) % h)
-    nth_bit = v[R_NTH_BIT:R_NTH_BIT + 64 * 8 // 4].view(np.int8).reshape(64, 8)
-    for w in range(64):
-        ones = [k for k in range(6) if w >> k & 1]
-        nth_bit[w, :len(ones)] = ones
     n = d * h
     for base, tab in ((R_KIND, ra.tile_kind), (R_SUB, ra.tile_sub), (R_BROWN, ra.tile_brown),
                       (R_WHITE, ra.tile_white), (R_CHEST, ra.tile_chest)):
@@ -288,15 +280,9 @@ def hand_remove(G, s, t):
 
 
 @helper
-def n_tiles(G, d):
-    """The tiles on the board in district d."""
-    return np.int64(popcount(np.uint64(G[FILLED + d])))
-
-
-@helper
 def put_tile(G, h, t, face_up):
     """Tile t into the empty house h."""
-    G[FILLED + G[R_HD + h]] |= G[R_HBIT + h]
+    G[NT + G[R_HD + h]] += G[BOARD + h] == EMPTY
     G[BOARD + h] = t
     G[FACE_UP + h] = face_up
 
@@ -426,7 +412,7 @@ def features(G, s, i):
                 r[F_SUB] = G[TSUB + t]
     r[F_RIZE] = G[R_STEPS + G[RIZE] * MAXD + district]
     r[F_PLAYERS] = others_in(G, district, s)
-    r[F_TILES] = n_tiles(G, district)
+    r[F_TILES] = G[NT + district]
     r[F_UNSEEN] = n_unseen_in(G, s, district)
 
 
@@ -499,7 +485,7 @@ def update_time_marker(G, d):
     """An empty district gets the time marker; a refilled one loses it unless markers are
     permanent. Written without branches (Rize enters a district every turn)."""
     had = G[MARKER + d]
-    now = (G[FILLED + d] == 0) | (had & G[R_PERM])
+    now = (G[NT + d] == 0) | (had & G[R_PERM])
     G[MARKER + d] = now
     G[N_MARKED] += now - had
 
@@ -509,7 +495,7 @@ def can_search(G, s):
     """A tile here, no other pawn and not Rize, no search yet this turn (one expression, no
     branches)."""
     d = G[POS + s]
-    return (G[SEARCHED] == 0) & (d != G[RIZE]) & (G[NPD + d] == 1) & (G[FILLED + d] != 0)
+    return (G[SEARCHED] == 0) & (d != G[RIZE]) & (G[NPD + d] == 1) & (G[NT + d] > 0)
 
 
 @helper
@@ -571,7 +557,7 @@ def rize_enters(G, d):
         G[OVER] = 1
         G[DAWN_END] = 1
         return
-    if G[BAG_N] > 0 and n_tiles(G, d) < G[R_H]:     # tiles to return, an empty house
+    if G[BAG_N] > 0 and G[NT + d] < G[R_H]:       # tiles to return, an empty house
         h0 = d * G[R_H]
         for h in range(h0, h0 + G[R_H]):
             if G[BOARD + h] == EMPTY and G[BAG_N] > 0:
@@ -660,7 +646,7 @@ def take_tile(G, U, s, h):
     t = G[BOARD + h]
     d = G[R_HD + h]
     G[BOARD + h] = EMPTY
-    G[FILLED + d] &= ~G[R_HBIT + h]
+    G[NT + d] -= 1
     G[FACE_UP + h] = 0
     G[SEEN + s * MAXN + t] = 1
     kind = G[TK + t]
@@ -767,7 +753,7 @@ def use_item(G, U, s, item):
         count_search(G, s, d)
         for k in range(2):
             if k == 1 and not (G[POS + s] == d and d != G[RIZE] and others_in(G, d, s) == 0
-                               and G[FILLED + d] != 0):
+                               and G[NT + d] > 0):
                 break
             m = house_options(G, s, d, False)
             take_tile(G, U, s, G[CH_ARG + ask(G, U, s, HOUSE, m)])
@@ -816,7 +802,7 @@ def use_skill(G, U, s):
         q = G[CH_ARG + ask(G, U, s, TARGET, m)]
         t = nth_held(G, q, TREASURE, randint(streams(G), CHANCE, G[HTRE + q]))
         d = pos
-        while n_tiles(G, d) == G[R_H]:
+        while G[NT + d] == G[R_H]:
             d = G[R_NEXT + d]
         h0 = d * G[R_H]
         for h in range(h0, h0 + G[R_H]):
@@ -851,7 +837,7 @@ def items_offered(G, s, searchable, steps):
         return np.int64(0)
     d = G[POS + s]
     usable = ((np.int64(n_unseen_in(G, s, d) > 0) << LAMP)
-              | (np.int64(searchable & (n_tiles(G, d) >= 2)) << COFFEE)
+              | (np.int64(searchable & (G[NT + d] >= 2)) << COFFEE)
               | (np.int64(steps > 0) << BICYCLE))
     if G[HITEM + s * N_ITEMS + MAP] > 0 and any_unseen(G, s):
         usable |= 1 << MAP
@@ -919,7 +905,7 @@ def random_action(G, s):
     d = G[POS + s]
     steps = n_steps(G, s)
     searchable = can_search(G, s)
-    searches = searchable * n_tiles(G, d)            # the tile houses of d
+    searches = searchable * G[NT + d]                # the tile houses of d (NT counts them)
     offered = items_offered(G, s, searchable, steps)
     items = np.int64(popcount(np.uint64(offered)))
     skill = skill_offered(G, s, searchable, steps)
@@ -932,8 +918,14 @@ def random_action(G, s):
     if r < steps:
         return O_STEP, nth_step(G, s, r)
     r -= steps
-    if r < searches:                                 # the r-th tile house (one load)
-        return O_SEARCH, d * G[R_H] + i8_at(G, R_NTH_BIT)[G[FILLED + d] * 8 + r]
+    if r < searches:                                 # the r-th tile house, no branch
+        hit = 0
+        h0 = d * G[R_H]
+        for h in range(h0, h0 + G[R_H]):
+            legal = search_legal(G, searchable, h)
+            hit |= h & -np.int64(legal & (r == 0))
+            r -= legal
+        return O_SEARCH, hit
     r -= searches
     if r < items:
         return O_ITEM, nth_set_bit(offered, r)
@@ -1027,7 +1019,7 @@ def setup(G, U, key, game):
     for h in range(n):
         G[BOARD + h] = G[TMP + h]
     for d in range(G[R_D]):
-        G[FILLED + d] = (1 << G[R_H]) - 1
+        G[NT + d] = G[R_H]
     face = randint(streams(G), CHANCE, G[R_DIE])                      # roll_rize_start
     G[RIZE] = G[R_START + face]
     G[GAME_ST + S.G_RIZE_START] = G[R_START + face] + 1

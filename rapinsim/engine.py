@@ -520,10 +520,13 @@ def nth_step(G, s, r):
 @helper
 def step_options(G, s, m):
     """STEP options from option m on (legal steps, ascending); the new count. The board's
-    most neighbours are written, a fixed trip count (slots past the count are free)."""
+    most neighbours are written, a fixed trip count (slots past the count are free); the
+    state is read before the options are written (they share G, so would be reloaded)."""
+    n = n_steps(G, s)
+    row = legal_at(G, s) * G[R_DEG]
     for k in range(G[R_DEG]):
-        option(G, m + k, O_STEP, nth_step(G, s, k))
-    return m + n_steps(G, s)
+        option(G, m + k, O_STEP, np.int64(i8_at(G, R_STEP_TO)[row + k]))
+    return m + n
 
 
 @helper

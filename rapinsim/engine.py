@@ -370,10 +370,11 @@ def observe(G, s):
     O[OB_RABBITS] = G[HBROWN + s] + G[R_WHITE_PAIR] * (G[HWHITE + s] // 2)
 
 
-@on_g(_V, _I, _I)
+@helper
 def features(G, s, i):
     """The feature row i of an option as seat s sees it, into OPTS (written when a policy that
-    reads features decides; the state does not change between the options and the decision)."""
+    reads features decides; the state does not change between the options and the decision).
+    Inlined into ``decide_policy``'s loop over the options, its one caller."""
     what, a = G[CH_WHAT + i], G[CH_ARG + i]
     arg, house, extra, district = -1, -1, 0, G[POS + s]
     if what == O_SEARCH or what == O_HOUSE:

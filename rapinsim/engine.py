@@ -336,9 +336,9 @@ def option(G, i, what, arg):
 
 # ---------------------------------------------------------------- decisions
 
-@on_g(_V, _I)
+@helper
 def observe(G, s):
-    """Seat s's observation, into OBS (G and s are its only arguments: no array struct)."""
+    """Seat s's observation, into OBS (inlined into ``decide_policy``, its one caller)."""
     O = f32_at(G, OBS)
     np_ = G[NP]
     mine = G[ACTING] == s

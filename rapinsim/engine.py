@@ -75,11 +75,11 @@ _field(8)                      # spare scalar slots
 R_NEXT = _field(MAXD)          # district Rize enters after d
 R_STEPS = _field(MAXD * MAXD)  # [r * MAXD + d] Rize's steps from r until he enters d
 R_ADJ = _field(MAXD * MAXD)    # [a * MAXD + b] players may step between a and b
-R_NB = _field(MAXD * MAXD)     # [a * MAXD + k] the k-th neighbour of a, ascending, then -1
-#                                up to R_DEG, the most neighbours a district has
-_field(_end % 2)               # (8-byte alignment)
-R_LEGAL = _field(2 * MAXD * MAXD)  # int64 [r * MAXD + a] the legal steps from a while Rize is
-#                                in r, a bit set of a's neighbour slots k (R_NB)
+R_NSTEPS = _field(MAXD * MAXD) # [r * MAXD + a] the number of legal steps from a while Rize
+#                                is in r
+R_STEP_TO = _field(MAXD * MAXD * (MAXD - 1) // 4)  # int8 [(r * MAXD + a) * R_DEG + k] the k-th
+#                                of those steps (ascending), then -1 up to R_DEG, the most
+#                                neighbours a district has
 R_START = _field(24)           # Rize's start district per die face - 1
 R_HD = _field(MAXN)            # district of house h
 R_KIND = _field(2 * MAXN)      # [set * MAXN + t] tile kind, set 1 with Inaba's chest
@@ -147,24 +147,20 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
     for k, x in scal.items():
         v[k] = int(x)
     pos = ra.route_pos.astype(np.int64)
-    v[R_NB:R_NB + MAXD * MAXD] = -1
     for a in range(d):
         v[R_NEXT + a] = ra.route[(pos[a] + 1) % d]
-        nb = 0
         for b in range(d):
             v[R_STEPS + a * MAXD + b] = (pos[b] - pos[a] + d) % d
             v[R_ADJ + a * MAXD + b] = ra.adj[a, b]
-            if ra.adj[a, b]:
-                v[R_NB + a * MAXD + nb] = b
-                nb += 1
-        v[R_DEG] = max(v[R_DEG], nb)
-    legal = v[R_LEGAL:R_LEGAL + 2 * MAXD * MAXD].view(np.int64)
-    nbs = v[R_NB:R_NB + MAXD * MAXD].reshape(MAXD, MAXD)[:d, :v[R_DEG]]   # [a, slot k]
-    bits = np.int64(1) << np.arange(v[R_DEG], dtype=np.int64)
+    deg = v[R_DEG] = ra.adj.sum(axis=1).max()
+    step_to = v[R_STEP_TO:R_STEP_TO + MAXD * MAXD * (MAXD - 1) // 4].view(np.int8)
     for r in range(d):          # a step never enters Rize's district, nor (unless the rules
         nxt = -1 if ra.step_into_rize_next else v[R_NEXT + r]    # allow it) his next one
-        ok = (nbs >= 0) & (nbs != r) & (nbs != nxt)
-        legal[r * MAXD:r * MAXD + d] = (ok * bits).sum(axis=1)
+        for a in range(d):
+            legal = [b for b in np.flatnonzero(ra.adj[a]) if b != r and b != nxt]
+            v[R_NSTEPS + r * MAXD + a] = len(legal)
+            at = (r * MAXD + a) * deg
+            step_to[at:at + deg] = legal + [-1] * (deg - len(legal))
     v[R_START:R_START + ra.die_sides] = ra.rize_start
     v[R_HD:R_HD + d * h] = np.arange(d * h) // h
     n = d * h
@@ -218,7 +214,7 @@ def _typed_at(dtype):
 
 
 u64_at = _typed_at(types.uint64)
-i64_at = _typed_at(types.int64)
+i8_at = _typed_at(types.int8)
 f32_at = _typed_at(types.float32)
 
 
@@ -340,9 +336,9 @@ def option(G, i, what, arg):
 
 # ---------------------------------------------------------------- decisions
 
-@on_g(_V, _I)
+@helper
 def observe(G, s):
-    """Seat s's observation, into OBS (G and s are its only arguments: no array struct)."""
+    """Seat s's observation, into OBS (inlined into ``decide_policy``, its one caller)."""
     O = f32_at(G, OBS)
     np_ = G[NP]
     mine = G[ACTING] == s
@@ -374,10 +370,11 @@ def observe(G, s):
     O[OB_RABBITS] = G[HBROWN + s] + G[R_WHITE_PAIR] * (G[HWHITE + s] // 2)
 
 
-@on_g(_V, _I, _I)
+@helper
 def features(G, s, i):
     """The feature row i of an option as seat s sees it, into OPTS (written when a policy that
-    reads features decides; the state does not change between the options and the decision)."""
+    reads features decides; the state does not change between the options and the decision).
+    Inlined into ``decide_policy``'s loop over the options, its one caller."""
     what, a = G[CH_WHAT + i], G[CH_ARG + i]
     arg, house, extra, district = -1, -1, 0, G[POS + s]
     if what == O_SEARCH or what == O_HOUSE:
@@ -503,44 +500,34 @@ def can_search(G, s):
 
 
 @helper
-def legal_steps(G, s):
-    """Seat s's legal steps, a bit set of its district's neighbour slots (one load: the rule
-    is applied once per batch, in ``rule_vector``)."""
-    return i64_at(G, R_LEGAL)[G[RIZE] * MAXD + G[POS + s]]
-
-
-@helper
-def step_options(G, s, m):
-    """STEP options from option m on (legal steps, ascending); the new count. Every
-    neighbour slot up to the board's most neighbours is written and the count advanced
-    only for a legal one: a fixed trip count and no branch to mispredict (slots past the
-    count are free)."""
-    legal = legal_steps(G, s)
-    nb = R_NB + G[POS + s] * MAXD
-    for k in range(G[R_DEG]):
-        option(G, m, O_STEP, G[nb + k])
-        m += (legal >> k) & 1
-    return m
+def legal_at(G, s):
+    """Where seat s's legal steps are listed in the rule tables (``R_NSTEPS``, ``R_STEP_TO``:
+    the rule is applied once per batch, in ``rule_vector``)."""
+    return G[RIZE] * MAXD + G[POS + s]
 
 
 @helper
 def n_steps(G, s):
-    """The number of legal steps (``step_options`` without writing them)."""
-    return np.int64(popcount(np.uint64(legal_steps(G, s))))
+    """The number of seat s's legal steps (one load)."""
+    return np.int64(G[R_NSTEPS + legal_at(G, s)])
 
 
 @helper
 def nth_step(G, s, r):
-    """The r-th (from 0; r < ``n_steps``) legal step, as ``step_options`` orders them (every
-    neighbour slot visited, the hit masked in without a branch: r is random)."""
-    legal = legal_steps(G, s)
-    nb = R_NB + G[POS + s] * MAXD
-    hit = 0
+    """The r-th (from 0; r < ``n_steps``) legal step, ascending (one load)."""
+    return np.int64(i8_at(G, R_STEP_TO)[legal_at(G, s) * G[R_DEG] + r])
+
+
+@helper
+def step_options(G, s, m):
+    """STEP options from option m on (legal steps, ascending); the new count. The board's
+    most neighbours are written, a fixed trip count (slots past the count are free); the
+    state is read before the options are written (they share G, so would be reloaded)."""
+    n = n_steps(G, s)
+    row = legal_at(G, s) * G[R_DEG]
     for k in range(G[R_DEG]):
-        bit = (legal >> k) & 1
-        hit |= G[nb + k] & -(bit & (r == 0))
-        r -= bit
-    return hit
+        option(G, m + k, O_STEP, np.int64(i8_at(G, R_STEP_TO)[row + k]))
+    return m + n
 
 
 @helper
@@ -648,13 +635,12 @@ def find_players(G, U, d):
             rize_enters(G, d)
             if G[OVER]:
                 break
-        for i in range(ng):              # the group moved with Rize (rize_enters reads no pawn)
-            move_pawn(G, G[GROUP + i], d)
+        for i in range(ng):              # the group moved with Rize (rize_enters reads no pawn);
+            q = G[GROUP + i]             # a letter where it ends is noticed at q's next turn
+            move_pawn(G, q, d)           # (no branch; a game the dawn ended has none)
+            G[PENDING + q] |= G[LETTER + q] == d
         if G[OVER]:
             return
-        for i in range(ng):
-            if G[LETTER + G[GROUP + i]] == d:
-                G[PENDING + G[GROUP + i]] = 1
 
 
 # ---------------------------------------------------------------- taking tiles

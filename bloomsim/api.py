@@ -15,13 +15,7 @@ import polars as pl
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from simcore import runner
-from simcore.policy import (
-    POLICY_SIG,
-    SeatPolicies,
-    _placeholder,
-    illegal_choice_error,
-    resolve,
-)
+from simcore.policy import SeatPolicies, illegal_choice_error, resolve, user_addresses
 from simcore.progress import ProgressArg
 from simcore.results import frame
 from simcore.rng import root_key
@@ -48,30 +42,8 @@ def as_rules(rules) -> Rules:
 
 
 def seat_policies(policies: Sequence, rules: Rules) -> SeatPolicies:
-    if (isinstance(policies, list | tuple) and all(isinstance(p, str) and p in BUILTIN_IDS
-                                                   for p in policies)
-            and rules.players["min"] <= len(policies) <= rules.players["max"]):
-        # built-in policies only: no typed list of user policies (building one compiles
-        # numba's list code, seconds at every start); the engine gets placeholders instead
-        return SeatPolicies(np.array([BUILTIN_IDS[p] for p in policies], np.int64),
-                            tuple(policies), None, ())
     return resolve(policies, BUILTIN_IDS, "bloomsim",
                    (rules.players["min"], rules.players["max"]))
-
-
-_FIRST_CLASS: dict = {}
-
-
-def user_policies(sp: SeatPolicies) -> np.ndarray:
-    """The addresses of the seats' user policies' compiled code, padded to ``E.MAX_PLAYERS``
-    with a never-called placeholder's: the same argument whatever the seats play, so one
-    compiled kernel serves built-in and user policies alike."""
-    funcs = []
-    for f in (*sp.user_py, *[_placeholder] * (E.MAX_PLAYERS - len(sp.user_py))):
-        if f not in _FIRST_CLASS:          # also keeps the code alive
-            _FIRST_CLASS[f] = E.FirstClass(f, POLICY_SIG)
-        funcs.append(_FIRST_CLASS[f].address)
-    return np.array(funcs, np.int64)
 
 
 def flat_tables(rules: Rules) -> np.ndarray:
@@ -121,7 +93,8 @@ def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
     logs = np.zeros((n, LOG_CAP if log else 0, 4), np.int16)
     with warnings.catch_warnings():    # numba flags first-class functions as experimental
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-        E.play_batch(flat_tables(rules), np.uint64(key), start, sp.ids, user_policies(sp),
+        E.play_batch(flat_tables(rules), np.uint64(key), start, sp.ids,
+                     user_addresses(sp.user_py, E.MAX_PLAYERS),
                      b.seat_out, b.rank, b.win, b.game_out, errors, logs)
     bad = np.flatnonzero(errors[:, 0])
     if bad.size:

@@ -37,15 +37,11 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit, typeof, types
-from numba.core import cgutils
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic
-from numba.core.types.function_type import WrapperAddressProtocol
-from numba.experimental.function_type import _get_wrapper_address
 
 from simcore.bits import nth_set_bit, popcount
 from simcore.parallel import claim, spread
-from simcore.policy import POLICY_SIG, PolicyFunc
+from simcore.policy import POLICY_SIG, FirstClass, policy_at
 from simcore.results import rank_and_share
 from simcore.rng import CHANCE, randint, seed_streams, shuffle
 
@@ -189,24 +185,6 @@ ST = _state_type()
 GT = ST.types[0]
 LOG = types.int16[:, :, ::1]
 I8, B1 = types.int64, types.boolean
-
-
-@intrinsic
-def policy_at(typingctx, addr):
-    """The compiled policy at ``addr`` (the address of its C wrapper, ``FirstClass.address``)
-    as a numba first-class function. User policies reach the kernels as addresses in State.g
-    rather than as a tuple of first-class functions: a tuple of six is 18 machine words at
-    every call between kernels, an address in g costs nothing."""
-    if not isinstance(addr, types.Integer):
-        return None
-
-    def codegen(context, builder, sig, args):
-        f = cgutils.create_struct_proxy(PolicyFunc)(context, builder)
-        f.c_addr = builder.inttoptr(args[0], cgutils.voidptr_t)
-        f.py_addr = cgutils.get_null_value(cgutils.voidptr_t)
-        f.jit_addr = cgutils.get_null_value(cgutils.voidptr_t)
-        return f._getvalue()
-    return PolicyFunc(types.int64), codegen
 
 
 # ---------------------------------------------------------------- the rules' tables
@@ -1349,20 +1327,6 @@ def play_batch(t, key, start, pol, user_policies, seat_out, rank, win, game_out,
     spread(lambda counter: play_games(t, key, start, counter, pol, game_fn, user_policies,
                                       seat_out, rank, win, game_out, errors, log),
            win.shape[0])
-
-
-class FirstClass(WrapperAddressProtocol):
-    """A compiled function as a numba first-class function value (its C wrapper's address)."""
-
-    def __init__(self, func, sig):
-        self.func, self.sig = func, sig
-        self.address = _get_wrapper_address(func, sig)
-
-    def __wrapper_address__(self):
-        return self.address
-
-    def signature(self):
-        return self.sig
 
 
 _GAME: list = []

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from simcore import runner
-from simcore.policy import SeatPolicies, illegal_choice_error, resolve
+from simcore.policy import SeatPolicies, illegal_choice_error, resolve, user_addresses
 from simcore.progress import ProgressArg
 from simcore.rng import root_key
 
@@ -75,8 +75,8 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
         return seat, win, game, chars, logs
     err = np.zeros((n, 5), np.int64)
     buf = np.zeros((n, LOG_LEN if log else 0, 4), np.int16)
-    E.play_batch(rules, pol.ids, pol.user_funcs, np.uint64(key), start, p, fixed, seat,
-                 win, game, chars, err, buf)
+    E.play_batch(rules, pol.ids, user_addresses(pol.user_py, E.P), np.uint64(key), start, p,
+                 fixed, seat, win, game, chars, err, buf)
     bad = np.flatnonzero(err[:, 0])
     if bad.size:
         g = bad[0]

@@ -5,9 +5,10 @@ same for every game of a batch), then the state of the game being played, then i
 Every field sits at a fixed offset (the module constants below, laid out for the largest board
 the rules allow), so the kernels index ``G[OFFSET + i]`` and numba freezes the offsets as
 constants. The random streams (``XS``, uint64, ``simcore.rng``), the observation (``OBS``) and
-the option features (``OPTS``, float32) live in ``G`` too, so besides ``G`` (a pointer) a kernel
-gets only the user policies ``U``: every call is cheap to compile and to make (a NamedTuple of
-arrays was flattened into ~150 LLVM arguments per call; an array passed is a struct of seven).
+the option features (``OPTS``, float32) live in ``G`` too, and so do the user policies (the
+addresses of their compiled code, ``UF``), so a kernel gets ``G`` (a pointer) and its own
+arguments: every call is cheap to compile and to make (a NamedTuple of arrays was flattened
+into ~150 LLVM arguments per call; an array passed is a struct of seven).
 
 Counts the rules ask for again and again are kept up to date as the game changes (tiles per
 district ``NT``, pawns per district ``NPD``, each seat's held treasures, rabbits and items, and
@@ -31,7 +32,7 @@ from numba.extending import intrinsic
 
 from simcore.bits import nth_set_bit, popcount
 from simcore.parallel import claim, spread
-from simcore.policy import POLICY_SIG, PolicyFunc
+from simcore.policy import policy_at
 from simcore.results import rank_and_share
 from simcore.rng import CHANCE, mix64, randint
 
@@ -93,6 +94,8 @@ CFG_NP = _field()              # players
 LOG_CAP = _field()             # decisions the log keeps (0: no log)
 PID = _field(P)                # policy id per seat (built-in >= 0, user -1 - i)
 FIXED = _field(P)              # fixed characters, -1: drawn
+_field(_end % 2)               # (8-byte alignment)
+UF = _field(2 * P)             # int64 [i] user policy i's compiled code (address, policy_at)
 RULES_LEN = _end
 
 # ---- one game's state: scalars
@@ -131,8 +134,8 @@ LOG0 = _end                                  # then [LOG_CAP, 4] decisions (seat
 STATE0 = RIZE
 
 
-def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray,
-                log_cap: int) -> np.ndarray:
+def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
+                fixed: np.ndarray, log_cap: int) -> np.ndarray:
     """G's first ``RULES_LEN`` slots: the rules and the batch settings."""
     ra = rules.arrays()
     v = np.zeros(RULES_LEN, np.int32)
@@ -171,22 +174,17 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, fixed: np.ndarray
     v[R_ROSTER:R_ROSTER + len(ra.roster)] = ra.roster
     v[PID:PID + n_players] = ids
     v[FIXED:FIXED + P] = fixed
+    v[UF:UF + 2 * P].view(np.int64)[:] = user
     return v
 
 
 # Every kernel has an explicit signature: compiled (or loaded from the cache) once at import,
 # with one set of argument types, so nothing compiles twice.
 _A = types.CPointer(types.int32)     # G, by pointer: one argument, no index wraparound
-_U = types.ListType(PolicyFunc)
 _I = types.int64
 _B = types.boolean
 _V = types.void
 _OPT = dict(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-
-
-def kernel(ret, *args):
-    """A kernel over (G, U, *args): it may ask a policy."""
-    return njit(ret(_A, _U, *args), **_OPT)
 
 
 def helper(fn):
@@ -214,6 +212,7 @@ def _typed_at(dtype):
 
 
 u64_at = _typed_at(types.uint64)
+i64_at = _typed_at(types.int64)
 i8_at = _typed_at(types.int8)
 f32_at = _typed_at(types.float32)
 
@@ -417,13 +416,6 @@ def features(G, s, i):
     r[F_UNSEEN] = n_unseen_in(G, s, district)
 
 
-@njit(_I(_U, _I, _I, POLICY_SIG.args[1], POLICY_SIG.args[2], _I, POLICY_SIG.args[4]),
-      cache=True, _nrt=True)
-def call_user(uf, i, kind, obs, opts, n, rng):
-    """A user policy from the typed list (kept apart: list access needs reference counting)."""
-    return uf[i](kind, obs, opts, n, rng)
-
-
 @helper
 def record(G, s, kind, n, c):
     """Count a decision and log it (the count is the log's length)."""
@@ -434,9 +426,9 @@ def record(G, s, kind, n, c):
     G[GAME_ST + S.G_DECISIONS] = k + 1
 
 
-@njit(_I(_A, _U, _I, _I, _I), cache=True, no_cpython_wrapper=True,
+@njit(_I(_A, _I, _I, _I), cache=True, no_cpython_wrapper=True,
       no_cfunc_wrapper=True)   # carray needs the NRT
-def decide_policy(G, U, s, kind, n):
+def decide_policy(G, s, kind, n):
     """Seat s's policy chooses among the n options. An illegal answer is recorded and ends the
     game (choice 0 is used so the kernels unwind cleanly)."""
     pid = G[PID + s]
@@ -450,7 +442,7 @@ def decide_policy(G, U, s, kind, n):
     if pid >= 0:
         c = choose_builtin(pid, kind, O, F, n, rng)
     else:
-        c = call_user(U, -1 - pid, kind, O, F, n, rng)
+        c = policy_at(i64_at(G, UF)[-1 - pid])(kind, O, F, n, rng)
     if c < 0 or c >= n:
         if G[ERR] == 0:
             G[ERR], G[ERR_SEAT], G[ERR_KIND] = 1, s, kind
@@ -462,21 +454,21 @@ def decide_policy(G, U, s, kind, n):
 
 
 @helper
-def decide(G, U, s, kind, n):
+def decide(G, s, kind, n):
     """Seat s's choice among the n options; the random policy inline (it reads no features)."""
     if G[PID + s] == RANDOM and n > 0:
         c = randint(streams(G), 1 + s, n)
         record(G, s, kind, n, c)
         return c
-    return decide_policy(G, U, s, kind, n)
+    return decide_policy(G, s, kind, n)
 
 
-@kernel(_I, _I, _I, _I)
-def ask(G, U, s, kind, n):
+@on_g(_I, _I, _I, _I)
+def ask(G, s, kind, n):
     """``decide`` as a compiled call, for the rarer decisions (the action decision inlines
     its own: ``random_action`` for the random policy, else ``decide_policy``; each inlined
     copy costs compile time)."""
-    return decide(G, U, s, kind, n)
+    return decide(G, s, kind, n)
 
 
 # ---------------------------------------------------------------- the board
@@ -592,20 +584,20 @@ def discard_item(G, s, item):
 
 
 @helper
-def disguise(G, U, s):
+def disguise(G, s):
     if G[HITEM + s * N_ITEMS + DISGUISE_ITEM] == 0:
         return False
     d = G[POS + s]
     option(G, 0, O_NO, d)
     option(G, 1, O_YES, d)
-    if ask(G, U, s, DISGUISE, 2) == 1:
+    if ask(G, s, DISGUISE, 2) == 1:
         discard_item(G, s, DISGUISE_ITEM)
         return True
     return False
 
 
-@kernel(_V, _I)
-def find_players(G, U, d):
+@on_g(_V, _I)
+def find_players(G, d):
     """Rize finds the players in d, his district; each found group is escorted, a chain
     (nobody is found without ``rize_finds``)."""
     if not G[R_FINDS]:
@@ -618,7 +610,7 @@ def find_players(G, U, d):
         while todo:
             s = trailing_zeros(todo)
             todo &= todo - 1
-            if disguise(G, U, s):
+            if disguise(G, s):
                 continue
             G[SEAT_ST + s * S.N_SEAT + S.S_FOUND] += 1
             G[GAME_ST + S.N_GAME + G[R_D] + d] += 1
@@ -645,8 +637,8 @@ def find_players(G, U, d):
 
 # ---------------------------------------------------------------- taking tiles
 
-@kernel(_V, _I, _I)
-def take_tile(G, U, s, h):
+@on_g(_V, _I, _I)
+def take_tile(G, s, h):
     t = G[BOARD + h]
     d = G[R_HD + h]
     G[BOARD + h] = EMPTY
@@ -662,7 +654,7 @@ def take_tile(G, U, s, h):
         if trap == ALARM:
             rize_enters(G, d)
             if G[OVER] == 0:
-                find_players(G, U, d)
+                find_players(G, d)
         elif trap == PITFALL:
             G[SKIP + s] += 1
         else:                                                  # prank
@@ -699,27 +691,27 @@ def count_search(G, s, d):
     G[SEARCHED] = 1
 
 
-@kernel(_V, _I)
-def notice_letter_take(G, U, s):
+@on_g(_V, _I)
+def notice_letter_take(G, s):
     d = G[LETTER + s]
     m = house_options(G, s, d, False)
     if m == 0:
         return
     G[LETTER + s] = -1
-    take_tile(G, U, s, G[CH_ARG + ask(G, U, s, HOUSE, m)])
+    take_tile(G, s, G[CH_ARG + ask(G, s, HOUSE, m)])
 
 
-@kernel(_V, _I, _I)
-def step(G, U, s, d):
+@on_g(_V, _I, _I)
+def step(G, s, d):
     move_pawn(G, s, d)
     if G[LETTER + s] == d:
-        notice_letter_take(G, U, s)
+        notice_letter_take(G, s)
 
 
 # ---------------------------------------------------------------- items and skills
 
-@kernel(_V, _I, _I)
-def walk(G, U, s, n_steps):
+@on_g(_V, _I, _I)
+def walk(G, s, n_steps):
     for k in range(n_steps):
         m = step_options(G, s, 0)
         if m == 0:
@@ -727,23 +719,23 @@ def walk(G, U, s, n_steps):
         if k > 0:
             option(G, m, O_STOP, G[POS + s])
             m += 1
-        c = ask(G, U, s, STEP, m)
+        c = ask(G, s, STEP, m)
         if G[CH_WHAT + c] == O_STOP:
             break
-        step(G, U, s, G[CH_ARG + c])
+        step(G, s, G[CH_ARG + c])
         if G[OVER] or G[TURN_END]:
             break
 
 
-@kernel(_V, _I, _I)
-def use_item(G, U, s, item):
+@on_g(_V, _I, _I)
+def use_item(G, s, item):
     """An item action (the disguise is a reaction)."""
     discard_item(G, s, item)
     d = G[POS + s]
     if item == LAMP:
         look(G, s, d)
     elif item == BICYCLE:
-        walk(G, U, s, G[R_BIKE])
+        walk(G, s, G[R_BIKE])
     elif item == MAP:
         m = 0
         for h in range(G[R_N]):
@@ -751,7 +743,7 @@ def use_item(G, U, s, item):
             if t != EMPTY and G[FACE_UP + h] == 0 and G[SEEN + s * MAXN + t] == 0:
                 option(G, m, O_HOUSE, h)
                 m += 1
-        c = ask(G, U, s, HOUSE, m)
+        c = ask(G, s, HOUSE, m)
         G[SEEN + s * MAXN + G[BOARD + G[CH_ARG + c]]] = 1
     else:                                                     # coffee
         count_search(G, s, d)
@@ -760,7 +752,7 @@ def use_item(G, U, s, item):
                                and G[NT + d] > 0):
                 break
             m = house_options(G, s, d, False)
-            take_tile(G, U, s, G[CH_ARG + ask(G, U, s, HOUSE, m)])
+            take_tile(G, s, G[CH_ARG + ask(G, s, HOUSE, m)])
             if G[OVER] or G[TURN_END]:
                 break
         if G[R_COFFEE_END]:
@@ -774,8 +766,8 @@ def aoyama_target(G, s, q):
     return q != s and (e == d or G[R_ADJ + d * MAXD + e] != 0) and G[HTRE + q] > 0
 
 
-@kernel(_V, _I)
-def use_skill(G, U, s):
+@on_g(_V, _I)
+def use_skill(G, s):
     G[SKILL_USED + s] = 1
     st = SEAT_ST + s * S.N_SEAT
     G[st + S.S_SKILL_USED] += 1
@@ -788,14 +780,14 @@ def use_skill(G, U, s):
             if d != pos:
                 option(G, m, O_DISTRICT, d)
                 m += 1
-        G[LETTER + s] = G[CH_ARG + ask(G, U, s, DISTRICT, m)]
+        G[LETTER + s] = G[CH_ARG + ask(G, s, DISTRICT, m)]
     elif c == CHIMAME:
         look(G, s, pos)
         m = house_options(G, s, pos, True)
         if m == 0:
             m = house_options(G, s, pos, False)
         count_search(G, s, pos)
-        take_tile(G, U, s, G[CH_ARG + ask(G, U, s, HOUSE, m)])
+        take_tile(G, s, G[CH_ARG + ask(G, s, HOUSE, m)])
         G[TURN_END] = 1
     elif c == AOYAMA:                                         # hypnotism
         m = 0
@@ -803,7 +795,7 @@ def use_skill(G, U, s):
             if aoyama_target(G, s, q):
                 option(G, m, O_PLAYER, q)
                 m += 1
-        q = G[CH_ARG + ask(G, U, s, TARGET, m)]
+        q = G[CH_ARG + ask(G, s, TARGET, m)]
         t = nth_held(G, q, TREASURE, randint(streams(G), CHANCE, G[HTRE + q]))
         d = pos
         while G[NT + d] == G[R_H]:
@@ -822,9 +814,9 @@ def use_skill(G, U, s):
             if n_unseen_in(G, s, d) > 0:
                 option(G, m, O_DISTRICT, d)
                 m += 1
-        look(G, s, G[CH_ARG + ask(G, U, s, DISTRICT, m)])
+        look(G, s, G[CH_ARG + ask(G, s, DISTRICT, m)])
     elif c == COCOA:
-        walk(G, U, s, G[R_COCOA])
+        walk(G, s, G[R_COCOA])
     else:                                                     # chiya
         G[CHIYA_HOLD] = 1
 
@@ -937,40 +929,40 @@ def random_action(G, s):
 
 
 @helper
-def play_turn(G, U, s):
+def play_turn(G, s):
     """Seat s's turn (inlined into ``play_game``, its one caller: no call per turn)."""
     G[ACTING], G[TURN_END], G[SEARCHED] = s, 0, 0
     G[ACTIONS_LEFT] = G[R_ACTIONS]
     if G[PENDING + s]:
         G[PENDING + s] = 0
         if G[POS + s] == G[LETTER + s]:
-            notice_letter_take(G, U, s)
+            notice_letter_take(G, s)
     while G[ACTIONS_LEFT] > 0 and G[TURN_END] == 0 and G[OVER] == 0:
         if G[PID + s] == RANDOM:
             what, arg = random_action(G, s)
         else:
-            c = decide_policy(G, U, s, ACTION, action_options(G, s))
+            c = decide_policy(G, s, ACTION, action_options(G, s))
             what, arg = G[CH_WHAT + c], G[CH_ARG + c]
         G[ACTIONS_LEFT] -= 1
         if what == O_PASS:
             G[TURN_END] = 1
         elif what == O_STEP:
-            step(G, U, s, arg)
+            step(G, s, arg)
         elif what == O_SEARCH:
             count_search(G, s, G[R_HD + arg])
-            take_tile(G, U, s, arg)
+            take_tile(G, s, arg)
             G[TURN_END] = 1
         elif what == O_ITEM:
-            use_item(G, U, s, arg)
+            use_item(G, s, arg)
         else:
-            use_skill(G, U, s)
+            use_skill(G, s)
     G[ACTING] = -1
 
 
 # ---------------------------------------------------------------- a game
 
-@kernel(_V, types.uint64, _I)
-def setup(G, U, key, game):
+@on_g(_V, types.uint64, _I)
+def setup(G, key, game):
     for i in range(STATE0, XS):
         G[i] = 0
     x = streams(G)                                            # simcore.rng.seed_streams
@@ -1033,7 +1025,7 @@ def setup(G, U, key, game):
             if d != G[RIZE] and G[NPD + d] == 0:
                 option(G, m, O_DISTRICT, d)
                 m += 1
-        d = G[CH_ARG + ask(G, U, s, PLACE, m)]
+        d = G[CH_ARG + ask(G, s, PLACE, m)]
         G[POS + s] = d
         G[NPD + d] += 1
         G[OCC + d] |= 1 << s
@@ -1062,10 +1054,10 @@ def score(G):
     G[GAME_ST + S.G_DAWN] = G[DAWN_END]
 
 
-@kernel(_V, types.uint64, _I)
-def play_game(G, U, key, game):
+@on_g(_V, types.uint64, _I)
+def play_game(G, key, game):
     """Set up and play one game in G (results in SEAT_ST, GAME_ST, PRIM and SECD)."""
-    setup(G, U, key, game)
+    setup(G, key, game)
     n_players = G[NP]
     cur = 0
     while G[OVER] == 0:
@@ -1077,7 +1069,7 @@ def play_game(G, U, key, game):
         if G[SKIP + cur] > 0:
             G[SKIP + cur] -= 1
         else:
-            play_turn(G, U, cur)
+            play_turn(G, cur)
         if G[OVER]:
             break
         if G[CHIYA_HOLD] == 0:
@@ -1086,7 +1078,7 @@ def play_game(G, U, key, game):
             if G[OVER]:
                 break
             if G[NPD + nxt] > 0:
-                find_players(G, U, nxt)
+                find_players(G, nxt)
             if G[OVER]:
                 break
         if G[DAWN] < 0 and G[N_MARKED] >= G[R_DAWN_EMPTIES]:    # dawn_check
@@ -1097,11 +1089,11 @@ def play_game(G, U, key, game):
     score(G)
 
 
-@njit(_V(types.int32[::1], _U, types.uint64, _I, types.int64[::1], types.int16[:, :, ::1],
+@njit(_V(types.int32[::1], types.uint64, _I, types.int64[::1], types.int16[:, :, ::1],
          types.float32[:, ::1], types.int32[:, ::1], types.int8[:, ::1], types.int64[:, ::1],
          types.int16[:, :, ::1]),
       cache=True, nogil=True)
-def play_games(Ga, U, key, start, counter, seat, win, game, chars, err, log):
+def play_games(Ga, key, start, counter, seat, win, game, chars, err, log):
     """Play games start + g into rows g of the result arrays (stats.new_arrays), for the units
     of rows this thread ``claim``s with ``counter``; err[g] = (1, seat, kind, choice, n_opts)
     for a game a policy's illegal answer ended; log [G, L, 4] the decision logs (L = 0: none)."""
@@ -1112,7 +1104,7 @@ def play_games(Ga, U, key, start, counter, seat, win, game, chars, err, log):
         if lo == hi:
             return
         for g in range(lo, hi):
-            play_game(G, U, key, start + g)
+            play_game(G, key, start + g)
             rank_and_share(Ga[PRIM:PRIM + n_players], Ga[SECD:SECD + n_players], n_players,
                            Ga[RANKS:RANKS + n_players], win[g])
             for s in range(n_players):
@@ -1129,16 +1121,16 @@ def play_games(Ga, U, key, start, counter, seat, win, game, chars, err, log):
                     log[g, k, j] = G[LOG0 + 4 * k + j]
 
 
-def play_batch(rules: Rules, ids, uf, key, start, n_players, fixed, seat, win, game, chars,
+def play_batch(rules: Rules, ids, user, key, start, n_players, fixed, seat, win, game, chars,
                err, log) -> None:
     """Play games start .. start + len(win) - 1 (arrays as ``play_games``) on
     ``numba.get_num_threads()`` threads (``simcore.parallel.spread``)."""
-    head = rule_vector(rules, n_players, ids, fixed, log.shape[1])
+    head = rule_vector(rules, n_players, ids, user, fixed, log.shape[1])
     key = np.uint64(key)
 
     def play_units(counter):
         g = np.zeros(LOG0 + 4 * log.shape[1], np.int32)
         g[:RULES_LEN] = head
-        play_games(g, uf, key, start, counter, seat, win, game, chars, err, log)
+        play_games(g, key, start, counter, seat, win, game, chars, err, log)
 
     spread(play_units, win.shape[0])

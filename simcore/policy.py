@@ -23,8 +23,11 @@ from typing import Any
 
 import numpy as np
 from numba import njit, types
+from numba.core import cgutils
 from numba.core.registry import CPUDispatcher
-from numba.typed import List
+from numba.core.types.function_type import WrapperAddressProtocol
+from numba.experimental.function_type import _get_wrapper_address
+from numba.extending import intrinsic
 
 POLICY_SIG = types.int64(types.int64, types.float32[::1], types.float32[:, ::1], types.int64,
                          types.uint64[::1])
@@ -58,8 +61,56 @@ def policy(name: str | None = None):
 
 
 @njit(POLICY_SIG, cache=True)
-def _placeholder(kind, obs, opts, n_opts, rng):  # types the empty user-policy list; never called
+def _placeholder(kind, obs, opts, n_opts, rng):  # pads the user policies' addresses; never called
     return 0
+
+
+class FirstClass(WrapperAddressProtocol):
+    """A compiled function as a numba first-class function value (its C wrapper's address)."""
+
+    def __init__(self, func, sig):
+        self.func, self.sig = func, sig
+        self.address = _get_wrapper_address(func, sig)
+
+    def __wrapper_address__(self):
+        return self.address
+
+    def signature(self):
+        return self.sig
+
+
+_FIRST_CLASS: dict = {}
+
+
+def user_addresses(user_py: Sequence, count: int) -> np.ndarray:
+    """The addresses of the user policies' compiled code, padded to ``count`` with a
+    never-called placeholder's: the same argument whatever the seats play, so one compiled
+    kernel serves built-in and user policies alike."""
+    funcs = []
+    for f in (*user_py, *[_placeholder] * (count - len(user_py))):
+        if f not in _FIRST_CLASS:          # also keeps the code alive
+            _FIRST_CLASS[f] = FirstClass(f, POLICY_SIG)
+        funcs.append(_FIRST_CLASS[f].address)
+    return np.array(funcs, np.int64)
+
+
+@intrinsic
+def policy_at(typingctx, addr):
+    """The compiled policy at ``addr`` (``user_addresses``) as a numba first-class function.
+    User policies reach the kernels as addresses in each thread's own state, not as a typed
+    list or a tuple of first-class functions: a tuple is three machine words per policy at
+    every call between kernels, and a list shared by the threads has one reference count
+    that every call changes (atomically: the cores fight over it)."""
+    if not isinstance(addr, types.Integer):
+        return None
+
+    def codegen(context, builder, sig, args):
+        f = cgutils.create_struct_proxy(PolicyFunc)(context, builder)
+        f.c_addr = builder.inttoptr(args[0], cgutils.voidptr_t)
+        f.py_addr = cgutils.get_null_value(cgutils.voidptr_t)
+        f.jit_addr = cgutils.get_null_value(cgutils.voidptr_t)
+        return f._getvalue()
+    return PolicyFunc(types.int64), codegen
 
 
 @dataclass(frozen=True)
@@ -68,8 +119,7 @@ class SeatPolicies:
 
     ids: np.ndarray          # [P] int64: built-in id >= 0, user policy -1 - i
     names: tuple[str, ...]   # [P] names shown in results and errors
-    user_funcs: Any          # numba typed List[PolicyFunc], never empty
-    user_py: tuple           # the user dispatchers, for the reference engines
+    user_py: tuple           # the user dispatchers (``user_addresses``; reference engines)
 
 
 def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
@@ -82,7 +132,7 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
     if not lo <= len(policies) <= hi:
         raise ValueError(f"{game} is played by {lo} to {hi} players, but {len(policies)} "
                          f"policies were given (one per seat)")
-    ids, names, funcs, pys = [], [], List.empty_list(PolicyFunc), []
+    ids, names, pys = [], [], []
     for seat, p in enumerate(policies):
         if isinstance(p, str):
             if p not in builtins:
@@ -105,13 +155,10 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
         if func in pys:
             ids.append(-1 - pys.index(func))
         else:
-            funcs.append(func)
             pys.append(func)
             ids.append(-len(pys))
         names.append(name)
-    if len(funcs) == 0:
-        funcs.append(_placeholder)
-    return SeatPolicies(np.array(ids, dtype=np.int64), tuple(names), funcs, tuple(pys))
+    return SeatPolicies(np.array(ids, dtype=np.int64), tuple(names), tuple(pys))
 
 
 def illegal_choice_error(game: str, names: Sequence[str], seat: int, kind_name: str,

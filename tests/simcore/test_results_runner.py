@@ -135,7 +135,7 @@ def test_resolve_policies_and_errors():
     seats = resolve(["random", mine, "random", mine], {"random": 0}, "demo", (2, 5))
     assert seats.ids.tolist() == [0, -1, 0, -1]
     assert seats.names == ("random", "mine", "random", "mine")
-    assert len(seats.user_funcs) == 1
+    assert seats.user_py == (mine.func,)
     with pytest.raises(ValueError, match="2 to 5 players"):
         resolve(["random"], {"random": 0}, "demo", (2, 5))
     with pytest.raises(ValueError, match="unknown policy 'nope' at seat 1"):

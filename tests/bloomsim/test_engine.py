@@ -166,6 +166,13 @@ def test_several_user_policies_match_the_reference():
         assert df.equals(bloomsim.simulate(seats, 3, seed=3, engine="reference"))
 
 
+def test_user_policies_same_games_on_any_thread_count():
+    # each thread holds the user policies' addresses in its own state
+    seats = [reads_obs, first_option, "careful", reads_obs]
+    assert bloomsim.simulate(seats, 400, seed=5, threads=1).equals(
+        bloomsim.simulate(seats, 400, seed=5, threads=2))
+
+
 def test_illegal_choice_names_policy_seat_and_decision():
     with pytest.raises(ValueError, match=r"policy 'out_of_range' at seat 1 returned illegal "
                                          r"choice \d+ for decision 'select'"):

@@ -9,6 +9,7 @@ from rapinsim import api, simulate
 from rapinsim import reference as ref
 from rapinsim import stats as S
 from rapinsim.rules import CHARACTERS, ITEMS, TRAPS, load_rules
+from simcore.policy import policy
 from simcore.rng import root_key
 
 RULES = load_rules()
@@ -97,6 +98,16 @@ def test_every_character_and_rule_is_exercised_in_differential_games():
     used = {CHARACTERS[ch] for ch, u in zip(c[3].ravel(), seat[S.S_SKILL_USED].ravel())
             if u}
     assert used == set(CHARACTERS)
+
+
+def test_user_policies_same_frame_any_threads():
+    @policy("last")
+    def last(kind, obs, opts, n_opts, rng):
+        return n_opts - 1
+
+    pols = [last, "careful", last, "random"]
+    a = simulate(pols, 300, 5, threads=1, progress=False)
+    assert a.equals(simulate(pols, 300, 5, threads=2, progress=False))
 
 
 def test_same_seed_same_frame_any_threads_and_split():

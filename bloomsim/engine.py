@@ -391,13 +391,18 @@ def decide(t, s, seat, kind, n):
 
 # ---------------------------------------------------------------- what a card can do now
 
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def tower_open(t, g, k):
+    """Tower k still takes potions: a round tower, once filled, takes no more."""
+    return (tower_of(t, k, TW_ROUND) == 0) | (g[t[T_BOARD] + t[T_N_AREA] + k] == 0)
+
+
 @njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def deliverable(t, g, seat, k):
     """Tower k can take one of the seat's potions now. Without branches (& and |, not and /
     or), as witch_can_enter: the option lists append each candidate's slot and count it only
     if it holds, so the board's randomness costs no mispredicted branches."""
-    return (((tower_of(t, k, TW_ROUND) == 0) | (g[t[T_BOARD] + t[T_N_AREA] + k] == 0))
-            & (g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0))
+    return tower_open(t, g, k) & (g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0)
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
@@ -415,7 +420,7 @@ def find_deliveries(t, g, a, at):
     ptr = t[P_AREA_TOWER_PTR]
     for i in range(t[ptr + a], t[ptr + a + 1]):
         k = t[i]
-        if tower_of(t, k, TW_ROUND) == 0 or g[t[T_BOARD] + t[T_N_AREA] + k] == 0:
+        if tower_open(t, g, k):
             colour, points = tower_of(t, k, TW_COLOUR), tower_of(t, k, TW_POINTS)
             for c in range(8):
                 if (c >> colour) & 1 and points > g[at + c]:

@@ -592,6 +592,15 @@ def card_terms(t, g, r, kind, brave, v, w):
     return points, pay_potions, pay_wands, gain_potions, gain_wands, lightning, penalty
 
 
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def card_score(t, g, r, kind, brave, v, w, weights):
+    """A built-in heuristic's value (``P._value``) of the row ``card_row`` would write."""
+    points, pay_potions, pay_wands, gain_potions, gain_wands, lightning, penalty = card_terms(
+        t, g, r, kind, brave, v, w)
+    return P._score(points, penalty, gain_potions, gain_wands, lightning,
+                    pay_potions + pay_wands, weights[0], weights[1], weights[2])
+
+
 @njit((TT, ST, I8, I8, B1, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def card_row(t, s, r, kind, brave, i, v, w):
     """Row i of opts: role r played cowardly or brave, (v, w) from ``card_value``."""
@@ -627,6 +636,32 @@ def pair_rows(t, s, r, i, v, w):
     else:
         card_row(t, s, r, kind, False, i, v, w)
     card_row(t, s, r, kind, True, i + 1, v, w)
+
+
+@njit((TT, GT, I8, I8, I8, types.float32, types.UniTuple(types.float64, 4)), cache=True,
+      _nrt=False, no_cpython_wrapper=True)
+def best_card(t, g, hand, roles, at, risk, weights):
+    """A built-in heuristic's LEAD or FOLLOW choice without the rows: ``P._best`` of those
+    ``pair_rows`` writes for each role in ``hand`` (option 2j + brave for the j-th), valued
+    from ``card_values`` at ``at`` (roles not in ``roles``: NEG) and brave ``risk``."""
+    brave_ok = not risk > weights[3]
+    c, best_v, n = 0, -1e30, 0
+    m = hand
+    while m:
+        r = trailing_zeros(m)
+        m &= m - 1
+        kind = role_of(t, r, RO_KIND)
+        v = g[at + 2 * r] if (roles >> r) & 1 else NEG
+        x = card_score(t, g, r, kind, False, NEG if kind == WITCH else v, g[at + 2 * r + 1],
+                       weights)
+        if x > best_v:
+            c, best_v = n, x
+        if brave_ok:
+            x = card_score(t, g, r, kind, True, v, g[at + 2 * r + 1], weights)
+            if x > best_v:
+                c, best_v = n + 1, x
+        n += 2
+    return c
 
 
 @njit((TT, GT, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -742,14 +777,11 @@ def select_rows(t, s, seat, c0, max_size, ev, mol):
                      s.g[at + 2 * r + 1])
             s.opts[c0 + r, P.F_BRAVE] = 0
         return False
-    wp, wgw, wl, _ = P.builtin_weights(pid)
+    weights = P.builtin_weights(pid)
     values = s.g.view(np.float64)[G_OAB:G_OAB + R]
     for r in range(R):
-        points, pay_potions, pay_wands, gain_potions, gain_wands, lightning, penalty = (
-            card_terms(t, s.g, r, role_of(t, r, RO_KIND), True, s.g[at + 2 * r],
-                       s.g[at + 2 * r + 1]))
-        values[r] = P._score(points, penalty, gain_potions, gain_wands, lightning,
-                             pay_potions + pay_wands, wp, wgw, wl)
+        values[r] = card_score(t, s.g, r, role_of(t, r, RO_KIND), True, s.g[at + 2 * r],
+                               s.g[at + 2 * r + 1], weights)
     while s.g[sc(seat, S_NHAND)] < max_size:
         hand = s.g[sc(seat, S_HAND)]
         stop = mol and event_of(t, ev, EC_HAND + s.g[sc(seat, S_NHAND)]) != NO_HAND
@@ -840,26 +872,34 @@ def play_turn(t, s):
         leader = (leader + 1) % n_players
     s.g[G_LEADER] = leader
     hand = s.g[sc(leader, S_HAND)]
+    c = -1
     if features(s, leader):
         # the risk is the same for every card in hand (none is played yet): found once; above
         # what a heuristic accepts, only cowardly plays count, and a cowardly witch reaches
         # nothing: no values for the witches (their brave rows, never chosen, reach nothing)
         risk = np.float32(cancel_risk(t, s.g, trailing_zeros(hand), leader + 1, n_players - 1))
+        pid = s.g[sc(leader, S_POLICY)]
+        weights = P.builtin_weights(pid)
         roles = hand
-        if risk > P.builtin_weights(s.g[sc(leader, S_POLICY)])[3]:
+        if risk > weights[3]:
             for r in range(t[P_N_ROLES]):
                 if (hand >> r) & 1 and role_of(t, r, RO_KIND) == WITCH:
                     roles &= ~(np.int64(1) << r)
         at = card_values(t, s.g, leader, roles)
-        n = 0
-        for r in range(t[P_N_ROLES]):
-            if (hand >> r) & 1:
-                v = s.g[at + 2 * r] if (roles >> r) & 1 else NEG
-                pair_rows(t, s, r, n, v, s.g[at + 2 * r + 1])
-                s.opts[n + 1, P.F_RISK] = risk
-                n += 2
+        if pid > P.RANDOM:
+            c = best_card(t, s.g, hand, roles, at, risk, weights)
+            record(s.g, leader, P.LEAD, 2 * s.g[sc(leader, S_NHAND)], c)
+        else:
+            n = 0
+            for r in range(t[P_N_ROLES]):
+                if (hand >> r) & 1:
+                    v = s.g[at + 2 * r] if (roles >> r) & 1 else NEG
+                    pair_rows(t, s, r, n, v, s.g[at + 2 * r + 1])
+                    s.opts[n + 1, P.F_RISK] = risk
+                    n += 2
     # option 2j + b: the j-th card in hand (ascending), cowardly (b = 0) or brave
-    c = decide(t, s, leader, P.LEAD, 2 * s.g[sc(leader, S_NHAND)])
+    if c < 0:
+        c = decide(t, s, leader, P.LEAD, 2 * s.g[sc(leader, S_NHAND)])
     r, brave = nth_set_bit(hand, c >> 1), (c & 1) == 1
     play_card(t, s, leader, r)
     bravest = leader if brave else -1
@@ -872,13 +912,20 @@ def play_turn(t, s):
         c = -1
         if features(s, seat):
             risk = np.float32(cancel_risk(t, s.g, r, k + 1, leader + n_players - 1 - k))
-            if risk > P.builtin_weights(s.g[sc(seat, S_POLICY)])[3]:
-                c = 0       # a heuristic's only option then: cowardly (no rows needed)
-                record(s.g, seat, P.FOLLOW, 2, c)
+            pid = s.g[sc(seat, S_POLICY)]
+            weights = P.builtin_weights(pid)
+            if risk > weights[3]:
+                c = 0       # a heuristic's only option then: cowardly (no values needed)
             else:
-                at = card_values(t, s.g, seat, np.int64(1) << r)
-                pair_rows(t, s, r, 0, s.g[at + 2 * r], s.g[at + 2 * r + 1])
-                s.opts[1, P.F_RISK] = risk
+                role = np.int64(1) << r
+                at = card_values(t, s.g, seat, role)
+                if pid > P.RANDOM:
+                    c = best_card(t, s.g, role, role, at, risk, weights)
+                else:
+                    pair_rows(t, s, r, 0, s.g[at + 2 * r], s.g[at + 2 * r + 1])
+                    s.opts[1, P.F_RISK] = risk
+            if c >= 0:
+                record(s.g, seat, P.FOLLOW, 2, c)
         if c < 0:
             c = decide(t, s, seat, P.FOLLOW, 2)
         play_card(t, s, seat, r)

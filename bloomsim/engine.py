@@ -46,7 +46,6 @@ from simcore.results import rank_and_share
 from simcore.rng import CHANCE, randint, seed_streams, shuffle
 
 from . import policies as P
-from .policies import call_builtin
 from .rules import (DRUID, EC_ANY_POTION, EC_GAIN, EC_HAND, EC_KIND, EC_LIMIT, EC_PAYS,
                     EC_POINTS, EV_ALTERNATIVE, EV_EMPTY_HANDED, EV_FLOCK, EV_MORE_OR_LESS,
                     EV_PAWN_TERRAIN, EV_THE_WORKS, EV_UPPER_HAND, FAIRY, GATHERER, NO_HAND,
@@ -71,7 +70,8 @@ NEG = -(1 << 30)
 N_G = 17          # setup clears g[:N_G]
 G_LOG_CAP, G_LOG_AT, G_NP = 17, 18, 19   # log size (0: none) and start, number of players
 G_READERS = 20    # some seat reads features (its policy is not the built-in random one)
-G_UF = 21         # user policy i's compiled code (address, see policy_at) at G_UF + i
+G_BEST, G_BEST_V = 21, 22    # a built-in heuristic's best option so far and its value (``offer``)
+G_UF = 23         # user policy i's compiled code (address, see policy_at) at G_UF + i
 G_ST = G_UF + MAX_PLAYERS    # the game's random streams (uint64 bits): chance, one per seat
 G_SEAT = G_ST + 1 + MAX_PLAYERS    # seat p's columns S_* at G_SEAT + N_SEAT * p
 # State.seat columns. S_SCORE .. S_FLOOR are also the order of the results' score columns.
@@ -264,19 +264,43 @@ def add_points(t, s, seat, delta, src):
     s.g[sc(seat, S_SCORE)] = new
 
 
-@njit((ST, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def clear_row(s, i):
+@njit((ST, I8, I8, I8, B1, I8, B1, I8, I8, I8, I8, I8, I8, I8), cache=True, _nrt=False,
+      no_cpython_wrapper=True)
+def offer(s, seat, i, role, brave, target, stop, points, pay_potions, pay_wands, gain_potions,
+          gain_wands, lightning, penalty):
+    """Option i (offered in order from 0) of the seat's next decision, by its features (F_RISK
+    0: only ``pair_rows`` writes a risk). A policy that reads features gets the row; a built-in
+    heuristic, which would only take ``P._best`` of the rows, keeps the best so far for
+    ``decide`` (the first highest value; none is brave with a risk)."""
+    pid = s.g[sc(seat, S_POLICY)]
+    if pid > P.RANDOM:
+        w = P.builtin_weights(pid)
+        v = P._score(points, penalty, gain_potions, gain_wands, lightning,
+                     pay_potions + pay_wands, w[0], w[1], w[2])
+        best_v = s.g.view(np.float64)[G_BEST_V:G_BEST_V + 1]
+        if i == 0 or v > best_v[0]:
+            s.g[G_BEST] = i
+            best_v[0] = v
+        return
     o = s.opts[i]
-    for f in range(P.N_FEATURES):
-        o[f] = 0.0
-    o[P.F_ROLE] = -1.0
-    o[P.F_TARGET] = -1.0
+    o[P.F_ROLE] = role
+    o[P.F_BRAVE] = brave
+    o[P.F_POINTS] = points
+    o[P.F_PAY_POTIONS] = pay_potions
+    o[P.F_PAY_WANDS] = pay_wands
+    o[P.F_GAIN_POTIONS] = gain_potions
+    o[P.F_GAIN_WANDS] = gain_wands
+    o[P.F_LIGHTNING] = lightning
+    o[P.F_RISK] = 0.0
+    o[P.F_PENALTY] = penalty
+    o[P.F_TARGET] = target
+    o[P.F_PASS] = stop
 
 
-@njit((ST, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def stop_row(s, i):
-    clear_row(s, i)
-    s.opts[i, P.F_PASS] = 1.0
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def stop_option(s, seat, i):
+    """Option i: decline (or stop)."""
+    offer(s, seat, i, -1, False, -1, True, 0, 0, 0, 0, 0, 0, 0)
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -336,31 +360,15 @@ def record(g, seat, kind, n, c):
     g[G_DECISIONS] += 1
 
 
-@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
-def ask_heuristic(g, opts, seat, kind, n):
-    """``ask`` for a built-in heuristic (greedy, careful, cloud): one call instead of three
-    (``ask``, ``call_builtin``, ``_best``), and its choice is always legal."""
-    pid = g[sc(seat, S_POLICY)]
-    if pid == P.CAREFUL:
-        c = P._best(opts, n, P.CAREFUL_W)
-    elif pid == P.GREEDY:
-        c = P._best(opts, n, P.GREEDY_W)
-    else:
-        c = P._best(opts, n, P.CLOUD_W)
-    record(g, seat, kind, n, c)
-    return c
-
-
 @njit((TT, ST.types[0], *POLICY_SIG.args[1:3], I8, I8, I8),
       cache=True, _nrt=False, no_cpython_wrapper=True)
 def ask(t, g, obs, opts, seat, kind, n):
-    """``decide`` on the few arrays it reads (a call passes every array of its arguments)."""
+    """``decide`` for the random policy keeping a log, or a user policy, on the few arrays
+    it reads (a call passes every array of its arguments)."""
     pid = g[sc(seat, S_POLICY)]
-    if pid > P.RANDOM:
-        return ask_heuristic(g, opts, seat, kind, n)
     rng = g.view(np.uint64)[G_ST + 1 + seat:G_ST + 2 + seat]
-    if pid >= 0:
-        c = call_builtin(pid, kind, obs, opts, n, rng)
+    if pid == P.RANDOM:
+        c = randint(rng, 0, n)
     else:       # only user policies read the observation (the built-in ones never do)
         observe(t, g, obs, seat)
         c = policy_at(g[G_UF - 1 - pid])(kind, obs, opts, n, rng)
@@ -379,13 +387,19 @@ def ask(t, g, obs, opts, seat, kind, n):
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def decide(t, s, seat, kind, n):
     """Ask the seat's policy (a single option is taken without asking). The built-in random
-    policy is drawn right here (its choice is always legal), the others are asked by ``ask``."""
+    policy is drawn right here, a built-in heuristic's choice was kept while its options were
+    offered (both always legal), the others are asked by ``ask``."""
     if n == 1:
         return 0
-    if s.g[sc(seat, S_POLICY)] == P.RANDOM and s.g[G_LOG_CAP] == 0:
+    pid = s.g[sc(seat, S_POLICY)]
+    if pid == P.RANDOM and s.g[G_LOG_CAP] == 0:
         s.g[G_LOGGED] += 1
         s.g[G_DECISIONS] += 1
         return randint(s.g.view(np.uint64), G_ST + 1 + seat, n)
+    if pid > P.RANDOM:
+        c = s.g[G_BEST]
+        record(s.g, seat, kind, n, c)
+        return c
     return ask(t, s.g, s.obs, s.opts, seat, kind, n)
 
 
@@ -601,41 +615,34 @@ def card_score(t, g, r, kind, brave, v, w, weights):
                     pay_potions + pay_wands, weights[0], weights[1], weights[2])
 
 
-@njit((TT, ST, I8, I8, B1, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def card_row(t, s, r, kind, brave, i, v, w):
-    """Row i of opts: role r played cowardly or brave, (v, w) from ``card_value``."""
+@njit((TT, ST, I8, I8, I8, B1, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def card_row(t, s, seat, r, kind, brave, i, v, w):
+    """Option i: role r played cowardly or brave, (v, w) from ``card_value``."""
     points, pay_potions, pay_wands, gain_potions, gain_wands, lightning, penalty = card_terms(
         t, s.g, r, kind, brave, v, w)
-    clear_row(s, i)
-    o = s.opts[i]
-    o[P.F_POINTS] = points
-    o[P.F_PAY_POTIONS] = pay_potions
-    o[P.F_PAY_WANDS] = pay_wands
-    o[P.F_GAIN_POTIONS] = gain_potions
-    o[P.F_GAIN_WANDS] = gain_wands
-    o[P.F_LIGHTNING] = lightning
-    o[P.F_ROLE] = r
-    o[P.F_BRAVE] = 1 if brave else 0
-    o[P.F_PENALTY] = penalty
-    o[P.F_TARGET] = r
+    offer(s, seat, i, r, brave, r, False, points, pay_potions, pay_wands, gain_potions,
+          gain_wands, lightning, penalty)
 
 
 @njit((TT, ST, I8, I8, B1, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def card_features(t, s, seat, r, brave, i):
     """Row i of opts: role r played cowardly or brave from the current position."""
     v, w = card_value(t, s.g, seat, r, brave)
-    card_row(t, s, r, role_of(t, r, RO_KIND), brave, i, v, w)
+    card_row(t, s, seat, r, role_of(t, r, RO_KIND), brave, i, v, w)
 
 
-@njit((TT, ST, I8, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def pair_rows(t, s, r, i, v, w):
-    """Rows i (cowardly) and i + 1 (brave) of role r from its ``card_value`` (v, w)."""
+@njit((TT, ST, I8, I8, I8, I8, I8, types.float32), cache=True, _nrt=False,
+      no_cpython_wrapper=True)
+def pair_rows(t, s, seat, r, i, v, w, risk):
+    """Rows i (cowardly) and i + 1 (brave, with its ``risk``) of role r from its
+    ``card_value`` (v, w), for a policy that reads them (a built-in heuristic: ``best_card``)."""
     kind = role_of(t, r, RO_KIND)
     if kind == WITCH:
-        card_row(t, s, r, kind, False, i, NEG, 0)
+        card_row(t, s, seat, r, kind, False, i, NEG, 0)
     else:
-        card_row(t, s, r, kind, False, i, v, w)
-    card_row(t, s, r, kind, True, i + 1, v, w)
+        card_row(t, s, seat, r, kind, False, i, v, w)
+    card_row(t, s, seat, r, kind, True, i + 1, v, w)
+    s.opts[i + 1, P.F_RISK] = risk
 
 
 @njit((TT, GT, I8, I8, I8, types.float32, types.UniTuple(types.float64, 4)), cache=True,
@@ -773,7 +780,7 @@ def select_rows(t, s, seat, c0, max_size, ev, mol):
     pid = s.g[sc(seat, S_POLICY)]
     if pid <= P.RANDOM:
         for r in range(R):
-            card_row(t, s, r, role_of(t, r, RO_KIND), True, c0 + r, s.g[at + 2 * r],
+            card_row(t, s, seat, r, role_of(t, r, RO_KIND), True, c0 + r, s.g[at + 2 * r],
                      s.g[at + 2 * r + 1])
             s.opts[c0 + r, P.F_BRAVE] = 0
         return False
@@ -839,7 +846,7 @@ def select_roles(t, s):
                         k += 1
             if mol and event_of(t, ev, EC_HAND + s.g[sc(seat, S_NHAND)]) != NO_HAND:
                 if feat:
-                    stop_row(s, n)
+                    stop_option(s, seat, n)
                 n += 1
             c = decide(t, s, seat, P.SELECT, n)
             r = nth_set_bit(~hand, c)            # the c-th role not in hand
@@ -894,8 +901,7 @@ def play_turn(t, s):
             for r in range(t[P_N_ROLES]):
                 if (hand >> r) & 1:
                     v = s.g[at + 2 * r] if (roles >> r) & 1 else NEG
-                    pair_rows(t, s, r, n, v, s.g[at + 2 * r + 1])
-                    s.opts[n + 1, P.F_RISK] = risk
+                    pair_rows(t, s, leader, r, n, v, s.g[at + 2 * r + 1], risk)
                     n += 2
     # option 2j + b: the j-th card in hand (ascending), cowardly (b = 0) or brave
     if c < 0:
@@ -922,8 +928,7 @@ def play_turn(t, s):
                 if pid > P.RANDOM:
                     c = best_card(t, s.g, role, role, at, risk, weights)
                 else:
-                    pair_rows(t, s, r, 0, s.g[at + 2 * r], s.g[at + 2 * r + 1])
-                    s.opts[1, P.F_RISK] = risk
+                    pair_rows(t, s, seat, r, 0, s.g[at + 2 * r], s.g[at + 2 * r + 1], risk)
             if c >= 0:
                 record(s.g, seat, P.FOLLOW, 2, c)
         if c < 0:
@@ -949,12 +954,10 @@ def cowardly_action(t, s, seat, r):
     if ev >= 0 and event_of(t, ev, EC_KIND) == EV_ALTERNATIVE:
         if features(s, seat):
             card_features(t, s, seat, r, False, 0)
-            clear_row(s, 1)
-            s.opts[1, P.F_TARGET] = ev
-            s.opts[1, P.F_GAIN_POTIONS] = (event_of(t, ev, EC_GAIN) + event_of(t, ev, EC_GAIN + 1)
-                                          + event_of(t, ev, EC_GAIN + 2)
-                                          + event_of(t, ev, EC_ANY_POTION))
-            s.opts[1, P.F_GAIN_WANDS] = event_of(t, ev, EC_GAIN + 3)
+            offer(s, seat, 1, -1, False, ev, False, 0, 0, 0,
+                  event_of(t, ev, EC_GAIN) + event_of(t, ev, EC_GAIN + 1)
+                  + event_of(t, ev, EC_GAIN + 2) + event_of(t, ev, EC_ANY_POTION),
+                  event_of(t, ev, EC_GAIN + 3), 0, 0)
         if decide(t, s, seat, P.ALTERNATIVE, 2) == 1:
             black_market(t, s, seat, ev)
             return
@@ -975,18 +978,13 @@ def witch(t, s, seat, r, brave):
             a = t[j]
             enter = witch_can_enter(t, s.g, r, a)
             if feat and enter:
-                clear_row(s, n)
-                o = s.opts[n]
-                o[P.F_ROLE] = r
-                o[P.F_BRAVE] = 1 if brave else 0
-                o[P.F_TARGET] = a
                 v = best_delivery_area(t, s.g, colours_held(s.g, seat), a)
-                o[P.F_POINTS] = v if v > NEG else 0
+                offer(s, seat, n, r, brave, a, False, v if v > NEG else 0, 0, 0, 0, 0, 0, 0)
             s.g[G_OAB + 2 * n] = p
             s.g[G_OAB + 2 * n + 1] = a
             n += enter
     if feat:
-        stop_row(s, n)
+        stop_option(s, seat, n)
     c = decide(t, s, seat, P.MOVE, n + 1)
     if c == n:
         return
@@ -1036,15 +1034,9 @@ def deliver_potion(t, s, seat, r, m, brave, bonus):
     if features(s, seat):
         for i in range(m):
             k = s.g[G_OAB + 2 * i]
-            clear_row(s, i)
-            o = s.opts[i]
-            o[P.F_ROLE] = r
-            o[P.F_BRAVE] = 1 if brave else 0
-            o[P.F_TARGET] = k
-            o[P.F_POINTS] = tower_of(t, k, TW_POINTS) + bonus
-            o[P.F_PAY_POTIONS] = 1
-            o[P.F_GAIN_WANDS] = tower_of(t, k, TW_WANDS) if tower_of(t, k, TW_ROUND) else 0
-        stop_row(s, m)
+            offer(s, seat, i, r, brave, k, False, tower_of(t, k, TW_POINTS) + bonus, 1, 0, 0,
+                  tower_of(t, k, TW_WANDS) if tower_of(t, k, TW_ROUND) else 0, 0, 0)
+        stop_option(s, seat, m)
     c = decide(t, s, seat, P.DELIVER, m + 1)
     if c == m:
         return
@@ -1070,7 +1062,7 @@ def gatherer(t, s, seat, r, brave):
     """Take the gatherer's resources, or decline."""
     if features(s, seat):
         card_features(t, s, seat, r, brave, 0)
-        stop_row(s, 1)
+        stop_option(s, seat, 1)
     if decide(t, s, seat, P.GATHER, 2) == 1:
         return
     c0 = RO_BRAVE if brave else RO_COWARDLY
@@ -1101,18 +1093,12 @@ def weather_fairy(t, s, seat, r, brave):
         tile = s.g[t[T_BOARD] + cloud_area_of(t, i)]
         if tile >= 0 and s.g[sc(seat, S_WANDS)] >= tile_of(t, tile, 0):
             if feat:
-                clear_row(s, n)
-                o = s.opts[n]
-                o[P.F_ROLE] = r
-                o[P.F_BRAVE] = 1 if brave else 0
-                o[P.F_TARGET] = cloud_area_of(t, i)
-                o[P.F_POINTS] = bonus
-                o[P.F_PAY_WANDS] = tile_of(t, tile, 0)
-                o[P.F_LIGHTNING] = tile_of(t, tile, 1)
+                offer(s, seat, n, r, brave, cloud_area_of(t, i), False, bonus, 0,
+                      tile_of(t, tile, 0), 0, 0, tile_of(t, tile, 1), 0)
             s.g[G_OAB + 2 * n] = i
             n += 1
     if feat:
-        stop_row(s, n)
+        stop_option(s, seat, n)
     c = decide(t, s, seat, P.CHARM, n + 1)
     if c == n:
         return
@@ -1152,9 +1138,7 @@ def black_market(t, s, seat, ev):
     for _ in range(event_of(t, ev, EC_ANY_POTION)):
         if features(s, seat):
             for c in range(3):
-                clear_row(s, c)
-                s.opts[c, P.F_TARGET] = c
-                s.opts[c, P.F_GAIN_POTIONS] = 1
+                offer(s, seat, c, -1, False, c, False, 0, 0, 0, 1, 0, 0, 0)
         s.g[sc(seat, S_GREEN + decide(t, s, seat, P.COLOUR, 3))] += 1
 
 
@@ -1196,11 +1180,9 @@ def the_works(t, s, ev):
                    s.g[sc(seat, S_WANDS)]) == 0:
                 break
             if features(s, seat):
-                clear_row(s, 0)
-                s.opts[0, P.F_POINTS] = event_of(t, ev, EC_POINTS)
-                s.opts[0, P.F_PAY_POTIONS] = 3
-                s.opts[0, P.F_PAY_WANDS] = 1
-                stop_row(s, 1)
+                offer(s, seat, 0, -1, False, -1, False, event_of(t, ev, EC_POINTS), 3, 1, 0, 0, 0,
+                      0)
+                stop_option(s, seat, 1)
             if decide(t, s, seat, P.WORKS, 2) == 1:
                 break
             for c in range(4):
@@ -1221,9 +1203,8 @@ def upper_hand(t, s, ev):
                 if j != seat:
                     others = max(others, total_resources(s, j))
             for b in range(total + 1):
-                clear_row(s, b)
-                s.opts[b, P.F_TARGET] = b
-                s.opts[b, P.F_POINTS] = event_of(t, ev, EC_POINTS) if b > others else 0
+                offer(s, seat, b, -1, False, b, False,
+                      event_of(t, ev, EC_POINTS) if b > others else 0, 0, 0, 0, 0, 0, 0)
         s.g[sc(seat, S_BID)] = decide(t, s, seat, P.BID, total + 1)
         best = max(best, s.g[sc(seat, S_BID)])
     if best == 0:
@@ -1239,10 +1220,8 @@ def upper_hand(t, s, ev):
             for k in range(4):
                 if s.g[sc(seat, S_GREEN + k)] > 0:
                     if features(s, seat):
-                        clear_row(s, n)
-                        s.opts[n, P.F_TARGET] = k
-                        s.opts[n, P.F_PAY_POTIONS] = 1 if k < 3 else 0
-                        s.opts[n, P.F_PAY_WANDS] = 1 if k == 3 else 0
+                        offer(s, seat, n, -1, False, k, False, 0, 1 if k < 3 else 0,
+                              1 if k == 3 else 0, 0, 0, 0, 0)
                     s.g[G_OAB + 2 * n] = k
                     n += 1
             c = decide(t, s, seat, P.PAY, n)

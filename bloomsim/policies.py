@@ -152,27 +152,12 @@ BUILTIN_IDS = {name: i for i, name in enumerate(POLICIES)}
 RANDOM, GREEDY, CAREFUL, CLOUD = range(4)
 
 
-@njit((types.int64, *POLICY_SIG.args), cache=True, _nrt=False, no_cpython_wrapper=True)
-def call_builtin(pid, kind, obs, opts, n_opts, rng):
-    """Dispatch a built-in policy by id inside the compiled engine: the bodies of the policies
-    above, without reference counting (arrays passed to a function compiled with it are
-    counted in and out at every call)."""
-    if pid == RANDOM:
-        return randint(rng, 0, n_opts)
-    if pid == GREEDY:
-        return _best(opts, n_opts, GREEDY_W)
-    if pid == CAREFUL:
-        return _best(opts, n_opts, CAREFUL_W)
-    return _best(opts, n_opts, CLOUD_W)
-
-
 @njit(cache=True, _nrt=False, inline="always")
 def builtin_weights(pid):
-    """The weights (points, gained wands, lightning, max risk) of policy pid's ``_best``: the
-    engine picks a heuristic's hand with ``_value`` of each role's SELECT row (the rows never
-    change while a hand is picked, and are never brave) instead of building the rows of every
-    pick, and a heuristic follower facing more risk than its max plays cowardly without its
-    rows being built. A policy that is not a built-in heuristic accepts any risk."""
+    """The weights (points, gained wands, lightning, max risk) of policy pid's ``_best``. The
+    engine never builds a built-in heuristic's rows: it scores each option with ``_score`` as
+    the option is found, and keeps the first best (``engine.offer``, ``engine.best_card``,
+    ``engine.select_rows``). A policy that is not a built-in heuristic accepts any risk."""
     if pid == GREEDY:
         return GREEDY_W
     if pid == CAREFUL:

@@ -966,25 +966,43 @@ def cowardly_action(t, s, seat, r):
 
 # ---------------------------------------------------------------- the roles
 
+@njit((TT, ST, I8, I8, B1, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def offer_moves(t, s, seat, r, brave, n):
+    """The witch's n moves in the option slots (pawn, area), then decline."""
+    colours = colours_held(s.g, seat)
+    for i in range(n):
+        a = s.g[G_OAB + 2 * i + 1]
+        v = best_delivery_area(t, s.g, colours, a)
+        offer(s, seat, i, r, brave, a, False, v if v > NEG else 0, 0, 0, 0, 0, 0, 0)
+    stop_option(s, seat, n)
+
+
+@njit((TT, ST, I8, I8, B1, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def offer_charms(t, s, seat, r, brave, n):
+    """The fairy's n charms in the option slots (cloud space), then decline."""
+    bonus = t[P_BONUS_FAIRY] if brave else 0
+    for j in range(n):
+        a = cloud_area_of(t, s.g[G_OAB + 2 * j])
+        tile = s.g[t[T_BOARD] + a]
+        offer(s, seat, j, r, brave, a, False, bonus, 0, tile_of(t, tile, 0), 0, 0,
+              tile_of(t, tile, 1), 0)
+    stop_option(s, seat, n)
+
+
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def witch(t, s, seat, r, brave):
     """Move one pawn to an adjacent area of the witch's terrain; brave: then deliver there."""
-    feat = features(s, seat)
     adj = t[P_ADJ_PTR]
     n = 0
     for p in range(2):
         a0 = s.g[sc(seat, S_PAWN_A + p)]
         for j in range(t[adj + a0], t[adj + a0 + 1]):
             a = t[j]
-            enter = witch_can_enter(t, s.g, r, a)
-            if feat and enter:
-                v = best_delivery_area(t, s.g, colours_held(s.g, seat), a)
-                offer(s, seat, n, r, brave, a, False, v if v > NEG else 0, 0, 0, 0, 0, 0, 0)
             s.g[G_OAB + 2 * n] = p
             s.g[G_OAB + 2 * n + 1] = a
-            n += enter
-    if feat:
-        stop_option(s, seat, n)
+            n += witch_can_enter(t, s.g, r, a)
+    if features(s, seat):
+        offer_moves(t, s, seat, r, brave, n)
     c = decide(t, s, seat, P.MOVE, n + 1)
     if c == n:
         return
@@ -1073,8 +1091,6 @@ def gatherer(t, s, seat, r, brave):
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def weather_fairy(t, s, seat, r, brave):
     """Charm a cloud next to a pawn, paying its stars in wands; brave: + bonus if charmed."""
-    feat = features(s, seat)
-    bonus = t[P_BONUS_FAIRY] if brave else 0
     n = 0
     # can_charm: the cloud spaces next to either pawn (merging their ascending lists, so in
     # rules order) that hold a tile the seat's wands pay for
@@ -1092,13 +1108,10 @@ def weather_fairy(t, s, seat, r, brave):
             ib += 1
         tile = s.g[t[T_BOARD] + cloud_area_of(t, i)]
         if tile >= 0 and s.g[sc(seat, S_WANDS)] >= tile_of(t, tile, 0):
-            if feat:
-                offer(s, seat, n, r, brave, cloud_area_of(t, i), False, bonus, 0,
-                      tile_of(t, tile, 0), 0, 0, tile_of(t, tile, 1), 0)
             s.g[G_OAB + 2 * n] = i
             n += 1
-    if feat:
-        stop_option(s, seat, n)
+    if features(s, seat):
+        offer_charms(t, s, seat, r, brave, n)
     c = decide(t, s, seat, P.CHARM, n + 1)
     if c == n:
         return
@@ -1111,6 +1124,7 @@ def weather_fairy(t, s, seat, r, brave):
     s.g[sc(seat, S_CHARMED)] += 1
     s.g[t[T_SCRATCH] + 1] += 1     # clouds charmed
     s.g[t[T_REC] + t[T_N_EVENT] + t[P_N_ROLES] + t[T_N_TOWER] + i] = s.g[G_ROUND]
+    bonus = t[P_BONUS_FAIRY] if brave else 0
     if bonus:
         add_points(t, s, seat, bonus, S_BRAVE)
 

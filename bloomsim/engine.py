@@ -87,8 +87,8 @@ G_OAB = G_SEAT + N_SEAT * MAX_PLAYERS    # option slots: what option i means (2 
 # into this array.
 (T_AREA, T_AREA_W, T_TOWER, T_ROLE, T_EVENT, T_EVENT_W, T_CLOUD, T_TILES, T_LIGHT, T_N_AREA,
  T_N_TOWER, T_N_EVENT, T_N_CLOUD, T_N_TILES, T_N_LIGHT, T_DECKS, T_REC, T_N_REC, T_MAXO,
- T_BOARD, T_SCRATCH, T_VALUES, T_LOG, T_MAX_STARS, T_NEAR) = range(64, 89)
-T_HEADER = 89
+ T_BOARD, T_SCRATCH, T_VALUES, T_LOG, T_MAX_STARS, T_NEAR, T_WITCHES) = range(64, 90)
+T_HEADER = 90
 VALUES_KEY = 3    # a seat's card values: key (2 words), roles valid under it, then 2 per role
 GRAPH_PTRS = (P_ADJ_PTR, P_TOWER_PTR, P_AREA_TOWER_PTR)
 
@@ -133,6 +133,10 @@ def flat_tables(tb: Tables) -> np.ndarray:
     # rows of the option buffer: the largest decision the rules allow
     K, N = tb.tower.shape[0], tb.tiles.shape[0]
     E, R, C = tb.event.shape[0], tb.role.shape[0], tb.cloud_area.shape[0]
+    # the witch roles that enter each terrain (bitmask, card_values)
+    witches = [r for r in range(R) if tb.role[r, RO_KIND] == WITCH]
+    head[T_WITCHES] = put([sum(1 << r for r in witches if (tb.role[r, RO_TERRAINS] >> x) & 1)
+                           for x in range(int(tb.area[:, 0].max(initial=0)) + 1)])
     deg = int(tb.area[:, 1:].sum(axis=1).max())
     head[T_MAXO] = max(2 * R, R + 1, 2 * deg + 1, K + 1, C + 1, int(tb.p[P_MAX_BID]) + 1, 4)
     # where the board, decks and record start in State.g (see State)
@@ -543,9 +547,10 @@ def card_values(t, g, seat, roles):
         return at
     g[base + 2] |= roles
     witches = np.int64(0)
-    for r in range(R):
-        if not (roles >> r) & 1:
-            continue
+    m = roles
+    while m:
+        r = trailing_zeros(m)
+        m &= m - 1
         kind = role_of(t, r, RO_KIND)
         if kind == WITCH or kind == GATHERER:      # a gatherer reaches nothing
             if kind == WITCH:
@@ -558,27 +563,19 @@ def card_values(t, g, seat, roles):
             g[at + 2 * r + 1] = w
     if witches == 0:
         return at
-    terrains = np.int64(0)      # the terrains some witch of ``roles`` enters
-    for r in range(R):
-        if (witches >> r) & 1:
-            terrains |= role_of(t, r, RO_TERRAINS)
     adj = t[P_ADJ_PTR]
     for p in range(2):
         a0 = g[sc(seat, S_PAWN_A + p)]
         for j in range(t[adj + a0], t[adj + a0 + 1]):
             a = t[j]
-            if g[t[T_BOARD] + a] >= 0:      # a cloud: no witch enters
+            m = witches & t[t[T_WITCHES] + area_of(t, a, 0)]     # those that enter a
+            if m == 0 or g[t[T_BOARD] + a] >= 0:                 # (none enters a cloud)
                 continue
-            terrain = area_of(t, a, 0)
-            if not (terrains >> terrain) & 1:
-                continue
-            b = best_delivery_area(t, g, colours, a)    # some witch enters a
-            m, r = witches, 0
-            while m:        # the witches, lowest role first, up to the highest
-                if m & 1 and (role_of(t, r, RO_TERRAINS) >> terrain) & 1 and b > g[at + 2 * r]:
-                    g[at + 2 * r] = b
-                m >>= 1
-                r += 1
+            b = best_delivery_area(t, g, colours, a)
+            while m:
+                r = trailing_zeros(m)
+                m &= m - 1
+                g[at + 2 * r] = max(g[at + 2 * r], b)
     return at
 
 

@@ -482,6 +482,18 @@ def druid_can(t, g, seat, r, k):
     return False
 
 
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def druid_value(t, g, seat, r, colours):
+    """The best tower points druid r reaches: those of its (eligible) pawn areas; NEG: none."""
+    best = NEG
+    for p in range(2):
+        a = g[sc(seat, S_PAWN_A + p)]
+        if t[P_DRUID_TERRAIN] and not (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1:
+            continue
+        best = max(best, best_delivery_area(t, g, colours, a))
+    return best
+
+
 @njit((TT, GT, I8, I8, B1), cache=True, _nrt=False, no_cpython_wrapper=True)
 def card_value(t, g, seat, r, brave):
     """What role r reaches from the current position: (best tower points, 0) for a brave witch
@@ -498,12 +510,7 @@ def card_value(t, g, seat, r, brave):
                 if witch_can_enter(t, g, r, a):
                     best = max(best, best_delivery_area(t, g, colours, a))
     elif kind == DRUID:
-        # the towers a druid reaches are those of its (eligible) pawn areas
-        for p in range(2):
-            a = g[sc(seat, S_PAWN_A + p)]
-            if t[P_DRUID_TERRAIN] and not (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1:
-                continue
-            best = max(best, best_delivery_area(t, g, colours, a))
+        best = druid_value(t, g, seat, r, colours)
     elif kind == FAIRY:
         # the clouds next to a pawn (the best (bolts, stars) does not depend on the order)
         bolts, stars = np.int64(-1), np.int64(0)
@@ -556,6 +563,9 @@ def card_values(t, g, seat, roles):
             if kind == WITCH:
                 witches |= np.int64(1) << np.int64(r)
             g[at + 2 * r] = NEG
+            g[at + 2 * r + 1] = 0
+        elif kind == DRUID:
+            g[at + 2 * r] = druid_value(t, g, seat, r, colours)
             g[at + 2 * r + 1] = 0
         else:
             v, w = card_value(t, g, seat, r, True)

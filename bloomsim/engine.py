@@ -388,6 +388,15 @@ def ask(t, g, obs, opts, seat, kind, n):
     return c
 
 
+@njit((GT, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def take_best(g, seat, kind, n):
+    """A built-in heuristic's choice: the best option ``offer`` kept (a call, not inlined
+    into each ``decide``: that cost ~2 s of cold compile)."""
+    c = g[G_BEST]
+    record(g, seat, kind, n, c)
+    return c
+
+
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def decide(t, s, seat, kind, n):
     """Ask the seat's policy (a single option is taken without asking). The built-in random
@@ -401,9 +410,7 @@ def decide(t, s, seat, kind, n):
         s.g[G_DECISIONS] += 1
         return randint(s.g.view(np.uint64), G_ST + 1 + seat, n)
     if pid > P.RANDOM:
-        c = s.g[G_BEST]
-        record(s.g, seat, kind, n, c)
-        return c
+        return take_best(s.g, seat, kind, n)
     return ask(t, s.g, s.obs, s.opts, seat, kind, n)
 
 
@@ -652,29 +659,30 @@ def pair_rows(t, s, seat, r, i, v, w, risk):
     s.opts[i + 1, P.F_RISK] = risk
 
 
-@njit((TT, GT, I8, I8, I8, types.float32, types.UniTuple(types.float64, 4)), cache=True,
-      _nrt=False, no_cpython_wrapper=True)
-def best_card(t, g, hand, roles, at, risk, weights):
-    """A built-in heuristic's LEAD or FOLLOW choice without the rows: ``P._best`` of those
-    ``pair_rows`` writes for each role in ``hand`` (option 2j + brave for the j-th), valued
-    from ``card_values`` at ``at`` (roles not in ``roles``: NEG) and brave ``risk``."""
+@njit((TT, GT, I8, I8, I8, I8, I8, types.float32, types.UniTuple(types.float64, 4)),
+      cache=True, _nrt=False, no_cpython_wrapper=True)
+def best_card(t, g, seat, kind, hand, roles, at, risk, weights):
+    """A built-in heuristic's LEAD or FOLLOW (``kind``) choice without the rows: ``P._best``
+    of those ``pair_rows`` writes for each role in ``hand`` (option 2j + brave for the j-th),
+    valued from ``card_values`` at ``at`` (roles not in ``roles``: NEG) and brave ``risk``."""
     brave_ok = not risk > weights[3]
     c, best_v, n = 0, -1e30, 0
     m = hand
     while m:
         r = trailing_zeros(m)
         m &= m - 1
-        kind = role_of(t, r, RO_KIND)
+        role = role_of(t, r, RO_KIND)
         v = g[at + 2 * r] if (roles >> r) & 1 else NEG
-        x = card_score(t, g, r, kind, False, NEG if kind == WITCH else v, g[at + 2 * r + 1],
+        x = card_score(t, g, r, role, False, NEG if role == WITCH else v, g[at + 2 * r + 1],
                        weights)
         if x > best_v:
             c, best_v = n, x
         if brave_ok:
-            x = card_score(t, g, r, kind, True, v, g[at + 2 * r + 1], weights)
+            x = card_score(t, g, r, role, True, v, g[at + 2 * r + 1], weights)
             if x > best_v:
                 c, best_v = n + 1, x
         n += 2
+    record(g, seat, kind, n, c)
     return c
 
 
@@ -901,8 +909,7 @@ def play_turn(t, s):
                     roles &= ~(np.int64(1) << r)
         at = card_values(t, s.g, leader, roles)
         if pid > P.RANDOM:
-            c = best_card(t, s.g, hand, roles, at, risk, weights)
-            record(s.g, leader, P.LEAD, 2 * s.g[sc(leader, S_NHAND)], c)
+            c = best_card(t, s.g, leader, P.LEAD, hand, roles, at, risk, weights)
         else:
             n = 0
             for r in range(t[P_N_ROLES]):
@@ -929,15 +936,14 @@ def play_turn(t, s):
             weights = P.builtin_weights(pid)
             if risk > weights[3]:
                 c = 0       # a heuristic's only option then: cowardly (no values needed)
+                record(s.g, seat, P.FOLLOW, 2, c)
             else:
                 role = np.int64(1) << r
                 at = card_values(t, s.g, seat, role)
                 if pid > P.RANDOM:
-                    c = best_card(t, s.g, role, role, at, risk, weights)
+                    c = best_card(t, s.g, seat, P.FOLLOW, role, role, at, risk, weights)
                 else:
                     pair_rows(t, s, seat, r, 0, s.g[at + 2 * r], s.g[at + 2 * r + 1], risk)
-            if c >= 0:
-                record(s.g, seat, P.FOLLOW, 2, c)
         if c < 0:
             c = decide(t, s, seat, P.FOLLOW, 2)
         play_card(t, s, seat, r)

@@ -166,6 +166,27 @@ def test_several_user_policies_match_the_reference():
         assert df.equals(bloomsim.simulate(seats, 3, seed=3, engine="reference"))
 
 
+@bloomsim.policy("reads_rows")
+def reads_rows(kind, obs, opts, n_opts, rng):
+    """A choice that depends on every feature of every option."""
+    h = 0.0
+    for i in range(n_opts):
+        for f in range(opts.shape[1]):
+            h += opts[i, f] * (13 * i + 7 * f + 1)
+    return int(abs(h) * 1000.0) % n_opts
+
+
+def test_user_policy_reading_every_feature_matches_the_reference():
+    # the compiled engine writes a reader's rows in ``offer`` (a built-in heuristic gets no
+    # rows), the reference builds its own: a choice depending on every feature meets both
+    rules = default_rules().replace(events_used=10)
+    for seats in ([reads_rows, "careful", reads_rows, "greedy"], [reads_rows] * 3):
+        for seed in range(3):
+            df = bloomsim.simulate(seats, 3, seed=seed, rules=rules)
+            assert df.equals(bloomsim.simulate(seats, 3, seed=seed, rules=rules,
+                                               engine="reference"))
+
+
 def test_user_policies_same_games_on_any_thread_count():
     # each thread holds the user policies' addresses in its own state
     seats = [reads_obs, first_option, "careful", reads_obs]

@@ -367,15 +367,11 @@ def record(g, seat, kind, n, c):
 @njit((TT, ST.types[0], *POLICY_SIG.args[1:3], I8, I8, I8),
       cache=True, _nrt=False, no_cpython_wrapper=True)
 def ask(t, g, obs, opts, seat, kind, n):
-    """``decide`` for the random policy keeping a log, or a user policy, on the few arrays
-    it reads (a call passes every array of its arguments)."""
-    pid = g[sc(seat, S_POLICY)]
+    """``decide`` for a user policy, on the few arrays it reads (a call passes every array of
+    its arguments); only user policies read the observation."""
     rng = g.view(np.uint64)[G_ST + 1 + seat:G_ST + 2 + seat]
-    if pid == P.RANDOM:
-        c = randint(rng, 0, n)
-    else:       # only user policies read the observation (the built-in ones never do)
-        observe(t, g, obs, seat)
-        c = policy_at(g[G_UF - 1 - pid])(kind, obs, opts, n, rng)
+    observe(t, g, obs, seat)
+    c = policy_at(g[G_UF - 1 - g[sc(seat, S_POLICY)]])(kind, obs, opts, n, rng)
     if c < 0 or c >= n:
         if g[G_ERROR] == 0:
             g[G_ERROR] = 1
@@ -389,28 +385,26 @@ def ask(t, g, obs, opts, seat, kind, n):
 
 
 @njit((GT, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def take_best(g, seat, kind, n):
-    """A built-in heuristic's choice: the best option ``offer`` kept (a call, not inlined
-    into each ``decide``: that cost ~2 s of cold compile)."""
-    c = g[G_BEST]
+def builtin_choice(g, seat, kind, n):
+    """A built-in policy's choice, always legal: the random policy's draw, or the best
+    option ``offer`` kept for a heuristic. One small call at each ``decide``: inlining the draw
+    and the record there had cost ~6 s of cold compile."""
+    if g[sc(seat, S_POLICY)] == P.RANDOM:
+        c = randint(g.view(np.uint64), G_ST + 1 + seat, n)
+    else:
+        c = g[G_BEST]
     record(g, seat, kind, n, c)
     return c
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def decide(t, s, seat, kind, n):
-    """Ask the seat's policy (a single option is taken without asking). The built-in random
-    policy is drawn right here, a built-in heuristic's choice was kept while its options were
-    offered (both always legal), the others are asked by ``ask``."""
+    """Ask the seat's policy (a single option is taken without asking): a built-in one by
+    ``builtin_choice``, a user policy by ``ask``."""
     if n == 1:
         return 0
-    pid = s.g[sc(seat, S_POLICY)]
-    if pid == P.RANDOM and s.g[G_LOG_CAP] == 0:
-        s.g[G_LOGGED] += 1
-        s.g[G_DECISIONS] += 1
-        return randint(s.g.view(np.uint64), G_ST + 1 + seat, n)
-    if pid > P.RANDOM:
-        return take_best(s.g, seat, kind, n)
+    if s.g[sc(seat, S_POLICY)] >= 0:
+        return builtin_choice(s.g, seat, kind, n)
     return ask(t, s.g, s.obs, s.opts, seat, kind, n)
 
 

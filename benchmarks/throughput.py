@@ -42,32 +42,48 @@ def decisions(df: pl.DataFrame) -> int:
     return int(df.filter(pl.col("seat") == 0)["decisions"].sum())
 
 
+def time_configs(simulate: Simulate, cfgs: Sequence[Config], seats: Sequence[Sequence],
+                 seed: int, reps: int, min_rep_s: float) -> list[tuple[dict, pl.DataFrame]]:
+    """Time ``reps`` repetitions of each config (seats[i] for cfgs[i]) and return each one's
+    record and last frame. A repetition repeats the call until ``min_rep_s`` has passed
+    (timeit's way of making a 1,000-game batch measurable). The configs' repetitions take
+    turns, so that a burst of load on the shared machine hits them alike: a heuristic's
+    slowdown against random is a ratio of rates measured side by side."""
+    kws = [{"engine": c.engine, "threads": c.threads, "progress": False} for c in cfgs]
+    for cfg, seat, kw in zip(cfgs, seats, kws):
+        simulate(seat, min(cfg.batch, 10), seed, **kw)      # warm-up: compile or load cache
+    runs = [([], [], [], None) for _ in cfgs]     # rates, CPU rates, seconds per call, frame
+    for _ in range(reps):
+        for i, (cfg, seat, kw) in enumerate(zip(cfgs, seats, kws)):
+            calls, t0, c0 = 0, time.perf_counter(), time.process_time()
+            while True:
+                df = simulate(seat, cfg.batch, seed, **kw)
+                calls += 1
+                dt = time.perf_counter() - t0
+                if dt >= min_rep_s:
+                    break
+            cpu = time.process_time() - c0
+            rates, cpu_rates, seconds, _ = runs[i]
+            seconds.append(dt / calls)
+            rates.append(cfg.batch * calls / dt)
+            cpu_rates.append(cfg.batch * calls / cpu)
+            runs[i] = (rates, cpu_rates, seconds, df)
+    out = []
+    for cfg, (rates, cpu_rates, seconds, df) in zip(cfgs, runs):
+        n_dec = decisions(df)
+        dec_rates = [r * n_dec / cfg.batch for r in rates]
+        rec = {**cfg.__dict__, "reps": reps, "seconds_per_call": seconds,
+               **summary("games_per_s", rates), **summary("decisions_per_s", dec_rates),
+               **summary("games_per_cpu_s", cpu_rates),
+               "decisions_per_game": n_dec / cfg.batch, "load": load()}
+        out.append((rec, df))
+    return out
+
+
 def time_config(simulate: Simulate, cfg: Config, seats: Sequence, seed: int, reps: int,
                 min_rep_s: float) -> tuple[dict, pl.DataFrame]:
-    """Time ``reps`` repetitions and return the record and the last frame; a repetition repeats the call until ``min_rep_s`` has passed
-    (timeit's way of making a 1,000-game batch measurable)."""
-    kw = {"engine": cfg.engine, "threads": cfg.threads, "progress": False}
-    simulate(seats, min(cfg.batch, 10), seed, **kw)          # warm-up: compile or load cache
-    rates, cpu_rates, seconds = [], [], []
-    for _ in range(reps):
-        calls, t0, c0 = 0, time.perf_counter(), time.process_time()
-        while True:
-            df = simulate(seats, cfg.batch, seed, **kw)
-            calls += 1
-            dt = time.perf_counter() - t0
-            if dt >= min_rep_s:
-                break
-        cpu = time.process_time() - c0
-        seconds.append(dt / calls)
-        rates.append(cfg.batch * calls / dt)
-        cpu_rates.append(cfg.batch * calls / cpu)
-    n_dec = decisions(df)
-    dec_rates = [r * n_dec / cfg.batch for r in rates]
-    rec = {**cfg.__dict__, "reps": reps, "seconds_per_call": seconds,
-           **summary("games_per_s", rates), **summary("decisions_per_s", dec_rates),
-           **summary("games_per_cpu_s", cpu_rates),
-           "decisions_per_game": n_dec / cfg.batch, "load": load()}
-    return rec, df
+    """``time_configs`` of one config."""
+    return time_configs(simulate, [cfg], [seats], seed, reps, min_rep_s)[0]
 
 
 def configs(game: Game, plan: Plan, policies: Sequence[str]) -> list[Config]:
@@ -84,23 +100,40 @@ def configs(game: Game, plan: Plan, policies: Sequence[str]) -> list[Config]:
     return sorted(dict.fromkeys(cs), key=lambda c: c.batch)
 
 
+def side_by_side(cs: Sequence[Config], plan: Plan) -> list[list[Config]]:
+    """The configs in groups timed together (``time_configs``): the policy comparison (every
+    policy at the goal's player count and the sweep batch, random included) per thread count;
+    every other config alone. Groups keep the order of their first config."""
+    groups: dict = {}
+    for c in cs:
+        key = ((c.threads, c.batch) if c.batch == plan.sweep_batch
+               and c.n_players == GOAL_PLAYERS else c)
+        groups.setdefault(key, []).append(c)
+    return list(groups.values())
+
+
 def benchmark(game: Game, plan: Plan, log: Callable[[str], None]) -> tuple[list[dict], list[str]]:
     """Time every config of ``game`` and its reference engine; return records and notes (runs
     skipped because they would exceed ``plan.max_run_s``, engines that disagree)."""
     engine = game.load()
     user = policy(USER_POLICY)(greedy)
     records, notes, rates = [], [], {}
-    for cfg in configs(game, plan, [*engine.POLICIES, USER_POLICY]):
-        rate = rates.get((cfg.policy, cfg.n_players, cfg.threads), rates.get(cfg.threads))
-        if rate and cfg.batch / rate > plan.max_run_s:
-            notes.append(f"{_label(cfg.__dict__)}: skipped, predicted {cfg.batch / rate:.0f} s per call "
-                         f"> {plan.max_run_s:g} s")
-            continue
-        seats = [user if cfg.policy == USER_POLICY else cfg.policy] * cfg.n_players
-        rec, _ = time_config(engine.simulate, cfg, seats, SEED, plan.reps, plan.min_rep_s)
-        rates[(cfg.policy, cfg.n_players, cfg.threads)] = rates[cfg.threads] = rec["games_per_s"]
-        log(_line(rec))
-        records.append(rec)
+    for group in side_by_side(configs(game, plan, [*engine.POLICIES, USER_POLICY]), plan):
+        todo = []
+        for cfg in group:
+            rate = rates.get((cfg.policy, cfg.n_players, cfg.threads), rates.get(cfg.threads))
+            if rate and cfg.batch / rate > plan.max_run_s:
+                notes.append(f"{_label(cfg.__dict__)}: skipped, predicted {cfg.batch / rate:.0f} "
+                             f"s per call > {plan.max_run_s:g} s")
+            else:
+                todo.append(cfg)
+        seats = [[user if c.policy == USER_POLICY else c.policy] * c.n_players for c in todo]
+        for rec, _ in time_configs(engine.simulate, todo, seats, SEED, plan.reps,
+                                   plan.min_rep_s):
+            rates[(rec["policy"], rec["n_players"], rec["threads"])] = rec["games_per_s"]
+            rates[rec["threads"]] = rec["games_per_s"]
+            log(_line(rec))
+            records.append(rec)
     rec, same = reference(engine, game, plan)
     log(_line(rec))
     records.append(rec)

@@ -29,6 +29,29 @@ def test_time_config_counts_games_and_decisions_of_the_same_games(fake_game):
     assert fake_game.engine.calls[0] == ("compiled", 4, 10, 1)   # the untimed warm-up
 
 
+def test_policies_are_timed_side_by_side_in_turns(fake_game):
+    # the heuristics' slowdown is a ratio: random and each policy at the sweep batch take
+    # turns, per thread count, so a burst of load hits them alike
+    plan = PLANS["quick"]
+    groups = throughput.side_by_side(throughput.configs(fake_game, plan, ["random", "slowpoke"]),
+                                     plan)
+    pairs = [g for g in groups if len(g) > 1]
+    assert len(pairs) == len(plan.threads)
+    for g in pairs:
+        assert {c.policy for c in g} == {"random", "slowpoke"}
+        assert {(c.threads, c.batch, c.n_players) for c in g} == {
+            (g[0].threads, plan.sweep_batch, GOAL_PLAYERS)}
+    assert sum(len(g) for g in groups) == len(throughput.configs(fake_game, plan,
+                                                                 ["random", "slowpoke"]))
+    cfgs = [Config("bloomsim", "compiled", "random", 4, 1, 100),
+            Config("bloomsim", "compiled", "random", 2, 1, 50)]
+    out = throughput.time_configs(fake_game.engine.simulate, cfgs, [["random"] * 4,
+                                  ["random"] * 2], 7, reps=2, min_rep_s=0)
+    assert [r["n_players"] for r, _ in out] == [4, 2] and out[1][1].height == 100
+    timed = [c[1] for c in fake_game.engine.calls[2:]]     # after the two warm-ups
+    assert timed == [4, 2, 4, 2]
+
+
 def test_configs_sweep_batches_players_and_policies_without_duplicates(fake_game):
     plan = PLANS["quick"]
     cs = throughput.configs(fake_game, plan, ["random", "slowpoke"])

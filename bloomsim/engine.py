@@ -467,6 +467,13 @@ def witch_can_enter(t, g, r, a):
     return ((role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 != 0) & (g[t[T_BOARD] + a] < 0)
 
 
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def druid_serves(t, r, a):
+    """Druid r can deliver from a pawn on area a: any area, or (``druid_needs_terrain``) one
+    of its terrains."""
+    return not t[P_DRUID_TERRAIN] or (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 != 0
+
+
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def druid_can(t, g, seat, r, k):
     """Tower k touches an eligible pawn area and can take a potion."""
@@ -475,7 +482,7 @@ def druid_can(t, g, seat, r, k):
     ptr = t[P_TOWER_PTR]
     for p in range(2):
         a = g[sc(seat, S_PAWN_A + p)]
-        if t[P_DRUID_TERRAIN] and not (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1:
+        if not druid_serves(t, r, a):
             continue
         for i in range(t[ptr + k], t[ptr + k + 1]):
             if t[i] == a:
@@ -489,7 +496,7 @@ def druid_value(t, g, seat, r, colours):
     best = NEG
     for p in range(2):
         a = g[sc(seat, S_PAWN_A + p)]
-        if t[P_DRUID_TERRAIN] and not (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1:
+        if not druid_serves(t, r, a):
             continue
         best = max(best, best_delivery_area(t, g, colours, a))
     return best
@@ -1040,7 +1047,7 @@ def druid(t, s, seat, r, brave):
         mask = np.int64(0)
         for p in range(2):
             a = s.g[sc(seat, S_PAWN_A + p)]
-            if t[P_DRUID_TERRAIN] and not (role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1:
+            if not druid_serves(t, r, a):
                 continue
             for i in range(t[ptr + a], t[ptr + a + 1]):
                 k = t[i]

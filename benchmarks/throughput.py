@@ -47,8 +47,8 @@ def time_configs(simulate: Simulate, cfgs: Sequence[Config], seats: Sequence[Seq
     """Time ``reps`` repetitions of each config (seats[i] for cfgs[i]) and return each one's
     record and last frame. A repetition repeats the call until ``min_rep_s`` has passed
     (timeit's way of making a 1,000-game batch measurable). The configs' repetitions take
-    turns, so that a burst of load on the shared machine hits them alike: a heuristic's
-    slowdown against random is a ratio of rates measured side by side."""
+    turns, so that a burst of load on the shared machine hits them alike: a goal that is a
+    ratio of two rates (``side_by_side``) is measured side by side."""
     kws = [{"engine": c.engine, "threads": c.threads, "progress": False} for c in cfgs]
     for cfg, seat, kw in zip(cfgs, seats, kws):
         simulate(seat, min(cfg.batch, 10), seed, **kw)      # warm-up: compile or load cache
@@ -100,15 +100,15 @@ def configs(game: Game, plan: Plan, policies: Sequence[str]) -> list[Config]:
     return sorted(dict.fromkeys(cs), key=lambda c: c.batch)
 
 
-def side_by_side(cs: Sequence[Config], plan: Plan) -> list[list[Config]]:
-    """The configs in groups timed together (``time_configs``): the policy comparison (every
-    policy at the goal's player count and the sweep batch, random included) per thread count;
-    every other config alone. Groups keep the order of their first config."""
+def side_by_side(cs: Sequence[Config]) -> list[list[Config]]:
+    """The configs in groups timed together (``time_configs``): at the goal's player count,
+    every config of one batch size (each thread count, and at the sweep batch each policy,
+    random included); every other config alone. The goals' ratios (1 -> 2 threads, a
+    heuristic against random) are so measured side by side. Groups keep the order of their
+    first config."""
     groups: dict = {}
     for c in cs:
-        key = ((c.threads, c.batch) if c.batch == plan.sweep_batch
-               and c.n_players == GOAL_PLAYERS else c)
-        groups.setdefault(key, []).append(c)
+        groups.setdefault(c.batch if c.n_players == GOAL_PLAYERS else c, []).append(c)
     return list(groups.values())
 
 
@@ -118,7 +118,7 @@ def benchmark(game: Game, plan: Plan, log: Callable[[str], None]) -> tuple[list[
     engine = game.load()
     user = policy(USER_POLICY)(greedy)
     records, notes, rates = [], [], {}
-    for group in side_by_side(configs(game, plan, [*engine.POLICIES, USER_POLICY]), plan):
+    for group in side_by_side(configs(game, plan, [*engine.POLICIES, USER_POLICY])):
         todo = []
         for cfg in group:
             rate = rates.get((cfg.policy, cfg.n_players, cfg.threads), rates.get(cfg.threads))

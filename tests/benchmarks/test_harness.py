@@ -29,20 +29,21 @@ def test_time_config_counts_games_and_decisions_of_the_same_games(fake_game):
     assert fake_game.engine.calls[0] == ("compiled", 4, 10, 1)   # the untimed warm-up
 
 
-def test_policies_are_timed_side_by_side_in_turns(fake_game):
-    # the heuristics' slowdown is a ratio: random and each policy at the sweep batch take
-    # turns, per thread count, so a burst of load hits them alike
+def test_goal_ratios_are_timed_side_by_side_in_turns(fake_game):
+    # 1 -> 2 threads and a heuristic's slowdown are ratios: at the goal's player count every
+    # thread count (and at the sweep batch every policy) of a batch size take turns, so a burst
+    # of load hits them alike
     plan = PLANS["quick"]
-    groups = throughput.side_by_side(throughput.configs(fake_game, plan, ["random", "slowpoke"]),
-                                     plan)
-    pairs = [g for g in groups if len(g) > 1]
-    assert len(pairs) == len(plan.threads)
-    for g in pairs:
-        assert {c.policy for c in g} == {"random", "slowpoke"}
-        assert {(c.threads, c.batch, c.n_players) for c in g} == {
-            (g[0].threads, plan.sweep_batch, GOAL_PLAYERS)}
-    assert sum(len(g) for g in groups) == len(throughput.configs(fake_game, plan,
-                                                                 ["random", "slowpoke"]))
+    cs = throughput.configs(fake_game, plan, ["random", "slowpoke"])
+    groups = throughput.side_by_side(cs)
+    together = [g for g in groups if g[0].n_players == GOAL_PLAYERS]
+    assert [g[0].batch for g in together] == sorted({*plan.batches, plan.sweep_batch})
+    for g in together:
+        policies = {"random", "slowpoke"} if g[0].batch == plan.sweep_batch else {"random"}
+        assert set(g) == {Config(g[0].game, "compiled", p, GOAL_PLAYERS, t, g[0].batch)
+                          for p in policies for t in plan.threads}
+    assert all(len(g) == 1 for g in groups if g[0].n_players != GOAL_PLAYERS)
+    assert sorted((c for g in groups for c in g), key=cs.index) == cs
     cfgs = [Config("bloomsim", "compiled", "random", 4, 1, 100),
             Config("bloomsim", "compiled", "random", 2, 1, 50)]
     out = throughput.time_configs(fake_game.engine.simulate, cfgs, [["random"] * 4,

@@ -13,12 +13,18 @@ is exact and the same on a busy machine as on an idle one, so it can compare two
 an engine where a shared machine's timings cannot (it says nothing of stalls: time per
 instruction is the sampled profile's business). valgrind reports its own CPU to numba, so the
 kernels are compiled under it once (minutes) into ``--cache``, which later runs reuse.
+
+``--compile`` profiles the cold start instead: a fresh interpreter with an empty
+``NUMBA_CACHE_DIR`` imports the game and plays its first 1,000 games while numba's event API
+(``numba.core.event``) times each kernel's compile (its own, callees' compiles excluded), the
+part of it spent in LLVM, and each compiler pass.
 """
 from __future__ import annotations
 
 import argparse
 import bisect
 import importlib
+import json
 import os
 import re
 import shutil
@@ -78,6 +84,63 @@ def child(game: str, policy: str, n_players: int, n_games: int, threads: int,
     Path(map_file).write_text("".join(f"{a:x} {size:x} {name}\n"
                                       for a, size, name in _compiled_functions()))
     print(f"{t0:.6f} {t1:.6f}")
+
+
+def compile_times(run) -> dict[str, Counter]:
+    """CPU seconds of numba's compiles while ``run()`` executes: per kernel its own (a callee
+    compiled from inside it is the callee's), of which in LLVM (the LLVM lock held), and per
+    compiler pass (its own, passes of nested compiles excluded)."""
+    from numba.core import event
+
+    own, llvm, passes = Counter(), Counter(), Counter()
+    kernels: list = []      # (name, start) of the compiles in progress, innermost last
+    locks: list = []
+    running: list = []      # (pass, start)
+
+    def exclusive(stack, totals):
+        name, t = stack.pop()
+        dt = time.process_time() - t
+        totals[name] += dt
+        if stack:
+            totals[stack[-1][0]] -= dt
+
+    class Compiles(event.Listener):
+        def on_start(self, ev):
+            f = ev.data["dispatcher"].py_func
+            kernels.append((f"{f.__module__}.{f.__qualname__}", time.process_time()))
+
+        def on_end(self, ev):
+            exclusive(kernels, own)
+
+    class Llvm(event.Listener):
+        def on_start(self, ev):
+            locks.append(time.process_time())
+
+        def on_end(self, ev):
+            t = locks.pop()
+            if not locks:                   # the lock is reentrant: its outermost hold
+                llvm[kernels[-1][0] if kernels else "(no compile)"] += time.process_time() - t
+
+    class Passes(event.Listener):
+        def on_start(self, ev):
+            running.append((ev.data["name"].split(" [")[0], time.process_time()))
+
+        def on_end(self, ev):
+            exclusive(running, passes)
+
+    with event.install_listener("numba:compile", Compiles()), \
+            event.install_listener("numba:llvm_lock", Llvm()), \
+            event.install_listener("numba:run_pass", Passes()):
+        run()
+    return {"kernels": own, "llvm": llvm, "passes": passes}
+
+
+def compile_child(game: str) -> None:
+    """Import ``game`` and play its first 1,000 games, printing ``compile_times`` as JSON."""
+    def first_result():
+        engine = importlib.import_module(game)
+        engine.simulate(["random"] * GOAL_PLAYERS, 1_000, SEED, progress=False)
+    print(json.dumps(compile_times(first_result)))
 
 
 def _shares(report: str) -> Counter:
@@ -195,8 +258,32 @@ def sample_time(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
            [f"{share:.1f}% | `{name}`" for name, share in _shares(report).most_common(args.top)])
 
 
+def profile_compile(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-profile-") as tmp:
+        t0 = time.perf_counter()
+        stdout = _run(p, [sys.executable, "-m", "benchmarks.profile", "--compile-child",
+                          args.game], Path(tmp) / "cache", "compile")
+        wall = time.perf_counter() - t0
+    res = {k: Counter(v) for k, v in json.loads(stdout.splitlines()[-1]).items()}
+    kernels, llvm, passes = res["kernels"], res["llvm"], res["passes"]
+    total = sum(kernels.values())
+    _table(f"{args.game}: cold start (empty numba cache) to the first 1,000 games, {wall:.1f} s "
+           f"wall; compiling {total:.1f} s of CPU, {sum(llvm.values()):.1f} s of it in LLVM",
+           "compile CPU s | of which LLVM | kernel",
+           [f"{c:.2f} | {llvm[name]:.2f} | `{name}`"
+            for name, c in kernels.most_common(args.top)])
+    print()
+    _table("The same compile by numba pass (LLVM's optimisation and machine code are in the "
+           "lowering passes)", "CPU s | share | pass",
+           [f"{c:.2f} | {100 * c / total:.0f}% | {name}"
+            for name, c in passes.most_common(args.top)])
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--compile-child"]:
+        compile_child(argv[1])
+        return 0
     if argv[:1] == ["--child"]:
         game, policy, n_players, n_games, threads, map_file = argv[1:]
         child(game, policy, int(n_players), int(n_games), int(threads), map_file)
@@ -211,12 +298,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--top", type=int, default=25, help="functions to list")
     p.add_argument("--instructions", action="store_true",
                    help="count instructions per game under valgrind instead of sampling time")
+    p.add_argument("--compile", action="store_true",
+                   help="profile the cold start's compile (per kernel and per compiler pass)")
     p.add_argument("--cache", default="~/.cache/simcore-valgrind-numba",
                    help="numba cache for --instructions (kernels compiled under valgrind)")
     args = p.parse_args(argv)
     if args.games is None:
         args.games = 2_000 if args.instructions else 20_000
-    (count_instructions if args.instructions else sample_time)(p, args)
+    if args.compile and args.instructions:
+        p.error("--compile and --instructions are two different profiles; choose one")
+    run = (profile_compile if args.compile else count_instructions if args.instructions
+           else sample_time)
+    run(p, args)
     return 0
 
 if __name__ == "__main__":

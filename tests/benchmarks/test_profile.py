@@ -1,3 +1,6 @@
+import pytest
+
+from benchmarks import profile
 from benchmarks.profile import _shares, callgrind_costs, demangle, per_function
 
 
@@ -46,3 +49,31 @@ def test_per_function_sums_the_addresses_inside_each_engine_function():
     costs = {0x1000: 6, 0x10FF: 4, 0x1100: 50, 0x2008: 3, 0x2010: 9, 0x500: 1}
     assert per_function(costs, functions, ("rapinsim.", "simcore.")) == {
         "rapinsim.engine.play_turn": 10, "simcore.results.rank_and_share": 3}
+
+
+def test_compile_times_give_each_kernel_its_own_compile_and_name_the_passes():
+    from numba import njit
+
+    @njit
+    def profiled_inner(x):
+        return x + 1
+
+    @njit
+    def profiled_outer(x):
+        return profiled_inner(x) * 2
+
+    res = profile.compile_times(lambda: profiled_outer(3))
+    kernels = {name.rsplit(".", 1)[-1]: s for name, s in res["kernels"].items()}
+    assert set(kernels) == {"profiled_outer", "profiled_inner"}
+    assert all(s > 0 for s in kernels.values())
+    assert {"nopython_type_inference", "native_lowering"} <= set(res["passes"])
+    # each kernel's LLVM time is part of its own compile, and each pass counted once
+    assert all(0 <= res["llvm"][k] <= res["kernels"][k] for k in res["kernels"])
+    assert sum(res["passes"].values()) <= sum(res["kernels"].values())
+
+
+def test_compile_and_instructions_are_two_profiles(capsys):
+    with pytest.raises(SystemExit) as e:
+        profile.main(["bloomsim", "--compile", "--instructions"])
+    assert e.value.code == 2
+    assert "choose one" in capsys.readouterr().err

@@ -41,7 +41,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from simcore.bits import nth_set_bit, popcount
 from simcore.parallel import claim, spread
-from simcore.policy import POLICY_SIG, FirstClass, policy_at
+from simcore.policy import POLICY_SIG, first_class, policy_at
 from simcore.results import rank_and_share
 from simcore.rng import CHANCE, randint, seed_streams, shuffle
 
@@ -1360,8 +1360,9 @@ def play_games(t, key, start, counter, pol, game_fn, user_policies, seat_out, ra
     game_out [1 + E + R + K + C, G] int32 (decisions, then State.rec): column-major, so that
     each results column is one contiguous block, errors [G, 6] int64
     (error flag, seat, kind, choice, n_opts, decisions logged), log [G, cap, 4] int16.
-    ``game_fn``: ``play_game`` as a first-class function (``game_kernel()``): called through a
-    pointer, its machine code is not linked into (and optimised again with) this kernel's.
+    ``game_fn``: ``play_game`` as a first-class function (``simcore.policy.first_class``):
+    called through a pointer, its machine code is not linked into (and optimised again with)
+    this kernel's.
     ``user_policies``: [MAX_PLAYERS] int64 the addresses of the user policies' compiled code
     (``policy_at``), padded with a placeholder's.
     """
@@ -1382,17 +1383,7 @@ def play_batch(t, key, start, pol, user_policies, seat_out, rank, win, game_out,
                log) -> None:
     """Play games start .. start + len(win) - 1 (arrays as ``play_games``) on
     ``numba.get_num_threads()`` threads (``simcore.parallel.spread``)."""
-    game_fn = game_kernel()
+    game_fn = first_class(play_game, GAME_SIG)
     spread(lambda counter: play_games(t, key, start, counter, pol, game_fn, user_policies,
                                       seat_out, rank, win, game_out, errors, log),
            win.shape[0])
-
-
-_GAME: list = []
-
-
-def game_kernel() -> FirstClass:
-    """``play_game`` compiled for ``GAME_SIG`` (on first use), as a first-class function."""
-    if not _GAME:
-        _GAME.append(FirstClass(play_game, GAME_SIG))
-    return _GAME[0]

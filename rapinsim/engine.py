@@ -32,7 +32,7 @@ from numba.extending import intrinsic
 
 from simcore.bits import nth_set_bit, popcount
 from simcore.parallel import claim, spread
-from simcore.policy import policy_at
+from simcore.policy import first_class, policy_at
 from simcore.results import rank_and_share
 from simcore.rng import CHANCE, mix64, randint
 
@@ -1054,7 +1054,10 @@ def score(G):
     G[GAME_ST + S.G_DAWN] = G[DAWN_END]
 
 
-@on_g(_V, types.uint64, _I)
+GAME_SIG = _V(_A, types.uint64, _I)
+
+
+@njit(GAME_SIG, cache=True, _nrt=False, no_cpython_wrapper=True)  # C wrapper: called by address
 def play_game(G, key, game):
     """Set up and play one game in G (results in SEAT_ST, GAME_ST, PRIM and SECD)."""
     setup(G, key, game)
@@ -1089,14 +1092,17 @@ def play_game(G, key, game):
     score(G)
 
 
-@njit(_V(types.int32[::1], types.uint64, _I, types.int64[::1], types.int16[:, :, ::1],
-         types.float32[:, ::1], types.int32[:, ::1], types.int8[:, ::1], types.int64[:, ::1],
-         types.int16[:, :, ::1]),
+@njit(_V(types.int32[::1], types.uint64, _I, types.int64[::1], types.FunctionType(GAME_SIG),
+         types.int16[:, :, ::1], types.float32[:, ::1], types.int32[:, ::1], types.int8[:, ::1],
+         types.int64[:, ::1], types.int16[:, :, ::1]),
       cache=True, nogil=True)
-def play_games(Ga, key, start, counter, seat, win, game, chars, err, log):
+def play_games(Ga, key, start, counter, game_fn, seat, win, game, chars, err, log):
     """Play games start + g into rows g of the result arrays (stats.new_arrays), for the units
     of rows this thread ``claim``s with ``counter``; err[g] = (1, seat, kind, choice, n_opts)
-    for a game a policy's illegal answer ended; log [G, L, 4] the decision logs (L = 0: none)."""
+    for a game a policy's illegal answer ended; log [G, L, 4] the decision logs (L = 0: none).
+    ``game_fn``: ``play_game`` as a first-class function (``simcore.policy.first_class``):
+    called through a pointer, the engine is not linked into (and optimised again with) this
+    kernel."""
     G = data_ptr(Ga)
     n_players = G[CFG_NP]
     while True:
@@ -1104,7 +1110,7 @@ def play_games(Ga, key, start, counter, seat, win, game, chars, err, log):
         if lo == hi:
             return
         for g in range(lo, hi):
-            play_game(G, key, start + g)
+            game_fn(G, key, start + g)
             rank_and_share(Ga[PRIM:PRIM + n_players], Ga[SECD:SECD + n_players], n_players,
                            Ga[RANKS:RANKS + n_players], win[g])
             for s in range(n_players):
@@ -1127,10 +1133,11 @@ def play_batch(rules: Rules, ids, user, key, start, n_players, fixed, seat, win,
     ``numba.get_num_threads()`` threads (``simcore.parallel.spread``)."""
     head = rule_vector(rules, n_players, ids, user, fixed, log.shape[1])
     key = np.uint64(key)
+    game_fn = first_class(play_game, GAME_SIG)
 
     def play_units(counter):
         g = np.zeros(LOG0 + 4 * log.shape[1], np.int32)
         g[:RULES_LEN] = head
-        play_games(g, key, start, counter, seat, win, game, chars, err, log)
+        play_games(g, key, start, counter, game_fn, seat, win, game, chars, err, log)
 
     spread(play_units, win.shape[0])

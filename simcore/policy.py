@@ -82,16 +82,22 @@ class FirstClass(WrapperAddressProtocol):
 _FIRST_CLASS: dict = {}
 
 
+def first_class(func, sig) -> FirstClass:
+    """``func`` compiled for ``sig`` (on first use) as a first-class function, kept alive here.
+    A kernel that calls another through one does not link the callee's code into its own, so
+    LLVM does not optimise it again there (numba re-optimises every linked callee in each
+    caller's module)."""
+    if (func, sig) not in _FIRST_CLASS:
+        _FIRST_CLASS[func, sig] = FirstClass(func, sig)
+    return _FIRST_CLASS[func, sig]
+
+
 def user_addresses(user_py: Sequence, count: int) -> np.ndarray:
     """The addresses of the user policies' compiled code, padded to ``count`` with a
     never-called placeholder's: the same argument whatever the seats play, so one compiled
     kernel serves built-in and user policies alike."""
-    funcs = []
-    for f in (*user_py, *[_placeholder] * (count - len(user_py))):
-        if f not in _FIRST_CLASS:          # also keeps the code alive
-            _FIRST_CLASS[f] = FirstClass(f, POLICY_SIG)
-        funcs.append(_FIRST_CLASS[f].address)
-    return np.array(funcs, np.int64)
+    return np.array([first_class(f, POLICY_SIG).address
+                     for f in (*user_py, *[_placeholder] * (count - len(user_py)))], np.int64)
 
 
 @intrinsic

@@ -236,25 +236,6 @@ def lightning_of(t, i):
     return t[t[T_LIGHT] + i]
 
 
-@njit(cache=True)
-def new_state(t, n_players, pol, user_policies, log_cap):
-    log_at = t[T_LOG]
-    s = State(np.zeros(log_at + 4 * log_cap, np.int64), np.zeros(OBS_LEN, np.float32),
-              np.zeros((t[T_MAXO] + t[P_N_ROLES], P.N_FEATURES), np.float32))
-    s.g[G_LOG_CAP] = log_cap
-    s.g[G_LOG_AT] = log_at
-    s.g[G_NP] = n_players
-    for p in range(n_players):
-        s.g[sc(p, S_POLICY)] = pol[p]
-        s.g[G_READERS] |= features(s, p)
-    for i in range(MAX_PLAYERS):
-        s.g[G_UF + i] = user_policies[i]
-    A = t[T_N_AREA]
-    for a in range(A):      # no round tower is filled yet
-        find_deliveries(t, s.g, a, deliveries_at(t) + 8 * A + 8 * a)
-    return s
-
-
 # ---------------------------------------------------------------- small helpers
 
 @njit((TT, ST, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -1349,12 +1330,35 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
     return 0
 
 
+def new_state(t: np.ndarray, log_cap: int) -> State:
+    """A zeroed ``State`` for a batch with these tables (allocated here, in numpy: compiled,
+    each dtype's allocation code had cost the cold start its own compile)."""
+    return State(np.zeros(t[T_LOG] + 4 * log_cap, np.int64), np.zeros(OBS_LEN, np.float32),
+                 np.zeros((t[T_MAXO] + t[P_N_ROLES], P.N_FEATURES), np.float32))
+
+
+@njit((TT, ST, I8, types.int64[::1], types.int64[::1], I8), cache=True, _nrt=False)
+def init_state(t, s, n_players, pol, user_policies, log_cap):
+    """The batch's settings into a new State (``new_state``)."""
+    s.g[G_LOG_CAP] = log_cap
+    s.g[G_LOG_AT] = t[T_LOG]
+    s.g[G_NP] = n_players
+    for p in range(n_players):
+        s.g[sc(p, S_POLICY)] = pol[p]
+        s.g[G_READERS] |= features(s, p)
+    for i in range(MAX_PLAYERS):
+        s.g[G_UF + i] = user_policies[i]
+    A = t[T_N_AREA]
+    for a in range(A):      # no round tower is filled yet
+        find_deliveries(t, s.g, a, deliveries_at(t) + 8 * A + 8 * a)
+
+
 @njit(cache=True, nogil=True)
-def play_games(t, key, start, counter, pol, game_fn, user_policies, seat_out, rank, win,
+def play_games(t, s, key, start, counter, game_fn, primary, secondary, seat_out, rank, win,
                game_out, errors, log):
     """Play games start + i into rows i of the outputs, for the units of rows this thread
     ``claim``s with ``counter``, with one ``State`` reset per game (nothing is allocated
-    inside a game).
+    inside a game; ``s`` is this thread's, ``new_state`` and ``init_state``).
 
     seat_out [16, G, P] int16 (``api.SEAT_COLS``), rank [G, P] int8, win [G, P] float32,
     game_out [1 + E + R + K + C, G] int32 (decisions, then State.rec): column-major, so that
@@ -1363,13 +1367,8 @@ def play_games(t, key, start, counter, pol, game_fn, user_policies, seat_out, ra
     ``game_fn``: ``play_game`` as a first-class function (``simcore.policy.first_class``):
     called through a pointer, its machine code is not linked into (and optimised again with)
     this kernel's.
-    ``user_policies``: [MAX_PLAYERS] int64 the addresses of the user policies' compiled code
-    (``policy_at``), padded with a placeholder's.
+    ``primary``, ``secondary``: [P] int64, the ranking keys (scratch).
     """
-    n_players = pol.shape[0]
-    s = new_state(t, n_players, pol, user_policies, log.shape[1])
-    primary = np.zeros(n_players, np.int64)
-    secondary = np.zeros(n_players, np.int64)
     while True:
         lo, hi = claim(counter, win.shape[0])
         if lo == hi:
@@ -1382,8 +1381,16 @@ def play_games(t, key, start, counter, pol, game_fn, user_policies, seat_out, ra
 def play_batch(t, key, start, pol, user_policies, seat_out, rank, win, game_out, errors,
                log) -> None:
     """Play games start .. start + len(win) - 1 (arrays as ``play_games``) on
-    ``numba.get_num_threads()`` threads (``simcore.parallel.spread``)."""
+    ``numba.get_num_threads()`` threads (``simcore.parallel.spread``). ``pol``: [P] int64 the
+    seats' policy ids; ``user_policies``: [MAX_PLAYERS] int64 the addresses of the user
+    policies' compiled code (``policy_at``), padded with a placeholder's."""
     game_fn = first_class(play_game, GAME_SIG)
-    spread(lambda counter: play_games(t, key, start, counter, pol, game_fn, user_policies,
-                                      seat_out, rank, win, game_out, errors, log),
-           win.shape[0])
+
+    def play_units(counter):
+        s = new_state(t, log.shape[1])
+        init_state(t, s, len(pol), pol, user_policies, log.shape[1])
+        keys = np.zeros((2, len(pol)), np.int64)
+        play_games(t, s, key, start, counter, game_fn, keys[0], keys[1], seat_out, rank, win,
+                   game_out, errors, log)
+
+    spread(play_units, win.shape[0])

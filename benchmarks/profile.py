@@ -15,9 +15,9 @@ instruction is the sampled profile's business). valgrind reports its own CPU to 
 kernels are compiled under it once (minutes) into ``--cache``, which later runs reuse.
 
 ``--compile`` profiles the cold start instead: a fresh interpreter with an empty
-``NUMBA_CACHE_DIR`` imports the game and plays its first 1,000 games while numba's event API
-(``numba.core.event``) times each kernel's compile (its own, callees' compiles excluded), the
-part of it spent in LLVM, and each compiler pass.
+``NUMBA_CACHE_DIR`` imports the game and plays its first batch (1,000 games by default) while
+numba's event API (``numba.core.event``) times each kernel's compile (its own, callees'
+compiles excluded), the part of it spent in LLVM, and each compiler pass.
 """
 from __future__ import annotations
 
@@ -135,11 +135,11 @@ def compile_times(run) -> dict[str, Counter]:
     return {"kernels": own, "llvm": llvm, "passes": passes}
 
 
-def compile_child(game: str) -> None:
-    """Import ``game`` and play its first 1,000 games, printing ``compile_times`` as JSON."""
+def compile_child(game: str, policy: str, n_players: int, n_games: int, threads: int) -> None:
+    """Import ``game`` and play its first batch, printing ``compile_times`` as JSON."""
     def first_result():
         engine = importlib.import_module(game)
-        engine.simulate(["random"] * GOAL_PLAYERS, 1_000, SEED, progress=False)
+        engine.simulate([policy] * n_players, n_games, SEED, threads=threads, progress=False)
     print(json.dumps(compile_times(first_result)))
 
 
@@ -262,12 +262,14 @@ def profile_compile(p: argparse.ArgumentParser, args: argparse.Namespace) -> Non
     with tempfile.TemporaryDirectory(prefix="bench-profile-") as tmp:
         t0 = time.perf_counter()
         stdout = _run(p, [sys.executable, "-m", "benchmarks.profile", "--compile-child",
-                          args.game], Path(tmp) / "cache", "compile")
+                          args.game, args.policy, str(args.players), str(args.games),
+                          str(args.threads)], Path(tmp) / "cache", "compile")
         wall = time.perf_counter() - t0
     res = {k: Counter(v) for k, v in json.loads(stdout.splitlines()[-1]).items()}
     kernels, llvm, passes = res["kernels"], res["llvm"], res["passes"]
     total = sum(kernels.values())
-    _table(f"{args.game}: cold start (empty numba cache) to the first 1,000 games, {wall:.1f} s "
+    _table(f"{args.game}: cold start (empty numba cache) to a first {args.games:,} games of "
+           f"{args.players} x {args.policy}, {wall:.1f} s "
            f"wall; compiling {total:.1f} s of CPU, {sum(llvm.values()):.1f} s of it in LLVM",
            "compile CPU s | of which LLVM | kernel",
            [f"{c:.2f} | {llvm[name]:.2f} | `{name}`"
@@ -282,7 +284,8 @@ def profile_compile(p: argparse.ArgumentParser, args: argparse.Namespace) -> Non
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["--compile-child"]:
-        compile_child(argv[1])
+        game, policy, n_players, n_games, threads = argv[1:]
+        compile_child(game, policy, int(n_players), int(n_games), int(threads))
         return 0
     if argv[:1] == ["--child"]:
         game, policy, n_players, n_games, threads, map_file = argv[1:]
@@ -293,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--policy", default="random", help="the policy of every seat")
     p.add_argument("--players", type=int, default=GOAL_PLAYERS)
     p.add_argument("--games", type=int, default=None,
-                   help="games in the batch (20,000 sampled; 2,000 counted)")
+                   help="games in the batch (20,000 sampled; 2,000 counted; 1,000 compiled for)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--top", type=int, default=25, help="functions to list")
     p.add_argument("--instructions", action="store_true",
@@ -304,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="numba cache for --instructions (kernels compiled under valgrind)")
     args = p.parse_args(argv)
     if args.games is None:
-        args.games = 2_000 if args.instructions else 20_000
+        args.games = 2_000 if args.instructions else 1_000 if args.compile else 20_000
     if args.compile and args.instructions:
         p.error("--compile and --instructions are two different profiles; choose one")
     run = (profile_compile if args.compile else count_instructions if args.instructions

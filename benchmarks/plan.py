@@ -70,5 +70,5 @@ PLANS = {
                   memory_games=50_000, peer_games=300),
     "full": Plan("full", reps=3, batches=(1_000, 10_000, 100_000, 1_000_000),
                  sweep_batch=10_000, ref_games=1_000, max_run_s=30, min_rep_s=0.3,
-                 cold_reps=2, warm_reps=5, memory_games=10_000_000, peer_games=3_000),
+                 cold_reps=3, warm_reps=5, memory_games=10_000_000, peer_games=3_000),
 }

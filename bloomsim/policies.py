@@ -55,7 +55,7 @@ hands are being selected, the other seats' cards in hand are -1 (their size is s
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from simcore.policy import POLICY_SIG
 from simcore.rng import randint

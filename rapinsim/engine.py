@@ -19,9 +19,9 @@ action options are counted, not listed (``random_action``: only the chosen one i
 
 ``play_batch`` spreads a batch over threads (``simcore.parallel.spread``); each thread gets its
 own buffers and runs ``play_games`` (compiled ``nogil``) over the units of games it claims, and
-every game seeds its own streams, so a game never depends on its thread or unit. The functions mirror the reference
-engine rule for rule and draw from the streams in the same order. A policy's illegal answer is
-recorded (``ERR``) and ends that game; the caller raises.
+every game seeds its own streams, so a game never depends on its thread or unit. The functions
+mirror the reference engine rule for rule and draw from the streams in the same order. A
+policy's illegal answer is recorded (``ERR``) and ends that game; the caller raises.
 """
 from __future__ import annotations
 
@@ -338,35 +338,35 @@ def option(G, i, what, arg):
 @helper
 def observe(G, s):
     """Seat s's observation, into OBS (inlined into ``decide_policy``, its one caller)."""
-    O = f32_at(G, OBS)
+    ob = f32_at(G, OBS)
     np_ = G[NP]
     mine = G[ACTING] == s
     pos = G[POS + s]
-    O[OB_SEAT] = s
-    O[OB_PLAYERS] = np_
-    O[OB_DISTRICT] = pos
-    O[OB_RIZE] = G[RIZE]
-    O[OB_ACTIONS] = G[ACTIONS_LEFT] if mine else 0
-    O[OB_TURN] = G[TURNS]
-    O[OB_MARKERS] = G[N_MARKED]
-    O[OB_DAWN] = G[DAWN]
-    O[OB_CHAR] = G[CHARS + s]
-    O[OB_SKILL] = 1 - G[SKILL_USED + s]
-    O[OB_LETTER] = G[LETTER + s]
-    O[OB_RIZE_STEPS] = G[R_STEPS + G[RIZE] * MAXD + pos] if pos >= 0 else -1
-    O[OB_SEARCHED] = G[SEARCHED] if mine else 0
+    ob[OB_SEAT] = s
+    ob[OB_PLAYERS] = np_
+    ob[OB_DISTRICT] = pos
+    ob[OB_RIZE] = G[RIZE]
+    ob[OB_ACTIONS] = G[ACTIONS_LEFT] if mine else 0
+    ob[OB_TURN] = G[TURNS]
+    ob[OB_MARKERS] = G[N_MARKED]
+    ob[OB_DAWN] = G[DAWN]
+    ob[OB_CHAR] = G[CHARS + s]
+    ob[OB_SKILL] = 1 - G[SKILL_USED + s]
+    ob[OB_LETTER] = G[LETTER + s]
+    ob[OB_RIZE_STEPS] = G[R_STEPS + G[RIZE] * MAXD + pos] if pos >= 0 else -1
+    ob[OB_SEARCHED] = G[SEARCHED] if mine else 0
     for i in range(N_ITEMS):
-        O[OB_ITEMS + i] = G[HITEM + s * N_ITEMS + i]
+        ob[OB_ITEMS + i] = G[HITEM + s * N_ITEMS + i]
     for q in range(MAX_PLAYERS):
         if q < np_:
-            O[OB_POS + q] = G[POS + q]
-            O[OB_TREAS + q] = G[HTRE + q]
-            O[OB_NITEMS + q] = G[HNI + q]
-            O[OB_CHARS + q] = G[CHARS + q]
+            ob[OB_POS + q] = G[POS + q]
+            ob[OB_TREAS + q] = G[HTRE + q]
+            ob[OB_NITEMS + q] = G[HNI + q]
+            ob[OB_CHARS + q] = G[CHARS + q]
         else:
-            O[OB_POS + q] = O[OB_TREAS + q] = O[OB_NITEMS + q] = O[OB_CHARS + q] = -1
-    O[OB_TREASURES] = G[HTRE + s]
-    O[OB_RABBITS] = G[HBROWN + s] + G[R_WHITE_PAIR] * (G[HWHITE + s] // 2)
+            ob[OB_POS + q] = ob[OB_TREAS + q] = ob[OB_NITEMS + q] = ob[OB_CHARS + q] = -1
+    ob[OB_TREASURES] = G[HTRE + s]
+    ob[OB_RABBITS] = G[HBROWN + s] + G[R_WHITE_PAIR] * (G[HWHITE + s] // 2)
 
 
 @helper
@@ -432,7 +432,7 @@ def decide_policy(G, s, kind, n):
     """Seat s's policy chooses among the n options. An illegal answer is recorded and ends the
     game (choice 0 is used so the kernels unwind cleanly)."""
     pid = G[PID + s]
-    O = carray(f32_at(G, OBS), N_OBS)
+    obs = carray(f32_at(G, OBS), N_OBS)
     F = carray(f32_at(G, OPTS), (MO, N_FEATURES))
     if pid != RANDOM:                   # the random policy reads neither obs nor features
         observe(G, s)
@@ -440,9 +440,9 @@ def decide_policy(G, s, kind, n):
             features(G, s, i)
     rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
     if pid >= 0:
-        c = choose_builtin(pid, kind, O, F, n, rng)
+        c = choose_builtin(pid, kind, obs, F, n, rng)
     else:
-        c = policy_at(i64_at(G, UF)[-1 - pid])(kind, O, F, n, rng)
+        c = policy_at(i64_at(G, UF)[-1 - pid])(kind, obs, F, n, rng)
     if c < 0 or c >= n:
         if G[ERR] == 0:
             G[ERR], G[ERR_SEAT], G[ERR_KIND] = 1, s, kind

@@ -560,6 +560,7 @@ def test_round_invariants_with_random_play(seed):
             calls.append((_s, KIND_NAMES[kind], opts[i].copy()))
             return i
         g.policies[s] = pol
+    holder = None                                   # the lead holder after round 1
     for rnd in range(2):
         first_lead = len(calls)
         R.play_round(g)

@@ -1046,7 +1046,7 @@ def test_game_ends_when_rize_patrol_enters_dawn_district_nothing_resolves():
 
 def test_game_ends_when_chain_move_enters_dawn_district():
     t = new()
-    b = t.give(0, "brown3")
+    t.give(0, "brown3")
     _five_marked(t, {H(7, k) for k in range(3)})
     t.st.marker[D(7)] = 6
     t.st.n_marked, t.st.next_marker = 6, 7

@@ -1,4 +1,4 @@
-"""``python -m benchmarks``: speed, start-up, memory and a peer, with the goals of issue 5.
+"""``python -m benchmarks``: speed, start-up, memory and a peer, checked against the speed goals.
 
     python -m benchmarks --quick --json out.json      # under 2 minutes
     python -m benchmarks --json benchmarks/results/full.json --plot benchmarks/results/full.png

@@ -1,6 +1,7 @@
-"""The goals of issue 5, checked against a run's figures: each goal gets its measured figure and
-True (met), False (missed), or None when this run did not measure it (a section skipped, or a
-run too small for the goal, e.g. memory on fewer than 10M games)."""
+"""The speed goals (README, "Speed"; ``docs/benchmarks.md``), checked against a run's figures:
+each goal gets its measured figure and True (met), False (missed), or None when this run did not
+measure it (a section skipped, or a run too small for the goal, e.g. memory on fewer than 10M
+games)."""
 from __future__ import annotations
 
 from .plan import GAMES, GOAL_PLAYERS

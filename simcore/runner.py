@@ -33,10 +33,12 @@ CHUNK = 1 << 16
 MANIFEST = "_manifest.json"
 
 
-def check_games(n_games: Any) -> int:
-    if isinstance(n_games, bool) or not isinstance(n_games, int) or n_games < 1:
-        raise ValueError(f"n_games must be a positive integer, got {n_games!r}")
-    return n_games
+def check_positive(name: str, value: Any) -> int:
+    """``value`` if it is a positive int, else a ValueError naming ``name`` (a count of games:
+    0 must not quietly become 1)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return value
 
 
 def check_threads(threads: Any) -> int:
@@ -57,7 +59,7 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
 
     Returns a DataFrame, or with ``out`` a LazyFrame over the written Parquet dataset.
     """
-    n_games = check_games(n_games)
+    n_games = check_positive("n_games", n_games)
     threads = check_threads(threads)
     folder = None if out is None else _open_dataset(
         Path(out), dict(manifest, n_games=n_games, chunk=chunk))

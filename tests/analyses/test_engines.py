@@ -40,6 +40,16 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     assert "Strongest policy by Bradley-Terry rating" in text
 
 
+@pytest.mark.parametrize("kw, name", [(dict(games=0), "games"),
+                                      (dict(counterfactual_games=0), "counterfactual_games"),
+                                      (dict(games=2.5), "games")])
+def test_balance_job_refuses_a_count_that_is_not_positive_before_playing(tmp_path, kw, name):
+    from analyses.balance import balance
+    with pytest.raises(ValueError, match=f"^{name} must be a positive integer"):
+        balance(tmp_path / "rep", **kw, log=pytest.fail)
+    assert not (tmp_path / "rep").exists()
+
+
 def test_tournament_cli_prints_ratings_with_intervals_and_the_matrix(capsys):
     pytest.importorskip("rapinsim")
     from analyses.cli import main

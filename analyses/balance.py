@@ -9,7 +9,7 @@ from pathlib import Path
 
 import polars as pl
 
-from simcore.runner import check_positive
+from simcore.runner import check_int
 
 from .data import GAMES
 from .event_impact import counterfactual_impact
@@ -38,8 +38,8 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     seeds), then each switch-off replayed on ``counterfactual_games`` games of one table (the
     games with the rules as they are come from the tournament when it played that table).
     The report is computed from the frames in memory (the Parquet files are for the user)."""
-    check_positive("games", games)
-    check_positive("counterfactual_games", counterfactual_games)
+    check_int("games", games)
+    check_int("counterfactual_games", counterfactual_games)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     sections = []

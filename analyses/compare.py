@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from simcore.runner import check_positive
+from simcore.runner import check_int
 
 from .games import check_policies, game_module, play, policy_name
 from .stats import Z95, two_sided_p
@@ -82,7 +82,7 @@ def compare(game: Any, a: Any, b: Any, *, field: Sequence[Any] = (), n_games: in
             raise ValueError(f"{name} must be in (0, 0.5), got {v!r}")
     if not 0 < delta <= 1:
         raise ValueError(f"delta must be in (0, 1], got {delta!r}")
-    check_positive("n_games", n_games)
+    check_int("n_games", n_games)
     order = seatings(a, b, field)
     max_seeds = max(1, math.ceil(n_games / len(order)))
     if not sequential:

@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from simcore.runner import check_int
+
 from .data import Frame, collect, game_key, lazy, require
 from .display import rate_ci
 from .games import check_policies, game_module, play, policy_name
@@ -52,8 +54,7 @@ def tournament(game: Any, policies: Sequence[Any], players: int, n_games: int, s
     """
     mod = game_module(game)
     policies = check_policies(mod, policies, 2)
-    if isinstance(players, bool) or not isinstance(players, int) or players < 2:
-        raise ValueError(f"players must be an integer >= 2, got {players!r}")
+    check_int("players", players, 2)
     frames = [play(mod, seating, n_games, seed, rules)
               for lineup in lineups(policies, players) for seating in rotations(lineup)]
     results = pl.concat(frames, how="vertical_relaxed")

@@ -197,8 +197,7 @@ def replay(policies: Sequence, seed: int, game: int, rules=None) -> str:
     rules = as_rules(rules)
     sp = seat_policies(policies, rules)
     root_key(seed)
-    if isinstance(game, bool) or not isinstance(game, int) or game < 0:
-        raise ValueError(f"game must be a non-negative integer, got {game!r}")
+    runner.check_int("game", game, 0)
     g = reference_game(rules, sp, seed, game, verbose=True)
     rank, _ = ref.ranks(g)
     head = [f"Broom Service, seed {seed}, game {game}: " +

@@ -118,8 +118,7 @@ def replay(policies: Sequence, seed: int, game: int, *, rules=None, characters=N
     """The readable log of one game, played by the reference engine (the same game the
     compiled engine plays for this seed and index)."""
     rules, pol, fixed = _check(policies, rules, characters, "reference")
-    if isinstance(game, bool) or not isinstance(game, int) or game < 0:
-        raise ValueError(f"game must be a non-negative integer, got {game!r}")
+    runner.check_int("game", game, 0)
     fc = None if fixed[0] < 0 else [int(c) for c in fixed[:len(pol.names)]]
     st = ref.play_game(rules, _reference_policies(pol), pol.names, root_key(seed), game, fc,
                        log=True)

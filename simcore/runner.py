@@ -33,11 +33,13 @@ CHUNK = 1 << 16
 MANIFEST = "_manifest.json"
 
 
-def check_positive(name: str, value: Any) -> int:
-    """``value`` if it is a positive int, else a ValueError naming ``name`` (a count of games:
-    0 must not quietly become 1)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+def check_int(name: str, value: Any, least: int = 1) -> int:
+    """``value`` if it is an int of at least ``least``, else a ValueError naming ``name`` (a
+    count of games of 0 must not quietly become 1, nor a bool pass as a number)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        what = {0: "a non-negative integer", 1: "a positive integer"}.get(
+            least, f"an integer >= {least}")
+        raise ValueError(f"{name} must be {what}, got {value!r}")
     return value
 
 
@@ -59,7 +61,7 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
 
     Returns a DataFrame, or with ``out`` a LazyFrame over the written Parquet dataset.
     """
-    n_games = check_positive("n_games", n_games)
+    n_games = check_int("n_games", n_games)
     threads = check_threads(threads)
     folder = None if out is None else _open_dataset(
         Path(out), dict(manifest, n_games=n_games, chunk=chunk))

@@ -1,7 +1,11 @@
 """``python -m benchmarks``: speed, start-up, memory and a peer, checked against the speed goals.
 
     python -m benchmarks --quick --json out.json      # under 2 minutes
-    python -m benchmarks --json benchmarks/results/full.json --plot benchmarks/results/full.png
+    python -m benchmarks --json benchmarks/results/baseline.json \
+        --plot benchmarks/results/baseline.png        # the full run, the project's baseline
+
+Each quick or full run from a checkout appends its goals to benchmarks/results/history.jsonl
+(the ledger; ``--ledger FILE`` elsewhere, ``--no-ledger`` for none).
 """
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import isolated, peer, throughput
+from . import isolated, ledger, peer, throughput
 from .goals import evaluate
 from .machine import info
 from .plan import GAMES, PLANS, SEED
@@ -57,6 +61,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=_out_file, metavar="FILE", help="write every figure as JSON")
     p.add_argument("--plot", type=_out_file, metavar="FILE", help="games/s vs batch and threads")
     p.add_argument("--markdown", type=_out_file, metavar="FILE", help="write the tables")
+    book = p.add_mutually_exclusive_group()
+    book.add_argument("--ledger", type=_out_file, metavar="FILE",
+                      help="append the run's goals to this JSON-lines ledger (default, for quick "
+                           "and full runs from a checkout: benchmarks/results/history.jsonl)")
+    book.add_argument("--no-ledger", action="store_true", help="append to no ledger")
     p.add_argument("--games", nargs="+", choices=sorted(GAMES), default=sorted(GAMES))
     p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS))
     p.add_argument("--reps", type=_positive, help="repetitions of every measurement")
@@ -110,6 +119,14 @@ def run(args: argparse.Namespace, command: str) -> dict:
     return res
 
 
+def _ledger(args: argparse.Namespace) -> Path | None:
+    if args.no_ledger:
+        return None
+    if args.ledger:
+        return args.ledger
+    return ledger.default_path() if args.mode != "smoke" else None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = parser()
@@ -129,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
         plot(res, args.plot)
     if args.markdown:
         args.markdown.write_text(text + "\n")
+    book = _ledger(args)
+    if book:
+        ledger.append(book, res)
+        _log(f"appended to the ledger {book}")
     print(text)
     return 0
 

@@ -20,13 +20,20 @@ class InputError(ValueError):
     """A results file or frame that cannot be analysed; the message names the problem."""
 
 
+def _is_pandas(df) -> bool:
+    return type(df).__name__ == "DataFrame" and type(df).__module__.startswith("pandas")
+
+
 def lazy(df: Frame) -> pl.LazyFrame:
+    """Any results frame as a LazyFrame: polars (eager or lazy) or pandas (converted once)."""
     if isinstance(df, pl.LazyFrame):
         return df
     if isinstance(df, pl.DataFrame):
         return df.lazy()
-    raise InputError(f"expected a polars DataFrame or LazyFrame of results, got "
-                     f"{type(df).__name__}")
+    if _is_pandas(df):
+        return pl.from_pandas(df).lazy()
+    raise InputError(f"expected a polars or pandas DataFrame (or a polars LazyFrame) of "
+                     f"results, got {type(df).__name__}")
 
 
 def columns(lf: pl.LazyFrame) -> list[str]:

@@ -1,5 +1,5 @@
-"""The main job: play both games with their built-in policies, seats rotated, and write the
-balance report of both on one page."""
+"""The main job: play every registered game (``simcore.games``) with its built-in policies, seats
+rotated, and write the balance report of all of them on one page."""
 from __future__ import annotations
 
 import os
@@ -9,11 +9,10 @@ from pathlib import Path
 
 import polars as pl
 
+from simcore import games as registry
 from simcore.runner import check_int
 
-from .data import GAMES
 from .event_impact import counterfactual_impact
-from .games import game_module
 from .report import game_section, write_page
 from .tournament import lineups, rotations, tournament
 
@@ -31,7 +30,7 @@ def say(message: str) -> None:
 def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, players: int = 4,
             seed: int = 0, counterfactual_games: int = COUNTERFACTUAL_GAMES,
             log: Callable[[str], None] = say) -> Path:
-    """Run both games and write ``out/index.html``; the results go to
+    """Run every registered game and write ``out/index.html``; the results go to
     ``out/<game>-results.parquet``, the counterfactual table to
     ``out/<game>-counterfactual.parquet``. Each game: a tournament of all its built-in policies at
     ``players`` seats (every line-up, every rotation, at least ``games`` games in all on shared
@@ -43,8 +42,9 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     sections = []
-    for name in GAMES:
-        mod = game_module(name)
+    specs = registry.all_games()
+    for spec in specs:
+        name, mod = spec.name, spec.module()
         policies = sorted(mod.POLICIES)
         seatings = sum(len(rotations(lu)) for lu in lineups(policies, players))
         per_seating = max(1, -(-games // seatings))
@@ -73,7 +73,7 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
                 f" games per thing. Results: {path.name}.")
         sections.append(game_section(t.results, out, counterfactual=cf, note=note))
         _lap(log, f"{name}: report tables and plots written", clock)
-    return write_page(sections, out, "Balance report: Broom Service and the Lapin treasure hunt")
+    return write_page(sections, out, "Balance report: " + ", ".join(g.title for g in specs))
 
 
 def _lap(log: Callable[[str], None], what: str, since: float) -> float:

@@ -6,10 +6,12 @@ import sys
 
 import polars as pl
 
+from simcore import games
+
 from . import display
 from .balance import COUNTERFACTUAL_GAMES, GAMES_PER_GAME, balance
 from .compare import compare
-from .data import GAMES, scan
+from .data import scan
 from .event_impact import event_impact
 from .report import report
 from .seats import seat_advantage
@@ -20,7 +22,7 @@ from .winrates import win_rates
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m analyses", description=__doc__)
     sub = ap.add_subparsers(dest="command", required=True)
-    b = sub.add_parser("balance", help="play both games and write the balance report")
+    b = sub.add_parser("balance", help="play every game and write the balance report")
     b.add_argument("--out", default="report", help="report directory (default: report)")
     b.add_argument("--games", type=int, default=GAMES_PER_GAME, help="games per game")
     b.add_argument("--counterfactual-games", type=int, default=COUNTERFACTUAL_GAMES,
@@ -42,13 +44,13 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--by", default="auto", help="group column (default: auto)")
     e.add_argument("--adjust", choices=["holm", "bh"], default="holm")
     t = sub.add_parser("tournament", help="play a round robin and print its tables")
-    t.add_argument("game", choices=GAMES)
+    t.add_argument("game", choices=games.names())
     t.add_argument("--policy", action="append", required=True, help="one per policy")
     t.add_argument("--players", type=int, required=True)
     t.add_argument("--games", type=int, required=True, help="games per seating")
     t.add_argument("--seed", type=int, default=0)
     c = sub.add_parser("compare", help="A versus B on paired games")
-    c.add_argument("game", choices=GAMES)
+    c.add_argument("game", choices=games.names())
     c.add_argument("a")
     c.add_argument("b")
     c.add_argument("--field", nargs="*", default=[], help="policies of the other seats")

@@ -1,6 +1,6 @@
 """Reading results: a DataFrame, a LazyFrame, a Parquet file or a ``simulate(out=DIR)`` dataset,
 always as a LazyFrame so that tables aggregate without loading millions of games; which game
-the rows come from is read off the columns."""
+the rows come from is read off the columns each game declares (``simcore.games``)."""
 from __future__ import annotations
 
 import os
@@ -8,12 +8,11 @@ from pathlib import Path
 
 import polars as pl
 
+from simcore import games
+
 Frame = pl.DataFrame | pl.LazyFrame
 
-GAMES = ("bloomsim", "rapinsim")
 COMMON = ("game", "seat", "policy", "rank", "win", "n_players")
-SCORE = {"bloomsim": "score", "rapinsim": "treasures"}
-_MARKS = {"bloomsim": ("score", "pts_towers"), "rapinsim": ("treasures", "character")}
 
 
 class InputError(ValueError):
@@ -64,20 +63,22 @@ def scan(path: str | os.PathLike) -> pl.LazyFrame:
     return lf
 
 
+def game_of(lf: pl.LazyFrame) -> games.Game:
+    """The game these results are from, by the columns only that game's results have."""
+    try:
+        return games.of_columns(columns(lf))
+    except ValueError as e:
+        raise InputError(str(e)) from None
+
+
 def detect_game(lf: pl.LazyFrame) -> str:
-    """``"bloomsim"`` or ``"rapinsim"``, from the columns only game has."""
-    names = set(columns(lf))
-    found = [g for g, marks in _MARKS.items() if all(m in names for m in marks)]
-    if len(found) != 1:
-        raise InputError(f"cannot tell which game these results are from (need the columns "
-                         f"{_MARKS['bloomsim']} of bloomsim or {_MARKS['rapinsim']} of rapinsim)")
-    return found[0]
+    """The name of the game these results are from."""
+    return game_of(lf).name
 
 
 def score_column(lf: pl.LazyFrame, score: str | None = None) -> str:
-    """The score to analyse: ``score`` if given, else the game's own (bloomsim ``score``,
-    rapinsim ``treasures``)."""
-    name = score if score is not None else SCORE[detect_game(lf)]
+    """The score to analyse: ``score`` if given, else the game's own."""
+    name = score if score is not None else game_of(lf).score
     require(lf, [name])
     return name
 

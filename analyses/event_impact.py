@@ -9,7 +9,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .data import Frame, collect, columns, detect_game, lazy, require, score_column
+from simcore import games as registry
+from simcore.games import Variant
+
+from .data import Frame, collect, columns, game_of, lazy, require, score_column
 from .games import check_policies, game_module, policy_name
 from .stats import Z95, adjust_pvalues, mean_interval, two_sided_p
 
@@ -25,29 +28,28 @@ class Thing:
 
 
 def things(df: Frame) -> list[Thing]:
-    """The things of the results' game: bloomsim event cards and enchanted roles; rapinsim
-    items used, traps suffered, characters played and being found by Rize (at least k times,
-    k the quartiles of times found: most players are found at least once)."""
+    """The things of the results' game, read off its columns as the game declares them
+    (``simcore.games.Things``): e.g. Broom Service's event cards and enchanted roles, the Lapin
+    game's items, traps, characters and being found at least k times (k the quartiles of times
+    found: most players are found at least once)."""
     lf = lazy(df)
     names = columns(lf)
-    game = detect_game(lf)
     out: list[Thing] = []
-    if game == "bloomsim":
-        for prefix, kind in (("event_", "event"), ("enchanted_", "enchanted")):
-            out += [Thing(kind, c[len(prefix):], False, pl.col(c) > 0)
-                    for c in names if c.startswith(prefix)]
-        return out
-    for prefix, kind in (("item_", "item"), ("trap_", "trap")):
-        out += [Thing(kind, c[len(prefix):], True, pl.col(c) > 0)
-                for c in names if c.startswith(prefix)]
-    chars = collect(lf.select(pl.col("character").cast(pl.String).unique()))["character"]
-    out += [Thing("character", c, True, pl.col("character").cast(pl.String) == c)
-            for c in sorted(chars.drop_nulls())]
-    if "found" in names:
-        q = collect(lf.select(pl.col("found").quantile(x, "higher").alias(str(x))
-                              for x in (0.25, 0.5, 0.75))).row(0)
-        out += [Thing("found", f"{int(k)}+ times", True, pl.col("found") >= k)
-                for k in sorted({max(1, int(v)) for v in q if v is not None})]
+    for t in game_of(lf).things:
+        if t.how == "prefix":
+            out += [Thing(t.kind, c[len(t.column):], t.seat_level, pl.col(c) > 0)
+                    for c in names if c.startswith(t.column)]
+        elif t.column not in names:
+            continue
+        elif t.how == "value":
+            col = pl.col(t.column).cast(pl.String)
+            values = collect(lf.select(col.unique()))[t.column]
+            out += [Thing(t.kind, v, t.seat_level, col == v) for v in sorted(values.drop_nulls())]
+        else:
+            q = collect(lf.select(pl.col(t.column).quantile(x, "higher").alias(str(x))
+                                  for x in (0.25, 0.5, 0.75))).row(0)
+            out += [Thing(t.kind, f"{int(k)}+ times", t.seat_level, pl.col(t.column) >= k)
+                    for k in sorted({max(1, int(v)) for v in q if v is not None})]
     return out
 
 
@@ -143,57 +145,19 @@ def _difference(r: dict, i: str) -> dict:
                                if min(n1, n0) >= MIN_GROUP and pooled > 0 else np.nan)}
     return out
 
-Variant = tuple[str, str, str, Any]
-"""(kind, name, what was changed, the rules without it)."""
 
 
 def switch_offs(game: Any, rules: Any = None, players: int | None = None) -> list[Variant]:
-    """Every thing the game's public rules data can switch off, as rules variants.
-
-    bloomsim: each event card leaves the event deck (the game draws its events from the other
-    cards); each enchanted role leaves the enchanted deck (``enchanted_deck``: it is never
-    enchanted), where enchanted roles exist: at ``players`` seats if given, else at the
-    fewest players the rules allow (a role whose removal would leave fewer cards than a round
-    reveals is not switched off). rapinsim: each item's or trap's tiles become the lowest brown
-    treasure (the tile count must match the houses), each character leaves the roster, and
-    being found is switched off (row ``found`` / ``by Rize``; ``rize_finds=False``: Rize finds
-    nobody).
-    """
+    """Every thing the game's public rules data can switch off, as rules variants, as the game
+    declares them (``simcore.games.Game.switch_offs``; e.g. an event card leaves the deck, an
+    item's tiles become plain treasures). ``players``: the seats the variants are for (some
+    things exist only at some player counts)."""
     mod = game_module(game)
-    name = getattr(mod, "__name__", "")
-    if name not in ("bloomsim", "rapinsim"):
-        raise ValueError(f"no switch-offs known for {name!r}; pass variants=[...] explicitly")
-    rules = mod.load_rules() if rules is None else rules
-    out: list[Variant] = []
-    if name == "bloomsim":
-        events = rules.to_dict()["events"]
-        for e in rules.event_ids:
-            rest = [ev for ev in events if ev["id"] != e]
-            out.append(("event", e, "removed from the event deck",
-                        rules.replace(events=rest, events_used=min(rules.events_used, len(rest)))))
-        reveal = rules.enchanted_total - (rules.players["min"] if players is None else players)
-        deck = [rules.role_ids[i] for i in rules.enchanted_deck_roles]
-        if reveal > 0 and len(deck) > reveal:
-            out += [("enchanted", r, "left out of the enchanted deck (never enchanted)",
-                     rules.replace(enchanted_deck=[x for x in deck if x != r])) for r in deck]
-        return out
-    brown = min(t[0] for t in rules.treasures if t[1] == 0 and t[2] > 0)
-    for field_name, kind in (("items", "item"), ("traps", "trap")):
-        for thing, n in getattr(rules, field_name).items():
-            if n == 0:
-                continue
-            treasures = tuple((t[0], t[1], t[2] + n) if t[0] == brown and t[1] == 0 else t
-                              for t in rules.treasures)
-            out.append((kind, thing, f"its {n} tile(s) become brown-{brown} treasures",
-                        rules.replace(**{field_name: {**getattr(rules, field_name), thing: 0}},
-                                      treasures=treasures)))
-    for c in rules.characters:
-        out.append(("character", c, "left out of the roster",
-                    rules.replace(characters=tuple(x for x in rules.characters if x != c))))
-    if rules.rize_finds:
-        change = "being found switched off: Rize finds nobody (rize_finds=false)"
-        out.append(("found", "by Rize", change, rules.replace(rize_finds=False)))
-    return out
+    spec = registry.of_module(mod)
+    if spec is None or spec.switch_offs is None:
+        raise ValueError(f"no switch-offs known for {getattr(mod, '__name__', mod)!r}; pass "
+                         f"variants=[...] explicitly")
+    return spec.switch_offs(mod.load_rules() if rules is None else rules, players)
 
 
 def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed: int, *,

@@ -1,26 +1,31 @@
 """The one place analyses touch an engine: through its public ``simulate`` and ``POLICIES``."""
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
 import polars as pl
 
-from .data import GAMES
+from simcore import games
 
 
 def game_module(game: str | ModuleType | Any) -> Any:
-    """The game's public module from its name (``"bloomsim"``, ``"rapinsim"``) or the module
+    """The game's public module from its registered name (``simcore.games``) or the module
     (or any object with ``simulate`` and ``POLICIES``) itself."""
     if isinstance(game, str):
-        if game not in GAMES:
-            raise ValueError(f"unknown game {game!r}; games are {list(GAMES)}")
-        game = importlib.import_module(game)
+        game = games.get(game).module()
     if not hasattr(game, "simulate") or not hasattr(game, "POLICIES"):
         raise ValueError(f"{game!r} is not a game module (it needs simulate and POLICIES)")
     return game
+
+
+def game_spec(game: str | ModuleType | Any) -> games.Game:
+    """The contract of a game given by name or by its public module."""
+    spec = games.get(game) if isinstance(game, str) else games.of_module(game)
+    if spec is None:
+        raise ValueError(f"{game!r} is not a registered game (simcore.games.register)")
+    return spec
 
 
 def policy_name(p: Any) -> str:

@@ -7,7 +7,6 @@ import html
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import matplotlib.pyplot as plt
 import polars as pl
@@ -15,7 +14,7 @@ import polars as pl
 from . import display, plots
 from .data import Frame, collect, columns, detect_game, lazy, score_column
 from .event_impact import event_impact
-from .games import game_module
+from .games import game_spec
 from .seats import seat_advantage
 from .tournament import matrix, meetings, pairwise, ratings
 from .winrates import win_rates
@@ -70,37 +69,6 @@ def score_histogram(df: Frame, score: str) -> pl.DataFrame:
                    .agg(count=pl.len())).sort("policy", score)
 
 
-def broom_usage(df: Frame, board: Any) -> dict[str, dict[str, float]]:
-    """Per game means of the board columns: deliveries per tower, pawns ending per area,
-    share of games each cloud space was charmed."""
-    lf = lazy(df)
-    names = columns(lf)
-    n_games, _ = count_games(lf)
-    towers = [c for c in names if c.startswith("deliveries_")]
-    clouds = [c for c in names if c.startswith("charmed_")]
-    means = collect(lf.select([pl.col(c).cast(pl.Float64).mean() for c in towers]
-                              + [(pl.col(c) > 0).cast(pl.Float64).mean() for c in clouds]))
-    area_ids = [a["id"] for a in board["areas"]]
-    pawns: dict[str, float] = {}
-    for col in ("pawn_end_a", "pawn_end_b"):
-        if col in names:
-            for idx, n in collect(lf.group_by(col).agg(n=pl.len())).iter_rows():
-                if idx is not None and 0 <= idx < len(area_ids):
-                    pawns[area_ids[idx]] = pawns.get(area_ids[idx], 0.0) + n / n_games
-    return {"deliveries": {c[len("deliveries_"):]: means[c][0] for c in towers},
-            "charmed": {c[len("charmed_"):]: means[c][0] for c in clouds}, "pawns": pawns}
-
-
-def town_usage(df: Frame) -> tuple[dict[int, float], dict[int, float]]:
-    lf = lazy(df)
-    names = columns(lf)
-    cols = [c for c in names if c.startswith(("searches_d", "found_d"))]
-    means = collect(lf.select([pl.col(c).cast(pl.Float64).mean() for c in cols]))
-    pick = {p: {int(c[len(p):]): means[c][0] for c in cols if c.startswith(p)}
-            for p in ("searches_d", "found_d")}
-    return pick["searches_d"], pick["found_d"]
-
-
 def _figure(fig, out: Path, name: str, alt: str) -> str:
     fig.savefig(out / name, dpi=100)
     plt.close(fig)
@@ -119,15 +87,11 @@ def _interval(v: float, lo: float, hi: float, pct: bool = True) -> str:
     return f"{v:+.2f} [{lo:+.2f}, {hi:+.2f}]"
 
 
-def board_data(game: str, rules_path: str | None = None) -> dict:
-    """The board as plain data from the game's public ``load_rules``: bloomsim's ``board``
-    mapping (areas with grid x, y; towers; cloud spaces), rapinsim's districts, route and
-    extra edges."""
-    rules = game_module(game).load_rules(rules_path)
-    if game == "bloomsim":
-        return rules.board
-    return {"districts": rules.districts, "route": list(rules.route),
-            "extra_edges": [list(e) for e in rules.extra_edges]}
+def board_data(game: str, rules_path: str | None = None) -> dict | None:
+    """The board as plain data (``simcore.games.Game.board``) of the rules in force, or None for
+    a game that declares no board."""
+    spec = game_spec(game)
+    return None if spec.board is None else spec.board(spec.module().load_rules(rules_path))
 
 
 def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = None,
@@ -144,8 +108,8 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
     names = columns(lf)
     p = game  # file name prefix
     n_games, n_rows = count_games(lf)
-    sec = Section(game, {"bloomsim": "Broom Service (bloomsim)",
-                         "rapinsim": "Lapin treasure hunt (rapinsim)"}[game])
+    spec = game_spec(game)
+    sec = Section(game, f"{spec.title} ({game})")
     b = sec.body
     b.append(f"<p>{n_games:,} games ({n_rows:,} seat rows). {html.escape(note)}</p>")
 
@@ -253,19 +217,13 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                          out, f"{p}-counterfactual.png", "counterfactual effects"))
         b.append(_details(display.counterfactual_table(counterfactual)))
 
-    b.append("<h3>The board</h3>")
     board = board_data(game, rules_path) if board is None else board
-    if game == "bloomsim":
-        if rules_path is None:
-            b.append("<p class=note>The board is the rules data's default approximation of "
-                     "the printed map (areas on a grid), not the printed map itself.</p>")
-        fig = plots.broom_board_plot(board, broom_usage(lf, board),
-                                     approximate=rules_path is None)
-    else:
-        searches, found = town_usage(lf)
-        fig = plots.town_plot(board["districts"], board["route"], board["extra_edges"],
-                              searches, found)
-    b.append(_figure(fig, out, f"{p}-board.png", "board usage"))
+    if board is not None and spec.board_plot is not None:
+        b.append("<h3>The board</h3>")
+        if rules_path is None and spec.assumption_note:
+            b.append(f"<p class=note>{html.escape(spec.assumption_note)}</p>")
+        b.append(_figure(spec.board_plot(board, lf, rules_path is None), out, f"{p}-board.png",
+                         "board usage"))
     return sec
 
 

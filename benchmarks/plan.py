@@ -8,12 +8,11 @@ take.
 """
 from __future__ import annotations
 
-import importlib
-import json
 from dataclasses import dataclass
-from importlib import resources
 
 import numba
+
+from simcore import games
 
 SEED = 2026
 """Every timed run plays games 0..n-1 of this seed, so both engines play the same games."""
@@ -24,20 +23,19 @@ GOAL_PLAYERS = 4
 
 @dataclass(frozen=True)
 class Game:
-    module: str   # the engine package, e.g. "bloomsim"
+    module: str   # the game's public module (its registered name)
     title: str
+    speed_goal: int = 0   # games/s for GOAL_PLAYERS random players on 2 threads
 
     def load(self):
-        return importlib.import_module(self.module)
+        return games.get(self.module).module()
 
     def players(self) -> tuple[int, int]:
-        """Player range, read from the rules data both engines are built from."""
-        data = json.loads(resources.files(self.module).joinpath("data/rules.json").read_text())
-        return data["players"]["min"], data["players"]["max"]
+        return games.get(self.module).players
 
 
-GAMES = {g.module: g for g in (Game("bloomsim", "Broom Service"),
-                               Game("rapinsim", "Lapin treasure hunt"))}
+GAMES = {g.name: Game(g.name, g.title, g.speed_goal) for g in games.all_games()}
+"""Every registered game (``simcore.games``)."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,62 @@
+"""The Lapin treasure hunt's declaration of the game contract (``simcore.games``): what
+analyses, benchmarks and tools need to know of it."""
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+from simcore.games import Game, Things, Variant, register
+
+
+def switch_offs(rules: Any, players: int | None = None) -> list[Variant]:
+    """Each item's or trap's tiles become the lowest brown treasure (the tile count must match
+    the houses), each character leaves the roster, and being found is switched off (row
+    ``found`` / ``by Rize``; ``rize_finds=False``: Rize finds nobody)."""
+    out: list[Variant] = []
+    brown = min(t[0] for t in rules.treasures if t[1] == 0 and t[2] > 0)
+    for field_name, kind in (("items", "item"), ("traps", "trap")):
+        for thing, n in getattr(rules, field_name).items():
+            if n == 0:
+                continue
+            treasures = tuple((t[0], t[1], t[2] + n) if t[0] == brown and t[1] == 0 else t
+                              for t in rules.treasures)
+            out.append((kind, thing, f"its {n} tile(s) become brown-{brown} treasures",
+                        rules.replace(**{field_name: {**getattr(rules, field_name), thing: 0}},
+                                      treasures=treasures)))
+    for c in rules.characters:
+        out.append(("character", c, "left out of the roster",
+                    rules.replace(characters=tuple(x for x in rules.characters if x != c))))
+    if rules.rize_finds:
+        change = "being found switched off: Rize finds nobody (rize_finds=false)"
+        out.append(("found", "by Rize", change, rules.replace(rize_finds=False)))
+    return out
+
+
+def board(rules: Any) -> dict:
+    """The town as plain data: districts, the ring route and the extra roads and bridges."""
+    return {"districts": rules.districts, "route": list(rules.route),
+            "extra_edges": [list(e) for e in rules.extra_edges]}
+
+
+def board_plot(board: dict, lf: Any, default_rules: bool) -> Any:
+    from .plots import board_plot as draw   # matplotlib only when a report draws it
+    return draw(board, lf, default_rules)
+
+
+def _players() -> tuple[int, int]:
+    data = json.loads(resources.files(__package__).joinpath("data/rules.json").read_text())
+    return data["players"]["min"], data["players"]["max"]
+
+
+GAME = register(Game(
+    name="rapinsim", title="Lapin treasure hunt", players=_players(), score="treasures",
+    marks=("treasures", "character"),
+    things=(Things("item", "prefix", "item_", seat_level=True),
+            Things("trap", "prefix", "trap_", seat_level=True),
+            Things("character", "value", "character", seat_level=True),
+            Things("found", "at_least", "found", seat_level=True)),
+    switch_offs=switch_offs, board=board, board_plot=board_plot,
+    assumption_note="The board, tile set, items, traps, character skills and Inaba's win rule "
+                    "are assumptions (docs/rapinsim-rules.md).",
+    speed_goal=200_000))

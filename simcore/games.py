@@ -1,0 +1,142 @@
+"""The game contract and its registry: what a game declares so that analyses, benchmarks and tools
+reach it without knowing its name.
+
+A game is a package with a public module (``simulate``, ``replay``, ``load_rules``,
+``POLICIES``) and one small module that declares a :class:`Game`. The registry finds the games
+shipped here, those installed under the entry-point group ``simcore.games``, and any registered
+at run time with :func:`register` (a game defined in a script or a test).
+"""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any
+
+BUILTIN = ("bloomsim.game", "rapinsim.game")
+"""The modules that declare the games shipped in this distribution (attribute ``GAME``)."""
+
+ENTRY_POINTS = "simcore.games"
+
+
+@dataclass(frozen=True)
+class Things:
+    """A family of things whose impact on results the analyses measure (``event_impact``).
+
+    ``how`` says how the family is read off a results frame:
+
+    - ``"prefix"``: one thing per column starting with ``column`` (the rest of the name is the
+      thing), present where the column is above 0 (an event card's round, an item's uses);
+    - ``"value"``: one thing per value of the column ``column``, present where it equals that
+      value (a character);
+    - ``"at_least"``: one thing per quartile k of the count column ``column``, present where the
+      count is at least k (being found k+ times).
+
+    ``seat_level``: True when the thing happens to one seat (seat-games with and without it are
+    compared), False when it changes the whole game.
+    """
+
+    kind: str
+    how: str
+    column: str
+    seat_level: bool
+
+    def __post_init__(self):
+        if self.how not in ("prefix", "value", "at_least"):
+            raise ValueError(f"Things.how must be 'prefix', 'value' or 'at_least', "
+                             f"got {self.how!r}")
+
+
+Variant = tuple[str, str, str, Any]
+"""A counterfactual: (kind, thing, what was changed, the rules without the thing)."""
+
+
+@dataclass(frozen=True)
+class Game:
+    """What one game declares. Every callable takes plain arguments and is cheap to call."""
+
+    name: str                      # the public module, e.g. "bloomsim"
+    title: str                     # how pages name it, e.g. "Broom Service"
+    players: tuple[int, int]       # fewest and most players the default rules allow
+    score: str                     # the results column that ranks players
+    marks: tuple[str, ...]         # columns only this game's results have (tells frames apart)
+    things: tuple[Things, ...] = ()
+    switch_offs: Callable[[Any, int | None], list[Variant]] | None = None
+    """(rules, players) -> every thing the rules data can switch off, as rules variants."""
+    board: Callable[[Any], dict] | None = None
+    """rules -> the board as plain data (what the board plot draws)."""
+    board_plot: Callable[[dict, Any, bool], Any] | None = None
+    """(board, results LazyFrame, default rules?) -> a matplotlib Figure of the board with what
+    the results did on it."""
+    assumption_note: str = ""
+    """What a reader of this game's tables must know about its assumed rules (shown beside
+    headlines)."""
+    speed_goal: int = 0
+    """Games per second the benchmarks expect for 4 random players on 2 threads."""
+
+    def module(self) -> Any:
+        """The game's public module (``simulate``, ``replay``, ``load_rules``, ``POLICIES``)."""
+        return importlib.import_module(self.name)
+
+
+_REGISTRY: dict[str, Game] = {}
+_LOADED = False
+
+
+def register(game: Game) -> Game:
+    """Add a game (replacing one of the same name); returns it, so a module can write
+    ``GAME = register(Game(...))``."""
+    if not isinstance(game, Game):
+        raise TypeError(f"register() takes a simcore.games.Game, got {type(game).__name__}")
+    _REGISTRY[game.name] = game
+    return game
+
+
+def _load() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    for mod in BUILTIN:
+        register(importlib.import_module(mod).GAME)
+    for ep in entry_points(group=ENTRY_POINTS):
+        if ep.name not in _REGISTRY:
+            register(ep.load())
+
+
+def names() -> list[str]:
+    """Every registered game's name, shipped games first."""
+    _load()
+    return list(_REGISTRY)
+
+
+def get(name: str) -> Game:
+    _load()
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    raise ValueError(f"unknown game {name!r}; games are {list(_REGISTRY)}")
+
+
+def of_module(module: Any) -> Game | None:
+    """The game whose public module this is, or None."""
+    _load()
+    return _REGISTRY.get(getattr(module, "__name__", None))
+
+
+def of_columns(columns: Iterable[str]) -> Game:
+    """The one game whose marks are all among ``columns``; a clear error otherwise."""
+    _load()
+    have = set(columns)
+    found = [g for g in _REGISTRY.values() if all(m in have for m in g.marks)]
+    if len(found) != 1:
+        marks = "; ".join(f"{list(g.marks)} of {g.name}" for g in _REGISTRY.values())
+        what = "several games" if found else "no game"
+        raise ValueError(f"cannot tell which game these results are from ({what} matches; "
+                         f"need the columns {marks})")
+    return found[0]
+
+
+def all_games() -> Sequence[Game]:
+    _load()
+    return list(_REGISTRY.values())

@@ -20,7 +20,7 @@ from pathlib import Path
 from . import isolated, ledger, peer, throughput
 from .goals import evaluate
 from .machine import info
-from .plan import GAMES, PLANS, SEED
+from .plan import PLANS, SEED, all_games, game
 from .report import markdown, plot
 from .stats import load
 
@@ -66,7 +66,8 @@ def parser() -> argparse.ArgumentParser:
                       help="append the run's goals to this JSON-lines ledger (default, for quick "
                            "and full runs from a checkout: benchmarks/results/history.jsonl)")
     book.add_argument("--no-ledger", action="store_true", help="append to no ledger")
-    p.add_argument("--games", nargs="+", choices=sorted(GAMES), default=sorted(GAMES))
+    p.add_argument("--games", nargs="+", choices=sorted(all_games()),
+                   default=sorted(all_games()))
     p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS))
     p.add_argument("--reps", type=_positive, help="repetitions of every measurement")
     p.add_argument("--sweep-batch", type=_positive, metavar="N",
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace, command: str) -> dict:
     plan = dataclasses.replace(plan, reps=args.reps or plan.reps,
                                sweep_batch=args.sweep_batch or plan.sweep_batch,
                                memory_games=args.memory_games or plan.memory_games)
-    games = [GAMES[g] for g in args.games]
+    games = [game(g) for g in args.games]
     start = time.perf_counter()
     res = {"schema_version": 1, "command": command, "mode": plan.mode, "seed": SEED,
            "started_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     for name in args.games:
         try:
-            engine = GAMES[name].load()
+            engine = game(name).load()
         except ImportError as exc:
             p.error(f"the {name} engine cannot be imported: {exc}")
         if not callable(getattr(engine, "simulate", None)):

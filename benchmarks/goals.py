@@ -4,7 +4,7 @@ measure it (a section skipped, or a run too small for the goal, e.g. memory on f
 games)."""
 from __future__ import annotations
 
-from .plan import GAMES, GOAL_PLAYERS
+from .plan import GOAL_PLAYERS, game
 from .userpolicy import NAME as USER_POLICY
 
 REFERENCE_RATIO = 100
@@ -20,12 +20,12 @@ PEER_RATIO = 10
 class _Run:
     """One game's records of a run, with the look-ups the goals need."""
 
-    def __init__(self, res: dict, game: str):
-        self.game, self.title = game, GAMES[game].title
-        self.tp = [r for r in res.get("throughput", []) if r["game"] == game]
+    def __init__(self, res: dict, name: str):
+        self.game, self.title = name, game(name).title
+        self.tp = [r for r in res.get("throughput", []) if r["game"] == name]
         self.top = max((r["threads"] for r in self.tp), default=None)
-        self.startup = [r for r in res.get("startup", []) if r["game"] == game]
-        self.memory = next((r for r in res.get("memory", []) if r["game"] == game), None)
+        self.startup = [r for r in res.get("startup", []) if r["game"] == name]
+        self.memory = next((r for r in res.get("memory", []) if r["game"] == name), None)
         self.peer = res.get("peer")
 
     def compiled(self, threads, policy="random") -> list[dict]:
@@ -47,7 +47,7 @@ def _at(r: dict) -> str:
 
 def speed(run: _Run) -> dict:
     """Games/s against the game's declared goal (none declared: the figure, no verdict)."""
-    target = GAMES[run.game].speed_goal
+    target = game(run.game).speed_goal
     g = _goal(f"{run.title}, {GOAL_PLAYERS} random players",
               f">= {target:,} games/s" if target else "no goal declared")
     best = run.largest(run.top)
@@ -134,8 +134,8 @@ def peer(run: _Run) -> dict:
 
 def evaluate(res: dict) -> list[dict]:
     goals = []
-    for game in res["games"]:
-        run = _Run(res, game)
+    for name in res["games"]:
+        run = _Run(res, name)
         goals += [speed(run), reference(run), heuristic(run), threads(run), start(run, "warm"),
                   start(run, "cold"), memory(run), peer(run)]
     return goals

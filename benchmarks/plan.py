@@ -34,8 +34,14 @@ class Game:
         return games.get(self.module).players
 
 
-GAMES = {g.name: Game(g.name, g.title, g.speed_goal) for g in games.all_games()}
-"""Every registered game (``simcore.games``)."""
+def all_games() -> dict[str, Game]:
+    """Every registered game (``simcore.games``), looked up when asked: a game registered
+    after this module was imported is measured too."""
+    return {g.name: Game(g.name, g.title, g.speed_goal) for g in games.all_games()}
+
+
+def game(name: str) -> Game:
+    return all_games()[name]
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from .plan import GAMES, GOAL_PLAYERS, SEED
+from .plan import GOAL_PLAYERS, SEED, all_games
 
 
 class _Parser(argparse.ArgumentParser):
@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
         child(game, policy, int(n_players), int(n_games), int(threads), map_file)
         return 0
     p = _Parser(prog="python -m benchmarks.profile", description=__doc__.split("\n")[0])
-    p.add_argument("game", choices=sorted(GAMES))
+    p.add_argument("game", choices=sorted(all_games()))
     p.add_argument("--policy", default="random", help="the policy of every seat")
     p.add_argument("--players", type=int, default=GOAL_PLAYERS)
     p.add_argument("--games", type=int, default=None,

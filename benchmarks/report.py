@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .plan import GAMES, GOAL_PLAYERS
+from .plan import GOAL_PLAYERS, game as game_of
 
 STATUS = {True: "PASS", False: "**FAIL**", None: "n/a"}
 
@@ -92,7 +92,7 @@ def plot(res: dict, path: Path) -> None:
             ax.axhline(r["games_per_s"], ls="--", color="grey",
                        label=f"reference engine ({r['batch']:,} games)")
         ax.set(xscale="log", yscale="log", xlabel="batch size (games per call)",
-               ylabel="games/s", title=f"{GAMES[game].title}, {GOAL_PLAYERS} random players")
+               ylabel="games/s", title=f"{game_of(game).title}, {GOAL_PLAYERS} random players")
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
     fig.suptitle(f"{res['machine']['cpu']}, {res['machine']['cores']} cores "

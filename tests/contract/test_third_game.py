@@ -1,0 +1,55 @@
+"""A third game plugs in untouched: declared in a test module, it appears in the analyses'
+tables, the report and the benchmarks without any edit to those packages."""
+import polars as pl
+import toydice
+
+from analyses import counterfactual_impact, event_impact, report, seat_advantage, win_rates
+from analyses.data import detect_game
+from simcore import games
+
+
+def test_the_registry_finds_the_shipped_games_and_a_registered_one():
+    assert {"bloomsim", "rapinsim", "toydice"} <= set(games.names())
+    assert games.get("toydice") is toydice.GAME
+    assert games.of_module(toydice) is toydice.GAME
+
+
+def test_its_results_are_told_apart_by_its_declared_columns():
+    df = toydice.simulate(["bold", "safe", "random"], 300, seed=1)
+    assert detect_game(df.lazy()) == "toydice"
+    with pl.Config():
+        assert win_rates(df)["policy"].to_list() == ["bold", "random", "safe"]
+    assert seat_advantage(df).height == 3
+
+
+def test_event_impact_reads_its_declared_things():
+    df = toydice.simulate(["bold", "safe", "random"], 2000, seed=2)
+    t = event_impact(df)
+    assert set(zip(t["kind"], t["thing"])) == {("card", "card")}
+    # the bonus card is worth +2 points to its holder: planted, so found
+    assert (t["score_diff"] > 1.5).all()
+    cf = counterfactual_impact(toydice, ["bold", "safe"], 500, 3)
+    assert cf["thing"].unique().to_list() == ["bonus"]
+
+
+def test_its_report_has_its_section(tmp_path):
+    page = report(toydice.simulate(["bold", "safe"], 500, seed=4), tmp_path / "r")
+    text = page.read_text()
+    assert 'id="toydice"' in text and "Dice race" in text
+
+
+def test_the_benchmarks_time_it_and_judge_it_through_the_contract():
+    from benchmarks import goals, throughput
+    from benchmarks.plan import PLANS, all_games, game
+    assert "toydice" in all_games()
+    g = game("toydice")
+    assert g.players() == (2, 5) and g.load() is toydice
+    records, notes = throughput.benchmark(g, PLANS["smoke"], lambda line: None)
+    assert {r["engine"] for r in records} == {"compiled", "reference"}
+    assert all(r["games_per_s"] > 0 for r in records) and not notes
+    res = {"games": ["toydice"], "throughput": records, "startup": [], "memory": [],
+           "peer": None}
+    speed = goals.evaluate(res)[0]
+    assert speed["target"] == "no goal declared" and speed["passed"] is None
+    assert speed["value"] > 0
+    assert "Dice race" in goals.evaluate(res)[1]["goal"]

@@ -109,7 +109,7 @@ def run(args: argparse.Namespace, command: str) -> dict:
             _log(f"peer: {res['peer']['decisions_per_s']:,.0f} decisions/s")
         else:
             res["notes"].append("peer: open_spiel is not installed "
-                                "(pip install 'bloomsim[peers]'); skipped")
+                                "(install the project's extra: pip install '.[peers]'); skipped")
     if "memory" in args.sections:
         for game in games:
             res["memory"].append(isolated.memory(game, plan))

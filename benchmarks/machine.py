@@ -4,12 +4,17 @@ from __future__ import annotations
 import os
 import platform
 import subprocess
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError, packages_distributions, version
 from pathlib import Path
 
 import numba
 
-PACKAGES = ("bloomsim", "numpy", "numba", "polars", "open_spiel")
+PACKAGES = ("numpy", "numba", "polars", "open_spiel")
+
+
+def _project() -> tuple[str, ...]:
+    """The distribution this harness ships in (its version is the project's)."""
+    return tuple(packages_distributions().get(__package__, ()))[:1]
 
 
 def _cpu_model() -> str:
@@ -56,4 +61,4 @@ def info() -> dict:
             "numba_threads": numba.config.NUMBA_NUM_THREADS,
             "threading_layer": numba.config.THREADING_LAYER, "memory_gb": _mem_total_gb(),
             "platform": platform.platform(), "python": platform.python_version(),
-            "versions": {p: _version(p) for p in PACKAGES}, "commit": _commit()}
+            "versions": {p: _version(p) for p in (*_project(), *PACKAGES)}, "commit": _commit()}

@@ -44,7 +44,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def demangle(symbol: str) -> str:
-    """``_ZN8bloomsim6engine9play_gameB2v3...`` -> ``bloomsim.engine.play_game``."""
+    """``_ZN4game6engine9play_gameB2v3...`` -> ``game.engine.play_game``."""
     i = symbol.find("_ZN")
     if i < 0:
         return symbol

@@ -15,6 +15,8 @@ from .data import scan
 from .event_impact import event_impact
 from .report import report
 from .seats import seat_advantage
+from .sweep import CHUNK, variants_of, sweep
+from .sweep import table as sweep_table
 from .tournament import tournament
 from .winrates import win_rates
 
@@ -61,7 +63,51 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--beta", type=float, default=0.05)
     c.add_argument("--delta", type=float, default=0.05,
                    help="win-share difference the SPRT should detect")
+    sw = sub.add_parser("sweep", help="play rules variants on the same seeds (Dask) and print "
+                                      "the start seat's win rate per variant and player count")
+    sw.add_argument("game", choices=games.names())
+    sw.add_argument("--vary", action="append", default=[], metavar="FIELD=V1,V2,...",
+                    help="a rules value and the values to try (repeat: every combination)")
+    sw.add_argument("--rules", action="append", default=[], metavar="FILE",
+                    help="a rules file to try as a variant (repeat for several)")
+    sw.add_argument("--policy", action="append", required=True,
+                    help="built-in policies, seated in order and rotated")
+    sw.add_argument("--players", type=int, nargs="+", required=True)
+    sw.add_argument("--games", type=int, required=True, help="games per variant and seating")
+    sw.add_argument("--seed", type=int, default=0)
+    sw.add_argument("--scheduler", default=None,
+                    help="Dask scheduler address (tcp://host:port); default: a local cluster; "
+                         "'inprocess': no Dask")
+    sw.add_argument("--out", help="Parquet dataset folder (a rerun resumes)")
+    sw.add_argument("--chunk", type=int, default=CHUNK, help="games per task")
     return ap
+
+
+def _value(text: str):
+    """A rules value typed on the command line: an integer, a number, true/false or text."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _variants(vary: list[str], files: list[str]):
+    grid = {}
+    for item in vary:
+        name, sep, values = item.partition("=")
+        if not sep or not name or not values:
+            raise ValueError(f"--vary {item!r}: write FIELD=V1,V2,...")
+        grid[name.strip()] = [_value(v) for v in values.split(",")]
+    if grid and files:
+        return [*variants_of(grid), *variants_of(files)]
+    if not grid and not files:
+        raise ValueError("give --vary FIELD=V1,V2,... and/or --rules FILE")
+    return variants_of(grid or files)
 
 
 def _run(args: argparse.Namespace) -> None:
@@ -84,6 +130,11 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "tournament":
         t = tournament(args.game, args.policy, args.players, args.games, args.seed)
         print(display.to_text(display.head_to_head_table(t.matrix, t.ratings)))
+    elif args.command == "sweep":
+        df = sweep(args.game, _variants(args.vary, args.rules), args.policy, args.players,
+                   args.games, args.seed, scheduler=args.scheduler, out=args.out,
+                   chunk=args.chunk)
+        print(display.to_text(sweep_table(df)))
     elif args.command == "compare":
         res = compare(args.game, args.a, args.b, field=args.field, n_games=args.games,
                       seed=args.seed, sequential=args.sequential, alpha=args.alpha,

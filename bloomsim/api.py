@@ -164,13 +164,15 @@ def to_frame(rules: Rules, names: Sequence[str], b: Batch) -> pl.DataFrame:
 
 def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None,
              engine: str = "compiled", threads: int | None = None,
-             progress: ProgressArg = None, out: str | os.PathLike | None = None):
+             progress: ProgressArg = None, out: str | os.PathLike | None = None,
+             first_game: int = 0):
     """Play ``n_games`` games of Broom Service, one policy per seat (2-5 seats).
 
     ``policies``: built-in names (``bloomsim.POLICIES``) or user policies
     (``@bloomsim.policy``). Game i of seed s is the same game in every engine, thread count
-    and batch split. Returns a polars DataFrame, one row per game and seat; with ``out`` the
-    rows stream to a Parquet dataset in that folder (resumable) and a LazyFrame is returned.
+    and batch split; ``first_game`` starts at game i (a run split into parts). Returns a
+    polars DataFrame, one row per game and seat; with ``out`` the rows stream to a Parquet
+    dataset in that folder (resumable) and a LazyFrame is returned.
     """
     rules = as_rules(rules)
     sp = seat_policies(policies, rules)
@@ -189,7 +191,7 @@ def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None,
                 "engine": engine, "rules": rules.to_dict()}
     return runner.run(play, lambda start, b: to_frame(rules, sp.names, b), n_games,
                       threads=threads, progress=progress, out=out, manifest=manifest,
-                      label="bloomsim")
+                      label="bloomsim", first_game=first_game)
 
 
 def replay(policies: Sequence, seed: int, game: int, rules=None) -> str:

@@ -90,8 +90,10 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
 
 def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None, characters=None,
              engine: str = "compiled", threads: int | None = None,
-             progress: ProgressArg = None, out: str | os.PathLike | None = None):
-    """Play ``n_games`` games; one row per game and seat (docs/results-schema.md).
+             progress: ProgressArg = None, out: str | os.PathLike | None = None,
+             first_game: int = 0):
+    """Play ``n_games`` games from game ``first_game`` on (0: the first); one row per game
+    and seat (docs/results-schema.md).
 
     ``policies``: one per seat (2..6), a built-in name (``POLICIES``) or a ``@policy``
     function. ``characters``: one distinct character per seat, else drawn from the roster.
@@ -111,7 +113,7 @@ def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None, charact
                 "engine": engine, "characters": None if characters is None else list(characters),
                 "rules": _rules_dict(rules)}
     return runner.run(play, build, n_games, threads=threads, progress=progress, out=out,
-                      manifest=manifest, label="rapinsim")
+                      manifest=manifest, label="rapinsim", first_game=first_game)
 
 
 def replay(policies: Sequence, seed: int, game: int, *, rules=None, characters=None) -> str:

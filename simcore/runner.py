@@ -55,16 +55,19 @@ def check_threads(threads: Any) -> int:
 def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFrame],
         n_games: int, *, threads: int | None, progress: ProgressArg,
         out: str | os.PathLike | None, manifest: Mapping[str, Any], label: str,
-        chunk: int = CHUNK):
-    """Play games ``0..n_games-1``: ``play(start, n)`` returns a chunk's raw results,
-    ``build(start, raw)`` its frame.
+        chunk: int = CHUNK, first_game: int = 0):
+    """Play games ``first_game..first_game+n_games-1``: ``play(start, n)`` returns a chunk's
+    raw results, ``build(start, raw)`` its frame. (A run split into several calls by
+    ``first_game`` plays the games one call would.)
 
     Returns a DataFrame, or with ``out`` a LazyFrame over the written Parquet dataset.
     """
     n_games = check_int("n_games", n_games)
+    first_game = check_int("first_game", first_game, 0)
     threads = check_threads(threads)
+    where = {"first_game": first_game} if first_game else {}
     folder = None if out is None else _open_dataset(
-        Path(out), dict(manifest, n_games=n_games, chunk=chunk))
+        Path(out), dict(manifest, n_games=n_games, chunk=chunk, **where))
     old = numba.get_num_threads()
     numba.set_num_threads(threads)        # per thread: the engine runs on this one
     bar = Progress(progress, n_games, label)
@@ -84,8 +87,9 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
 
     try:
         with ThreadPoolExecutor(1, thread_name_prefix=f"{label}-frames") as frames:
-            for k, start in enumerate(range(0, n_games, chunk)):
-                n = min(chunk, n_games - start)
+            end = first_game + n_games
+            for k, start in enumerate(range(first_game, end, chunk)):
+                n = min(chunk, end - start)
                 if folder is not None and (folder / f"part-{k:06d}.parquet").exists():
                     bar.update(n)
                     continue

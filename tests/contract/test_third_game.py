@@ -53,3 +53,14 @@ def test_the_benchmarks_time_it_and_judge_it_through_the_contract():
     assert speed["target"] == "no goal declared" and speed["passed"] is None
     assert speed["value"] > 0
     assert "Dice race" in goals.evaluate(res)[1]["goal"]
+
+
+def test_a_sweep_plays_its_rules_variants():
+    from analyses.sweep import sweep, table
+    df = sweep("toydice", {"bonus": [0, 6]}, ["bold", "safe"], [2, 3], 400, 1,
+               scheduler="inprocess", chunk=150)
+    t = table(df)
+    assert t.height == 4 and (t["games"] == 400).all()
+    # a bigger bonus card makes the winner's score higher: planted, so found
+    w = dict(zip(t["variant"] + t["n_players"].cast(str), t["winner_score"]))
+    assert w["bonus=62"] > w["bonus=02"] and w["bonus=63"] > w["bonus=03"]

@@ -36,7 +36,7 @@ def _play(policies, seed, game, rules):
 
 
 def simulate(policies, n_games, seed, *, rules=None, engine="compiled", threads=None,
-             progress=None, out=None):
+             progress=None, out=None, first_game=0):
     """A user policy (any object with a ``name``) plays as random."""
     names = [p if isinstance(p, str) else p.name for p in policies]
     bad = [p for p in policies if isinstance(p, str) and p not in POLICIES]
@@ -50,10 +50,10 @@ def simulate(policies, n_games, seed, *, rules=None, engine="compiled", threads=
     win = np.zeros((n_games, n), np.float32)
     bonus = np.zeros((n_games, n), np.int8)
     for g in range(n_games):
-        score[g], b = _play(policies, seed, g, rules)
+        score[g], b = _play(policies, seed, first_game + g, rules)
         bonus[g, b] = 1
         rank_and_share(score[g], np.zeros(n, np.int16), n, rank[g], win[g])
-    return frame(0, names, {"rank": rank, "win": win, "dice": score, "bonus_card": bonus},
+    return frame(first_game, names, {"rank": rank, "win": win, "dice": score, "bonus_card": bonus},
                  {"n_players": np.full(n_games, n, np.int8),
                   "decisions": np.full(n_games, ROUNDS * n, np.int32)})
 

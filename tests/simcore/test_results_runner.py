@@ -79,6 +79,18 @@ def test_runner_streams_resumes_and_refuses_other_settings(tmp_path):
                    label="t", chunk=100)
 
 
+def test_a_run_split_by_first_game_plays_the_games_of_one_run():
+    whole = runner.run(fake_play, fake_build, 250, threads=1, progress=False, out=None,
+                       manifest={}, label="t", chunk=100)
+    parts = [runner.run(fake_play, fake_build, n, threads=1, progress=False, out=None,
+                        manifest={}, label="t", chunk=100, first_game=first)
+             for first, n in ((0, 130), (130, 120))]
+    assert pl.concat(parts).equals(whole)
+    with pytest.raises(ValueError, match="first_game"):
+        runner.run(fake_play, fake_build, 5, threads=1, progress=False, out=None, manifest={},
+                   label="t", first_game=-1)
+
+
 def test_runner_reports_progress_and_rejects_bad_counts():
     seen = []
     runner.run(fake_play, fake_build, 250, threads=1, progress=lambda d, t: seen.append((d, t)),

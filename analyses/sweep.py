@@ -1,0 +1,301 @@
+"""Rules-variant sweeps on Dask: every variant (and player count) plays the same seeds.
+
+A sweep is a grid of cells, one per (variant, player count); each cell plays games
+``0..n_games-1`` of one seed, split into tasks of ``chunk`` consecutive games
+(``simulate(..., first_game=...)``). A task's games depend only on (rules, seats, seed, game
+index), never on the worker that plays them, so the results are the same on any cluster, any
+number of workers and any chunking. The client gathers each task's frame and writes it as one
+Parquet part (a temporary name, then a rename) under ``out/variant=<label>/players=<p>/``; a
+rerun with the same settings plays only the parts that are missing.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from simcore import games
+from simcore.progress import Progress, ProgressArg
+from simcore.runner import check_int
+from simcore.summary import Z95
+
+from .tournament import rotations
+
+CHUNK = 20_000
+"""Games per task: big enough that scheduling costs nothing next to playing them."""
+MANIFEST = "_sweep.json"
+SCHEDULERS = ("local", "inprocess")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One rules variant: a rules file's text (or none: the defaults) and values laid over it."""
+
+    label: str
+    file_text: str | None = None
+    file_suffix: str = ".toml"
+    changes: Mapping[str, Any] = field(default_factory=dict)
+
+    def rules(self, mod: Any) -> Any:
+        """The variant's rules for the game's public module (on whichever machine plays)."""
+        if self.file_text is None:
+            rules = mod.load_rules()
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp) / f"rules{self.file_suffix}"
+                path.write_text(self.file_text, encoding="utf-8")
+                rules = mod.load_rules(path)
+        return rules.replace(**self.changes) if self.changes else rules
+
+    def key(self) -> str:
+        return json.dumps([self.label, self.file_text, dict(self.changes)], sort_keys=True,
+                          default=str)
+
+
+def _label(changes: Mapping[str, Any]) -> str:
+    return ",".join(f"{k}={v}" for k, v in changes.items()) or "default"
+
+
+def variants_of(spec: Any) -> list[Variant]:
+    """The variants a sweep plays, from ``spec``:
+
+    - a mapping of rules values to lists, ``{"enchanted_penalty": [1, 2, 3]}``: the grid of
+      every combination, laid over the default rules;
+    - a sequence whose items are rules files (JSON/TOML paths), mappings of values (one
+      variant each) or ``Variant`` objects.
+    """
+    if isinstance(spec, Mapping):
+        keys = list(spec)
+        values = [v if isinstance(v, (list, tuple)) else [v] for v in spec.values()]
+        if not keys or any(len(v) == 0 for v in values):
+            raise ValueError("variants: a grid needs at least one value for each field")
+        return [Variant(_label(dict(zip(keys, combo))), changes=dict(zip(keys, combo)))
+                for combo in itertools.product(*values)]
+    if isinstance(spec, (str, os.PathLike)) or not isinstance(spec, Sequence) or not spec:
+        raise ValueError(f"variants must be a grid mapping or a non-empty list of rules files "
+                         f"and value mappings, got {spec!r}")
+    out = []
+    for item in spec:
+        if isinstance(item, Variant):
+            out.append(item)
+        elif isinstance(item, Mapping):
+            out.append(Variant(_label(item), changes=dict(item)))
+        elif isinstance(item, (str, os.PathLike)):
+            p = Path(item)
+            if not p.is_file():
+                raise ValueError(f"variants: rules file {str(p)!r} does not exist")
+            out.append(Variant(p.stem, p.read_text(encoding="utf-8"), p.suffix.lower()))
+        else:
+            raise ValueError(f"variants: {item!r} is neither a rules file nor a mapping")
+    labels = [v.label for v in out]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"variants must have distinct labels, got {labels}")
+    return out
+
+
+def seatings(policies: Sequence[str], players: int) -> list[tuple[str, ...]]:
+    """The seat orders at ``players``: the policies in order, repeated as needed, in each of
+    its distinct rotations, so that every policy takes every seat on the same games (a seat
+    effect is then not a policy's, and a policy's not a seat's)."""
+    return rotations([policies[i % len(policies)] for i in range(players)])
+
+
+@dataclass(frozen=True)
+class Task:
+    game: str
+    variant: Variant
+    seats: tuple[str, ...]
+    seed: int
+    first: int
+    n: int
+
+    @property
+    def seating(self) -> str:
+        return "|".join(self.seats)
+
+    def part(self, root: Path) -> Path:
+        return (root / f"variant={self.variant.label}" / f"players={len(self.seats)}"
+                / f"seating={self.seating}" / f"part-{self.first:012d}.parquet")
+
+
+def play_task(task: Task) -> pl.DataFrame:
+    """Play one task's games on this machine, one thread (a worker runs one task per core)."""
+    mod = games.get(task.game).module()
+    df = mod.simulate(list(task.seats), task.n, task.seed, rules=task.variant.rules(mod),
+                      threads=1, progress=False, first_game=task.first)
+    return df.with_columns(pl.col("policy").cast(pl.String),
+                           variant=pl.lit(task.variant.label), seating=pl.lit(task.seating))
+
+
+def plan(game: str, variants: list[Variant], policies: Sequence[str], players: Sequence[int],
+         n_games: int, seed: int, chunk: int) -> list[Task]:
+    return [Task(game, v, seats, seed, first, min(chunk, n_games - first))
+            for v in variants for p in players for seats in seatings(policies, p)
+            for first in range(0, n_games, chunk)]
+
+
+def _check(game: Any, variants: Any, policies: Any, players: Any, n_games: Any, seed: Any,
+           chunk: Any) -> tuple[games.Game, list[Variant], list[int]]:
+    spec = games.get(game) if isinstance(game, str) else games.of_module(game)
+    if spec is None:
+        raise ValueError(f"{game!r} is not a registered game")
+    check_int("n_games", n_games)
+    check_int("seed", seed, 0)
+    check_int("chunk", chunk)
+    counts = [players] if isinstance(players, int) else list(players)
+    lo, hi = spec.players
+    for p in counts:
+        if isinstance(p, bool) or not isinstance(p, int) or not lo <= p <= hi:
+            raise ValueError(f"players: {spec.title} takes {lo} to {hi} players, got {p!r}")
+    mod = spec.module()
+    if isinstance(policies, str) or not policies:
+        raise ValueError(f"policies must be a non-empty list of built-in policy names, got "
+                         f"{policies!r}")
+    for p in policies:
+        if not isinstance(p, str) or p not in mod.POLICIES:
+            raise ValueError(f"sweeps take built-in policy names ({sorted(mod.POLICIES)}), "
+                             f"got {p!r}")
+    chosen = variants_of(variants)
+    for v in chosen:        # every variant loads here, so a bad value fails before any game
+        try:
+            v.rules(mod)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"variant {v.label!r}: {e}") from None
+    return spec, chosen, counts
+
+
+def _open(out: Path, manifest: dict) -> None:
+    meta = out / MANIFEST
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"out={str(out)!r} exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()):
+        if not meta.is_file():
+            raise ValueError(f"out={str(out)!r} is a non-empty directory that is not a sweep; "
+                             f"choose another path")
+        try:
+            old = json.loads(meta.read_text())
+        except json.JSONDecodeError:
+            raise ValueError(f"{meta} is unreadable; delete the folder to start the sweep "
+                             f"anew") from None
+        if old != manifest:
+            diff = sorted(k for k in set(old) | set(manifest) if old.get(k) != manifest.get(k))
+            raise ValueError(f"out={str(out)!r} holds a sweep with other settings "
+                             f"({', '.join(diff)} differ); delete it or choose another path")
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = meta.with_suffix(".tmp")
+    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True))
+    os.replace(tmp, meta)
+
+
+def _write(df: pl.DataFrame, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    df.write_parquet(tmp, compression="zstd")
+    os.replace(tmp, path)
+
+
+def _results(tasks: list[Task], scheduler: Any) -> Iterator[tuple[Task, pl.DataFrame]]:
+    """Each task and its frame as it finishes, on the scheduler asked for."""
+    if scheduler == "inprocess":
+        for t in tasks:
+            yield t, play_task(t)
+        return
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    own = None
+    if scheduler in (None, "local"):
+        own = LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1,
+                           processes=True, dashboard_address=None,
+                           silence_logs=logging.ERROR)
+        client = Client(own)
+    elif isinstance(scheduler, str):
+        client = Client(scheduler)
+    else:
+        client = scheduler       # a distributed.Client the caller owns
+    try:
+        futures = {client.submit(play_task, t, pure=False): t for t in tasks}
+        for fut in as_completed(futures):
+            yield futures[fut], fut.result()
+    finally:
+        if client is not scheduler:
+            client.close()
+        if own is not None:
+            own.close()
+
+
+def sweep(game: Any, variants: Any, policies: Sequence[str], players: int | Sequence[int],
+          n_games: int, seed: int, *, scheduler: Any = None,
+          out: str | os.PathLike | None = None, chunk: int = CHUNK,
+          progress: ProgressArg = None) -> pl.DataFrame | pl.LazyFrame:
+    """Play every rules variant at every player count on games ``0..n_games-1`` of ``seed``.
+
+    ``variants``: see ``variants_of`` (a grid ``{"field": [values]}``, or a list of rules files
+    and value mappings). ``policies``: built-in policy names, seated in order and repeated to
+    fill each player count. ``scheduler``: None or ``"local"`` (an embedded Dask cluster, one
+    single-threaded worker process per core), a scheduler address (``"tcp://host:8786"``), a
+    ``distributed.Client``, or ``"inprocess"`` (no Dask: this process plays every task).
+
+    Returns the results with a ``variant`` column (one row per variant, game and seat); with
+    ``out`` they stream to a Parquet dataset partitioned by variant and player count, and a
+    LazyFrame over it is returned; rerunning an interrupted sweep with the same settings plays
+    only what is missing.
+    """
+    spec, chosen, counts = _check(game, variants, policies, players, n_games, seed, chunk)
+    tasks = plan(spec.name, chosen, list(policies), counts, n_games, seed, chunk)
+    root = None if out is None else Path(out)
+    if root is not None:
+        digest = hashlib.sha256("".join(v.key() for v in chosen).encode()).hexdigest()[:16]
+        _open(root, {"game": spec.name, "variants": [v.label for v in chosen],
+                     "variants_sha": digest, "policies": list(policies), "players": counts,
+                     "n_games": n_games, "seed": seed, "chunk": chunk})
+        tasks = [t for t in tasks if not t.part(root).exists()]
+    bar = Progress(progress, sum(t.n for t in tasks), f"sweep {spec.name}")
+    frames = []
+    try:
+        for task, df in _results(tasks, scheduler):
+            if root is None:
+                frames.append(df)
+            else:
+                _write(df, task.part(root))
+            bar.update(task.n)
+    finally:
+        bar.close()
+    if root is not None:
+        return pl.scan_parquet(root / "**" / "part-*.parquet", hive_partitioning=False)
+    return order(pl.concat(frames))
+
+
+def order(df: pl.DataFrame) -> pl.DataFrame:
+    """A sweep's rows in one order whatever finished first."""
+    return df.sort("variant", "n_players", "seating", "game", "seat", maintain_order=True)
+
+
+def table(df: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """Per variant and player count: games, the start seat's win rate with a 95% interval and
+    the mean score of the games' winners. A game index played in several seatings counts once
+    (its seatings' start-seat wins averaged), so the interval treats each game as the unit."""
+    lf = df.lazy() if isinstance(df, pl.DataFrame) else df
+    spec = games.of_columns(lf.collect_schema().names())
+    per_game = (lf.filter(pl.col("seat") == 0).group_by("variant", "n_players", "game")
+                .agg(w=pl.col("win").cast(pl.Float64).mean()))
+    seat0 = per_game.group_by("variant", "n_players").agg(
+        games=pl.len(), start_seat_win=pl.col("w").mean(),
+        se=pl.col("w").std() / pl.len().sqrt())
+    best = (lf.filter(pl.col("rank") == 1).group_by("variant", "n_players")
+            .agg(winner_score=pl.col(spec.score).cast(pl.Float64).mean()))
+    return (seat0.join(best, on=["variant", "n_players"]).sort("variant", "n_players")
+            .select("variant", "n_players", "games", "start_seat_win",
+                    ci_low=pl.col("start_seat_win") - Z95 * pl.col("se"),
+                    ci_high=pl.col("start_seat_win") + Z95 * pl.col("se"),
+                    fair=1.0 / pl.col("n_players").cast(pl.Float64), winner_score="winner_score")
+            .collect())

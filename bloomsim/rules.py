@@ -46,17 +46,21 @@ MAX_ROLES = 16
 
 # Values the spec marks ASSUMPTION (or [D]ecision options): shown by `bloomsim rules`.
 ASSUMPTIONS = {
-    "board": "an approximation of the printed map (6x7 grid with a lake), not the map itself",
+    "board": "an approximation of the printed map (6x7 grid with a lake), not the map itself; "
+             "one cloud per cloud space (an area named k times in cloud_spaces holds k clouds)",
     "cloud_tiles": "mix of 24 tiles: 8 each of (1 star, 1 bolt), (2, 2), (3, 3)",
     "lightning_points": "end-game table on total bolts",
     "lightning_points_beyond_table": "points per bolt beyond the table",
     "roles": "gatherer amounts (cowardly 1 potion; brave 2 potions + 1 wand); druid terrains",
-    "events": "every event's numbers (and the empty tenth card)",
+    "events": "every event's numbers (and the empty tenth card), except Perilous Places' "
+              "forest -1 and meadow -3 (seed 001's example, read as losses) and the sums of "
+              "Protected Places' example; Perilous hill and mountain -2 are assumptions",
     "score_floor": "the track cannot go below 0 (null or \"none\": no floor)",
     "enchanted_reshuffle": "[D] option: roles revealed this round are set aside when the "
                            "enchanted deck is reshuffled mid-reveal ('all_roles': reshuffle all)",
     "druid_needs_terrain": "[D] option: a druid delivers only from a pawn's area of one of "
-                           "its terrains (false: from any area holding a pawn)",
+                           "its terrains (the spec); false: from any area holding a pawn "
+                           "(seed 000 names no terrain)",
     "enchanted_deck": "option: the roles whose cards form the enchanted deck (null: every "
                       "role); a role left out is never enchanted",
     "next_start_player": "[D] option: 'last_brave' (seed 000): the player who last acted "

@@ -127,7 +127,6 @@ def play_reference(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int
     P_ = len(sp.ids)
     b = _empty(rules, n, P_, start)
     b.logs = []
-    spaces = [rules.area_ids.index(a) for a in rules.board["cloud_spaces"]]
     for i in range(n):
         g = reference_game(rules, sp, seed, start + i)
         rank, win = ref.ranks(g)
@@ -138,7 +137,7 @@ def play_reference(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int
                    sum(ref.resources(g, s)), g.pawns[s][0], g.pawns[s][1]])
         b.rank[i], b.win[i] = rank, win
         b.game_out[:, i] = ([len(g.decisions)] + g.event_round + g.enchanted_rounds
-                         + g.tower_deliveries + [g.charmed_round[a] for a in spaces])
+                         + g.tower_deliveries + g.charmed_round)
         b.logs.append(list(g.decisions))
     return b
 
@@ -155,7 +154,7 @@ def to_frame(rules: Rules, names: Sequence[str], b: Batch) -> pl.DataFrame:
     for prefix, ids, dtype in (("event", rules.event_ids, np.int8),
                                ("enchanted", rules.role_ids, np.uint8),
                                ("deliveries", rules.tower_ids, np.int16),
-                               ("charmed", rules.board["cloud_spaces"], np.int8)):
+                               ("charmed", rules.cloud_space_ids, np.int8)):
         for x in ids:
             game[f"{prefix}_{x}"] = b.game_out[col].astype(dtype)
             col += 1

@@ -49,14 +49,13 @@ from . import policies as P
 from .rules import (DRUID, EC_ANY_POTION, EC_GAIN, EC_HAND, EC_KIND, EC_LIMIT, EC_PAYS,
                     EC_POINTS, EV_ALTERNATIVE, EV_EMPTY_HANDED, EV_FLOCK, EV_MORE_OR_LESS,
                     EV_PAWN_TERRAIN, EV_THE_WORKS, EV_UPPER_HAND, FAIRY, GATHERER, NO_HAND,
-                    P_ADJ_PTR, P_AREA_TOWER_PTR, P_BONUS_DRUID,
-                    P_BONUS_FAIRY, P_CASTLE_A, P_CASTLE_B, P_DRUID_TERRAIN, P_ENCH_DECK,
-                    P_ENCH_PENALTY, P_ENCH_TOTAL, P_EVENTS_USED, P_FLOOR, P_HAND_SIZE, P_HAS_FLOOR,
-                    P_LIGHT_BEYOND, P_MAX_BID, P_N_ROLES, P_RESHUFFLE_ALL, P_ROUNDS, P_SET3,
-                    P_SET4,
-                    P_START_GREEN, P_START_SCORE, P_TOWER_PTR, P_WANDS_FIRST,
-                    P_WANDS_LAST, P_WANDS_OTHERS, RO_BRAVE, RO_COWARDLY, RO_KIND, RO_TERRAINS,
-                    TW_COLOUR, TW_POINTS, TW_ROUND, TW_WANDS, WITCH, Tables)
+                    P_ADJ_PTR, P_AREA_TOWER_PTR, P_BONUS_DRUID, P_BONUS_FAIRY, P_CASTLE_A,
+                    P_CASTLE_B, P_DRUID_TERRAIN, P_ENCH_DECK, P_ENCH_PENALTY, P_ENCH_TOTAL,
+                    P_EVENTS_USED, P_FLOOR, P_HAND_SIZE, P_HAS_FLOOR, P_LIGHT_BEYOND, P_MAX_BID,
+                    P_N_ROLES, P_RESHUFFLE_ALL, P_ROUNDS, P_SET3, P_SET4, P_START_GREEN,
+                    P_START_LEAD, P_START_SCORE, P_TOWER_PTR, P_WANDS_FIRST, P_WANDS_LAST,
+                    P_WANDS_OTHERS, RO_BRAVE, RO_COWARDLY, RO_KIND, RO_TERRAINS, TW_COLOUR,
+                    TW_POINTS, TW_ROUND, TW_WANDS, WITCH, Tables)
 
 MAX_PLAYERS = 6
 OBS_LEN = P.obs_len(MAX_PLAYERS)
@@ -66,12 +65,12 @@ NEG = -(1 << 30)
 # decks and record, the decision log
 (G_ROUND, G_TURN, G_LEADER, G_START, G_EVENT, G_ENCHANTED, G_PLAYED, G_DECISIONS, G_LOGGED,
  G_ERROR, G_ERR_SEAT, G_ERR_KIND, G_ERR_CHOICE, G_ERR_N, G_ENCH_N, G_ENCH_PTR,
- G_SELECTING) = range(17)
-N_G = 17          # setup clears g[:N_G]
-G_LOG_CAP, G_LOG_AT, G_NP = 17, 18, 19   # log size (0: none) and start, number of players
-G_READERS = 20    # some seat reads features (its policy is not the built-in random one)
-G_BEST, G_BEST_V = 21, 22    # a built-in heuristic's best option so far and its value (``offer``)
-G_UF = 23         # user policy i's compiled code (address, see policy_at) at G_UF + i
+ G_SELECTING, G_LAST_BRAVE) = range(18)
+N_G = 18          # setup clears g[:N_G]
+G_LOG_CAP, G_LOG_AT, G_NP = 18, 19, 20   # log size (0: none) and start, number of players
+G_READERS = 21    # some seat reads features (its policy is not the built-in random one)
+G_BEST, G_BEST_V = 22, 23    # a built-in heuristic's best option so far and its value (``offer``)
+G_UF = 24         # user policy i's compiled code (address, see policy_at) at G_UF + i
 G_ST = G_UF + MAX_PLAYERS    # the game's random streams (uint64 bits): chance, one per seat
 G_SEAT = G_ST + 1 + MAX_PLAYERS    # seat p's columns S_* at G_SEAT + N_SEAT * p
 # State.seat columns. S_SCORE .. S_FLOOR are also the order of the results' score columns.
@@ -87,8 +86,8 @@ G_OAB = G_SEAT + N_SEAT * MAX_PLAYERS    # option slots: what option i means (2 
 # into this array.
 (T_AREA, T_AREA_W, T_TOWER, T_ROLE, T_EVENT, T_EVENT_W, T_CLOUD, T_TILES, T_LIGHT, T_N_AREA,
  T_N_TOWER, T_N_EVENT, T_N_CLOUD, T_N_TILES, T_N_LIGHT, T_DECKS, T_REC, T_N_REC, T_MAXO,
- T_BOARD, T_SCRATCH, T_VALUES, T_LOG, T_MAX_STARS, T_NEAR, T_WITCHES) = range(64, 90)
-T_HEADER = 90
+ T_BOARD, T_SCRATCH, T_VALUES, T_LOG, T_MAX_STARS, T_NEAR, T_WITCHES, T_SPACES) = range(64, 91)
+T_HEADER = 91
 VALUES_KEY = 3    # a seat's card values: key (2 words), roles valid under it, then 2 per role
 GRAPH_PTRS = (P_ADJ_PTR, P_TOWER_PTR, P_AREA_TOWER_PTR)
 
@@ -141,7 +140,8 @@ def flat_tables(tb: Tables) -> np.ndarray:
     head[T_MAXO] = max(2 * R, R + 1, 2 * deg + 1, K + 1, C + 1, int(tb.p[P_MAX_BID]) + 1, 4)
     # where the board, decks and record start in State.g (see State)
     head[T_BOARD] = G_OAB + 2 * head[T_MAXO]
-    head[T_DECKS] = head[T_BOARD] + A + K
+    head[T_SPACES] = head[T_BOARD] + A + K
+    head[T_DECKS] = head[T_SPACES] + C
     head[T_REC] = head[T_DECKS] + N + E + R
     head[T_N_REC] = E + R + K + C
     # then the heuristics' scratch (see State): round towers filled, clouds charmed, the best
@@ -161,16 +161,17 @@ class State(NamedTuple):
     #   [0, N_G) game scalars (G_*); from G_ST the game's streams (uint64 bits): chance, then
     #   one per seat; from G_SEAT each seat's columns (S_*; hands and played cards are
     #   bitmasks); from G_OAB what option i means (g[G_OAB + 2i], g[G_OAB + 2i + 1]:
-    #   role/pawn/tower, brave/area); from t[T_BOARD] the cloud tile on each area (-1 none),
-    #   then round tower filled; from t[T_DECKS] tile order, event deck, enchanted deck; from
-    #   t[T_REC] the record: event round, enchanted-rounds mask, deliveries per tower, round
-    #   each cloud space was charmed (the game-level results); from t[T_SCRATCH] the
-    #   heuristics' caches: the round towers filled, the clouds charmed (both counted since
-    #   the State was made, plus one per game: the card values' key), the best tower points
-    #   of each area and colours held (best_delivery_area), then the same at the start of a
-    #   game (found once per State); from t[T_VALUES] each seat's card values and their key
-    #   (card_values); from g[G_LOG_AT] = t[T_LOG] the decision log (seat, kind, n, choice)
-    #   when kept
+    #   role/pawn/tower, brave/area); from t[T_BOARD] the number of clouds on each area,
+    #   then round tower filled; from t[T_SPACES] the cloud tile on each cloud space (-1
+    #   none; an area may hold several spaces); from t[T_DECKS] tile order, event deck,
+    #   enchanted deck; from t[T_REC] the record: event round, enchanted-rounds mask,
+    #   deliveries per tower, round each cloud space was charmed (the game-level results);
+    #   from t[T_SCRATCH] the heuristics' caches: the round towers filled, the clouds
+    #   charmed (both counted since the State was made, plus one per game: the card values'
+    #   key), the best tower points of each area and colours held (best_delivery_area), then
+    #   the same at the start of a game (found once per State); from t[T_VALUES] each seat's
+    #   card values and their key (card_values); from g[G_LOG_AT] = t[T_LOG] the decision log
+    #   (seat, kind, n, choice) when kept
     obs: np.ndarray    # [OBS_LEN] float32
     opts: np.ndarray   # [MAXO + R, F] float32 the options, then each role's SELECT row for the
     #                    seat selecting now
@@ -445,7 +446,7 @@ def best_delivery_area(t, g, colours, a):
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def witch_can_enter(t, g, r, a):
-    return ((role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 != 0) & (g[t[T_BOARD] + a] < 0)
+    return ((role_of(t, r, RO_TERRAINS) >> area_of(t, a, 0)) & 1 != 0) & (g[t[T_BOARD] + a] == 0)
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
@@ -501,14 +502,14 @@ def card_value(t, g, seat, r, brave):
     elif kind == DRUID:
         best = druid_value(t, g, seat, r, colours)
     elif kind == FAIRY:
-        # the clouds next to a pawn (the best (bolts, stars) does not depend on the order)
+        # the cloud spaces next to a pawn (the best (bolts, stars) does not depend on the order)
         bolts, stars = np.int64(-1), np.int64(0)
         wands = g[sc(seat, S_WANDS)]
-        adj = t[P_ADJ_PTR]
+        near = t[T_NEAR]
         for p in range(2):
             a0 = g[sc(seat, S_PAWN_A + p)]
-            for j in range(t[adj + a0], t[adj + a0 + 1]):
-                tile = g[t[T_BOARD] + t[j]]
+            for j in range(t[near + a0], t[near + a0 + 1]):
+                tile = g[t[T_SPACES] + t[j]]
                 if tile < 0:
                     continue
                 b, st = tile_of(t, tile, 1), tile_of(t, tile, 0)
@@ -568,7 +569,7 @@ def card_values(t, g, seat, roles):
         for j in range(t[adj + a0], t[adj + a0 + 1]):
             a = t[j]
             m = witches & t[t[T_WITCHES] + area_of(t, a, 0)]     # those that enter a
-            if m == 0 or g[t[T_BOARD] + a] >= 0:                 # (none enters a cloud)
+            if m == 0 or g[t[T_BOARD] + a] > 0:                  # (none enters a cloud)
                 continue
             b = best_delivery_area(t, g, colours, a)
             while m:
@@ -703,8 +704,7 @@ def setup(t, s, key, game):
         s.g[sc(p, S_PAWN_B)] = t[P_CASTLE_B]
     d0 = t[T_DECKS]
     b0 = t[T_BOARD]
-    s.g[b0:b0 + A] = -1
-    s.g[b0 + A:d0] = 0
+    s.g[b0:t[T_SPACES]] = 0
     s.g[t[T_REC]:t[T_SCRATCH]] = 0
     if s.g[G_READERS]:      # the best deliveries with no round tower filled
         d = deliveries_at(t)
@@ -720,7 +720,8 @@ def setup(t, s, key, game):
         tiles[i] = i
     shuffle(st, CHANCE, tiles, N)
     for i in range(t[T_N_CLOUD]):
-        s.g[b0 + cloud_area_of(t, i)] = tiles[i]
+        s.g[t[T_SPACES] + i] = tiles[i]
+        s.g[b0 + cloud_area_of(t, i)] += 1
     events = s.g[d0 + N:d0 + N + E]
     for i in range(E):
         events[i] = i
@@ -939,6 +940,7 @@ def play_turn(t, s):
         s.g[sc(bravest, S_BRAVE_DONE)] += 1
         role_action(t, s, bravest, r, True)
         s.g[G_LEADER] = bravest
+        s.g[G_LAST_BRAVE] = bravest
     s.g[G_TURN] += 1
 
 
@@ -977,8 +979,9 @@ def offer_charms(t, s, seat, r, brave, n):
     """The fairy's n charms in the option slots (cloud space), then decline."""
     bonus = t[P_BONUS_FAIRY] if brave else 0
     for j in range(n):
-        a = cloud_area_of(t, s.g[G_OAB + 2 * j])
-        tile = s.g[t[T_BOARD] + a]
+        i = s.g[G_OAB + 2 * j]
+        a = cloud_area_of(t, i)
+        tile = s.g[t[T_SPACES] + i]
         offer(s, seat, j, r, brave, a, False, bonus, 0, tile_of(t, tile, 0), 0, 0,
               tile_of(t, tile, 1), 0)
     stop_option(s, seat, n)
@@ -1101,7 +1104,7 @@ def weather_fairy(t, s, seat, r, brave):
         else:
             i = t[ib]
             ib += 1
-        tile = s.g[t[T_BOARD] + cloud_area_of(t, i)]
+        tile = s.g[t[T_SPACES] + i]
         if tile >= 0 and s.g[sc(seat, S_WANDS)] >= tile_of(t, tile, 0):
             s.g[G_OAB + 2 * n] = i
             n += 1
@@ -1111,9 +1114,9 @@ def weather_fairy(t, s, seat, r, brave):
     if c == n:
         return
     i = s.g[G_OAB + 2 * c]
-    a = cloud_area_of(t, i)
-    tile = s.g[t[T_BOARD] + a]
-    s.g[t[T_BOARD] + a] = -1
+    tile = s.g[t[T_SPACES] + i]
+    s.g[t[T_SPACES] + i] = -1
+    s.g[t[T_BOARD] + cloud_area_of(t, i)] -= 1     # the area opens when its last cloud goes
     s.g[sc(seat, S_WANDS)] -= tile_of(t, tile, 0)
     s.g[sc(seat, S_BOLTS)] += tile_of(t, tile, 1)
     s.g[sc(seat, S_CHARMED)] += 1
@@ -1286,6 +1289,7 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
             s.g[sc(p, S_PLAYED)] = 0
         select_roles(t, s)
         s.g[G_LEADER] = s.g[G_START]
+        s.g[G_LAST_BRAVE] = s.g[G_START]
         while True:
             left = 0
             for p in range(n_players):
@@ -1294,7 +1298,9 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
                 break
             play_turn(t, s)
         round_end_event(t, s)
-        s.g[G_START] = s.g[G_LEADER]
+        # next_start_player: who last acted bravely (nobody: the start player stays), or
+        # (option "lead_holder") whoever holds the lead
+        s.g[G_START] = s.g[G_LEADER] if t[P_START_LEAD] else s.g[G_LAST_BRAVE]
     for p in range(n_players):
         add_points(t, s, p, lightning_points(t, s.g[sc(p, S_BOLTS)]), S_LIGHTNING)
         add_points(t, s, p, resource_set_points(t, s.g[sc(p, S_GREEN)], s.g[sc(p, S_PURPLE)],

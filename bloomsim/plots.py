@@ -47,7 +47,7 @@ def board_figure(board: Mapping, usage: Mapping[str, Mapping[str, float]],
     """Broom Service board from the rules data (areas on their grid x, y): towers coloured by
     potions delivered per game; areas by pawns ending there per game; cloud spaces with the
     share of games their cloud was charmed. ``usage``: ``deliveries`` {tower: per game},
-    ``pawns`` {area: per game}, ``charmed`` {area: share of games}."""
+    ``pawns`` {area: per game}, ``charmed`` {cloud space column name: share of games}."""
     areas = {a["id"]: a for a in board["areas"]}
     fig, (ax_t, ax_p) = plt.subplots(1, 2, figsize=(13, 5.6), layout="constrained")
     pawn_max = max(usage["pawns"].values(), default=0) or 1
@@ -89,13 +89,16 @@ def board_figure(board: Mapping, usage: Mapping[str, Mapping[str, float]],
                          for t, c in TERRAIN_COLOURS.items()],
                 loc="upper center", bbox_to_anchor=(0.5, -0.01), ncol=6, fontsize=8,
                 frameon=False)
-    for aid in board.get("cloud_spaces", []):
-        a = areas[aid]
-        share = usage["charmed"].get(aid, 0.0)
-        ax_p.add_patch(Rectangle((a["x"] - 0.42, a["y"] - 0.42), 0.84, 0.84, fill=False,
-                                 edgecolor="#d62728", lw=1.2, ls="--"))
-        ax_p.text(a["x"], a["y"] + 0.25, f"cloud {share:.0%}", ha="center", fontsize=6.5,
-                  color="#a50f15")
+    seen: dict[str, int] = {}
+    for aid in board.get("cloud_spaces", []):     # an area named k times holds k clouds,
+        a = areas[aid]                            # their columns: <area>, <area>_2, ...
+        seen[aid] = k = seen.get(aid, 0) + 1
+        share = usage["charmed"].get(aid if k == 1 else f"{aid}_{k}", 0.0)
+        if k == 1:
+            ax_p.add_patch(Rectangle((a["x"] - 0.42, a["y"] - 0.42), 0.84, 0.84, fill=False,
+                                     edgecolor="#d62728", lw=1.2, ls="--"))
+        ax_p.text(a["x"], a["y"] + 0.25 - 0.15 * (k - 1), f"cloud {share:.0%}", ha="center",
+                  fontsize=6.5, color="#a50f15")
     for aid, v in usage["pawns"].items():
         if aid in areas:
             ax_p.text(areas[aid]["x"], areas[aid]["y"] - 0.1, f"{v:.2f}", ha="center",

@@ -56,12 +56,14 @@ class Game:
     turn: int = 0                       # turn of the round, 0-based
     start_player: int = 0
     leader: int = 0
+    last_brave: int = 0                 # who last acted bravely this round (start player if none)
     event: int = -1                     # index in rules.events of the event in force, -1 none
     event_deck: list = field(default_factory=list)
     enchanted_deck: list = field(default_factory=list)
     enchanted: set = field(default_factory=set)        # roles enchanted this round
     revealed_this_round: list = field(default_factory=list)
-    clouds: dict = field(default_factory=dict)         # area -> cloud tile index
+    cloud_space_area: list = field(default_factory=list)  # [C] area of each cloud space
+    clouds: dict = field(default_factory=dict)         # cloud space -> tile index (uncharmed)
     tower_filled: list = field(default_factory=list)   # [K] round tower holds a potion
     score: list = field(default_factory=list)
     pts: dict = field(default_factory=dict)            # breakdown name -> [P]
@@ -79,7 +81,7 @@ class Game:
     event_round: list = field(default_factory=list)    # [E] round revealed, 0 never
     enchanted_rounds: list = field(default_factory=list)  # [R] bitmask
     tower_deliveries: list = field(default_factory=list)  # [K]
-    charmed_round: dict = field(default_factory=dict)   # cloud-space area -> round, 0 never
+    charmed_round: list = field(default_factory=list)   # [C] round charmed, 0 never
     decisions: list = field(default_factory=list)      # (seat, kind, n_opts, choice)
     log: list = field(default_factory=list)
 
@@ -167,11 +169,12 @@ def setup(g: Game) -> None:
     g.event_round = [0] * len(r.events)
     g.enchanted_rounds = [0] * len(r.roles)
     # clouds: every tile shuffled, one face up on each cloud space
+    # (an area may hold several cloud spaces)
     tiles = [i for i, t in enumerate(_tiles(r))]
     g.rng.shuffle(CHANCE, tiles)
-    spaces = [g.rules.area_ids.index(a) for a in r.board["cloud_spaces"]]
-    g.clouds = {a: tiles[i] for i, a in enumerate(spaces)}
-    g.charmed_round = {a: 0 for a in spaces}
+    g.cloud_space_area = [g.rules.area_ids.index(a) for a in r.board["cloud_spaces"]]
+    g.clouds = {i: tiles[i] for i in range(len(g.cloud_space_area))}
+    g.charmed_round = [0] * len(g.cloud_space_area)
     # events: shuffle all, the first events_used form the deck
     deck = list(range(len(r.events)))
     g.rng.shuffle(CHANCE, deck)
@@ -289,11 +292,16 @@ def best_delivery(g: Game, seat: int, towers) -> int | None:
     return max(pts) if pts else None
 
 
+def clouded(g: Game, a: int) -> bool:
+    """Area a holds one or more clouds (seed 001: no pawn enters such an area)."""
+    return any(g.cloud_space_area[i] == a for i in g.clouds)
+
+
 def witch_moves(g: Game, seat: int, r: int) -> list[tuple[int, int]]:
     """(pawn, area): one step to an adjacent area of the witch's terrain without a cloud."""
     terr = g.rules.roles[r]["terrain"]
     return [(p, n) for p in (0, 1) for n in g.neighbours[g.pawns[seat][p]]
-            if g.terrain[n] in terr and n not in g.clouds]
+            if g.terrain[n] in terr and not clouded(g, n)]
 
 
 def druid_towers(g: Game, seat: int, r: int) -> list[int]:
@@ -308,13 +316,14 @@ def druid_towers(g: Game, seat: int, r: int) -> list[int]:
 
 
 def charmable(g: Game, seat: int) -> list[int]:
-    """Cloud-space areas whose cloud the seat can charm: next to one of its pawns, paid in wands."""
+    """Cloud spaces whose cloud the seat can charm (in rules order): next to one of its pawns,
+    paid in wands. Each cloud of an area with several is charmed on its own."""
     tiles = _tiles(g.rules)
     out = []
-    for a in (g.rules.area_ids.index(x) for x in g.rules.board["cloud_spaces"]):
-        if a in g.clouds and any(p in g.neighbours[a] for p in g.pawns[seat]) \
-                and g.wands[seat] >= tiles[g.clouds[a]][0]:
-            out.append(a)
+    for i, a in enumerate(g.cloud_space_area):
+        if i in g.clouds and any(p in g.neighbours[a] for p in g.pawns[seat]) \
+                and g.wands[seat] >= tiles[g.clouds[i]][0]:
+            out.append(i)
     return out
 
 
@@ -333,8 +342,8 @@ def card_features(g: Game, seat: int, r: int, brave: int) -> list:
             pts, pay_p = best + (g.rules.brave_bonus["druid"] if brave else 0), 1
     elif spec["kind"] == "weather_fairy":
         tiles = _tiles(g.rules)
-        options = sorted((-tiles[g.clouds[a]][1], tiles[g.clouds[a]][0])
-                         for a in charmable(g, seat))
+        options = sorted((-tiles[g.clouds[i]][1], tiles[g.clouds[i]][0])
+                         for i in charmable(g, seat))
         if options:
             light, pay_w = -options[0][0], options[0][1]
             pts = g.rules.brave_bonus["weather_fairy"] if brave else 0
@@ -377,12 +386,21 @@ def play_round(g: Game) -> None:
     reveal_enchanted_roles(g)
     g.played = [set() for _ in range(g.n_players)]
     select_roles(g)
-    g.leader = g.start_player
+    g.leader = g.last_brave = g.start_player
     while any(g.hands):
         play_turn(g)
     round_end_event(g)
-    g.start_player = g.leader
+    g.start_player = next_start_player(g)
     g.say("   scores " + " ".join(f"{s}:{v}" for s, v in enumerate(g.score)))
+
+
+def next_start_player(g: Game) -> int:
+    """Seed 000: "the next start player is the player who last acted bravely in the previous
+    round"; if nobody did, the start player stays (as a turn's leader does when everyone is
+    cowardly). Option ``next_start_player: "lead_holder"``: whoever holds the lead at the end."""
+    if g.rules.next_start_player == "lead_holder":
+        return g.leader
+    return g.last_brave
 
 
 def reveal_event(g: Game) -> None:
@@ -515,7 +533,7 @@ def play_turn(g: Game) -> None:
     if bravest >= 0:
         g.brave_done[bravest] += 1
         brave_action(g, bravest, r)
-        g.leader = bravest
+        g.leader = g.last_brave = bravest
     g.turn += 1
 
 
@@ -616,20 +634,21 @@ def weather_fairy(g: Game, seat: int, r: int, brave: bool) -> None:
     tiles = _tiles(g.rules)
     clouds = charmable(g, seat)
     bonus = g.rules.brave_bonus["weather_fairy"] if brave else 0
-    rows = [row(role=r, brave=int(brave), target=a, points=bonus,
-                pay_wands=tiles[g.clouds[a]][0], lightning=tiles[g.clouds[a]][1])
-            for a in clouds]
+    rows = [row(role=r, brave=int(brave), target=g.cloud_space_area[i], points=bonus,
+                pay_wands=tiles[g.clouds[i]][0], lightning=tiles[g.clouds[i]][1])
+            for i in clouds]
     rows.append(_stop_row())
     c = decide(g, seat, P.CHARM, rows)
     if c == len(clouds):
         g.say(f"   seat {seat} charms nothing")
         return
-    a = clouds[c]
-    stars, bolts = tiles[g.clouds.pop(a)]
+    i = clouds[c]
+    a = g.cloud_space_area[i]
+    stars, bolts = tiles[g.clouds.pop(i)]
     g.wands[seat] -= stars
     g.lightning[seat] += bolts
     g.clouds_charmed[seat] += 1
-    g.charmed_round[a] = g.round
+    g.charmed_round[i] = g.round
     if bonus:
         add_points(g, seat, bonus, "pts_brave")
     g.say(f"   seat {seat} charms the cloud on {_area_name(g, a)} ({stars} stars, {bolts} bolts)")

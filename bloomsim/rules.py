@@ -38,29 +38,42 @@ EVENT_KINDS = {                          # kind -> (timing, required parameters)
     "tenth_event": ("turns", ()),
 }
 RESHUFFLE_OPTIONS = ("set_aside_revealed", "all_roles")
+START_PLAYER_OPTIONS = ("last_brave", "lead_holder")
+PERILOUS_OPTIONS = ("lose", "gain_or_lose")
 MAX_PLAYERS = 6
 MAX_ROUNDS = 8          # enchanted_<role> columns are uint8 round bitmasks
 MAX_ROLES = 16
 
 # Values the spec marks ASSUMPTION (or [D]ecision options): shown by `bloomsim rules`.
 ASSUMPTIONS = {
-    "board": "an approximation of the printed map (6x7 grid with a lake), not the map itself",
+    "board": "an approximation of the printed map (6x7 grid with a lake), not the map itself; "
+             "one cloud per cloud space (an area named k times in cloud_spaces holds k clouds)",
     "cloud_tiles": "mix of 24 tiles: 8 each of (1 star, 1 bolt), (2, 2), (3, 3)",
     "lightning_points": "end-game table on total bolts",
     "lightning_points_beyond_table": "points per bolt beyond the table",
     "roles": "gatherer amounts (cowardly 1 potion; brave 2 potions + 1 wand); druid terrains",
-    "events": "every event's numbers (and the empty tenth card)",
+    "events": "every event's numbers (and the empty tenth card), except Perilous Places' "
+              "forest -1 and meadow -3 (seed 001's example, read as losses) and the sums of "
+              "Protected Places' example; Perilous hill and mountain -2 are assumptions",
     "score_floor": "the track cannot go below 0 (null or \"none\": no floor)",
     "enchanted_reshuffle": "[D] option: roles revealed this round are set aside when the "
                            "enchanted deck is reshuffled mid-reveal ('all_roles': reshuffle all)",
     "druid_needs_terrain": "[D] option: a druid delivers only from a pawn's area of one of "
-                           "its terrains (false: from any area holding a pawn)",
+                           "its terrains (the spec); false: from any area holding a pawn "
+                           "(seed 000 names no terrain)",
     "enchanted_deck": "option: the roles whose cards form the enchanted deck (null: every "
                       "role); a role left out is never enchanted",
+    "next_start_player": "[D] option: 'last_brave' (seed 000): the player who last acted "
+                         "bravely this round starts the next (nobody brave: the start player "
+                         "stays); 'lead_holder': whoever holds the lead at the round's end",
+    "perilous_places": "[D] option: 'lose' (seed 000): a Perilous Places value above 0 is "
+                       "refused; 'gain_or_lose' allows one (seed 001's example read as printed, "
+                       "'she gains 4': meadow +5)",
 }
 
 OPTION_DEFAULTS = {"enchanted_reshuffle": "set_aside_revealed", "druid_needs_terrain": True,
-                   "enchanted_deck": None}
+                   "enchanted_deck": None, "next_start_player": "last_brave",
+                   "perilous_places": "lose"}
 
 
 def _freeze(x):
@@ -153,6 +166,8 @@ class Rules:
     enchanted_reshuffle: str = OPTION_DEFAULTS["enchanted_reshuffle"]
     druid_needs_terrain: bool = OPTION_DEFAULTS["druid_needs_terrain"]
     enchanted_deck: Any = OPTION_DEFAULTS["enchanted_deck"]   # role ids; None: every role
+    next_start_player: str = OPTION_DEFAULTS["next_start_player"]
+    perilous_places: str = OPTION_DEFAULTS["perilous_places"]
     about: str = ""
     source: str = "(built in)"
 
@@ -212,6 +227,16 @@ class Rules:
         return tuple(t["id"] for t in self.board["towers"])
 
     @property
+    def cloud_space_ids(self) -> tuple[str, ...]:
+        """A name for each cloud space: its area's id, then ``_2``, ``_3``, ... for the further
+        spaces of an area that holds several clouds."""
+        out, seen = [], {}
+        for a in self.board["cloud_spaces"]:
+            seen[a] = seen.get(a, 0) + 1
+            out.append(a if seen[a] == 1 else f"{a}_{seen[a]}")
+        return tuple(out)
+
+    @property
     def enchanted_deck_roles(self) -> tuple[int, ...]:
         """Indices of the roles in the enchanted deck, in role order (so the listing order of
         ``enchanted_deck`` does not change the games; every role: the default games)."""
@@ -243,6 +268,8 @@ class Rules:
         for k, v in self.brave_bonus.items():
             c.int(f"brave_bonus.{k}", v, -1000, 1000)
         c.str("enchanted_reshuffle", self.enchanted_reshuffle, RESHUFFLE_OPTIONS)
+        c.str("next_start_player", self.next_start_player, START_PLAYER_OPTIONS)
+        c.str("perilous_places", self.perilous_places, PERILOUS_OPTIONS)
         if not isinstance(self.druid_needs_terrain, bool):
             c.fail("druid_needs_terrain",
                    f"must be true or false, got {self.druid_needs_terrain!r}")
@@ -323,9 +350,8 @@ class Rules:
         for i, n in enumerate(b["castles"]):
             if ids[area(f"board.castles[{i}]", n)] != CASTLE:
                 c.fail(f"board.castles[{i}]", f"area {n!r} has terrain {ids[n]!r}, not 'castle'")
+        # one entry per cloud space, naming its area: an area named k times holds k clouds
         c.list("board.cloud_spaces", b["cloud_spaces"])
-        if len(set(b["cloud_spaces"])) != len(b["cloud_spaces"]):
-            c.fail("board.cloud_spaces", "names an area twice")
         for i, n in enumerate(b["cloud_spaces"]):
             if ids[area(f"board.cloud_spaces[{i}]", n)] in (CASTLE, WATER):
                 c.fail(f"board.cloud_spaces[{i}]",
@@ -415,8 +441,14 @@ class Rules:
                 c.int(f"{w}.points", e["points"], -1000, 1000)
             elif kind in ("perilous_places", "protected_places"):
                 c.dict(f"{w}.points_per_pawn", e["points_per_pawn"], optional=land)
+                # Perilous Places only takes points away (seed 000) unless the option says
+                losses_only = kind == "perilous_places" and self.perilous_places == "lose"
                 for t, v in e["points_per_pawn"].items():
                     c.int(f"{w}.points_per_pawn.{t}", v, -1000, 1000)
+                    if losses_only and v > 0:
+                        c.fail(f"{w}.points_per_pawn.{t}",
+                               f"Perilous Places only takes points away, got {v:+d} (the "
+                               f"option perilous_places: 'gain_or_lose' allows a gain)")
             elif kind == "upper_hand":
                 c.int(f"{w}.winner_points", e["winner_points"], -1000, 1000)
                 if not isinstance(e["winner_pays_bid"], bool):
@@ -457,7 +489,8 @@ class Rules:
  P_START_PURPLE, P_START_ORANGE, P_WANDS_FIRST, P_WANDS_LAST, P_WANDS_OTHERS, P_ENCH_TOTAL,
  P_ENCH_PENALTY, P_BONUS_DRUID, P_BONUS_FAIRY, P_RESHUFFLE_ALL, P_DRUID_TERRAIN, P_EVENTS_USED,
  P_SET4, P_SET3, P_MAX_BID, P_LIGHT_BEYOND, P_CASTLE_A, P_CASTLE_B, P_ADJ_PTR, P_ADJ,
- P_TOWER_PTR, P_TOWER_AREAS, P_AREA_TOWER_PTR, P_AREA_TOWERS, P_ENCH_DECK) = range(32)
+ P_TOWER_PTR, P_TOWER_AREAS, P_AREA_TOWER_PTR, P_AREA_TOWERS, P_ENCH_DECK,
+ P_START_LEAD) = range(33)
 # columns of Tables.tower
 TW_COLOUR, TW_ROUND, TW_POINTS, TW_WANDS = range(4)
 # columns of Tables.role: kind, terrain bitmask, cowardly gain (g, p, o, wand), brave gain
@@ -479,14 +512,14 @@ class Tables(NamedTuple):
     ``RESOURCES`` order; role kinds in ``ROLE_KINDS`` order; event codes ``EV_*``.
     """
 
-    p: np.ndarray           # [32] int64 scalar parameters (P_*); P_ENCH_DECK: role bitmask
+    p: np.ndarray           # [33] int64 scalar parameters (P_*); P_ENCH_DECK: role bitmask
     area: np.ndarray        # [A, 1 + A] int16: terrain code, then adjacency row (0/1)
     graph: np.ndarray       # int32 CSR lists at offsets p[P_ADJ_PTR], ...: neighbours of each
     #                         area (ascending), areas of each tower, towers of each area
     tower: np.ndarray       # [K, 4] int16 (TW_*)
     role: np.ndarray        # [R, 10] int32 (RO_*)
     event: np.ndarray       # [E, EC_HAND + R + 1 + T] int16 (EC_*)
-    cloud_area: np.ndarray  # [C] int16 area of each cloud space
+    cloud_area: np.ndarray  # [C] int16 area of each cloud space (an area may hold several)
     tiles: np.ndarray       # [N, 2] int16 every cloud tile: stars, lightning
     lightning: np.ndarray   # [L] int16 lightning points by bolts
 
@@ -521,7 +554,7 @@ def _build_tables(r: Rules) -> Tables:
              P_TOWER_PTR: [[aidx[n] for n in t["areas"]] for t in towers],
              P_AREA_TOWER_PTR: [[k for k, t in enumerate(towers) if a in t["areas"]]
                                 for a in r.area_ids]}
-    p = np.zeros(32, np.int64)
+    p = np.zeros(33, np.int64)
     graph: list[int] = []
     for slot, ls in lists.items():           # a pointer block, then the flat list after it
         p[slot] = len(graph)
@@ -578,6 +611,7 @@ def _build_tables(r: Rules) -> Tables:
     p[P_RESHUFFLE_ALL] = r.enchanted_reshuffle == "all_roles"
     p[P_DRUID_TERRAIN] = r.druid_needs_terrain
     p[P_ENCH_DECK] = sum(1 << i for i in r.enchanted_deck_roles)
+    p[P_START_LEAD] = r.next_start_player == "lead_holder"
     p[P_EVENTS_USED] = r.events_used
     p[P_SET4], p[P_SET3] = r.resource_sets["four_kinds"], r.resource_sets["three_kinds"]
     p[P_MAX_BID] = r.max_resources()

@@ -105,3 +105,16 @@ def test_policies_rotated_tells_fixed_seats_from_rotated():
     turned = pl.concat([bloom_frame(100, policies=p) for p in (("a", "b"), ("b", "a"))])
     assert policies_rotated(turned)
     assert policies_rotated(bloom_frame(100))  # one policy in every seat
+
+
+def test_board_plot_shows_each_cloud_of_an_area_with_several():
+    # an area named twice in cloud_spaces holds two clouds: columns charmed_<area>, <area>_2
+    from bloomsim.plots import board_figure
+    from bloomsim.rules import default_rules
+
+    board = default_rules().to_dict()["board"]
+    board["cloud_spaces"] = ["A03", "A03", "A05"]
+    fig = board_figure(board, {"deliveries": {}, "pawns": {},
+                                   "charmed": {"A03": 0.25, "A03_2": 0.5, "A05": 0.75}})
+    labels = sorted(t.get_text() for ax in fig.axes for t in ax.texts if "cloud" in t.get_text())
+    assert labels == ["cloud 25%", "cloud 50%", "cloud 75%"]

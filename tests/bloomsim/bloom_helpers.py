@@ -19,6 +19,24 @@ def tower(name):
     return default_rules().tower_ids.index(name)
 
 
+def set_clouds(g, **tiles):
+    """Only these clouds on the board: area name -> tile index (a list of tiles: one on each
+    of that many of the area's cloud spaces, in rules order)."""
+    g.clouds = {}
+    for name, ts in tiles.items():
+        spaces = [i for i, a in enumerate(g.cloud_space_area) if a == area(name)]
+        ts = ts if isinstance(ts, list) else [ts]
+        assert len(ts) <= len(spaces), f"{name} has {len(spaces)} cloud space(s)"
+        g.clouds.update(zip(spaces, ts))
+
+
+def with_cloud_spaces(rules, *names):
+    """The rules with one more cloud space on each named area."""
+    board = rules.to_dict()["board"]
+    board["cloud_spaces"] += list(names)
+    return rules.replace(board=board)
+
+
 def position(n_players=3, seed=1, rules=None, **fields):
     """A game after setup, with every seat's policy scripted to fail if asked, and some fields
     replaced (e.g. potions=[[0, 0, 1], ...])."""

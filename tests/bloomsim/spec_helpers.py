@@ -128,13 +128,21 @@ def tiles(rules) -> list[tuple[int, int]]:
 
 
 def put_cloud(g, name: str, stars: int) -> int:
-    """Place an unused tile with ``stars`` stars on area ``name``; returns its lightning."""
+    """Place an unused tile with ``stars`` stars on a free cloud space of area ``name``;
+    returns its lightning."""
+    free = [i for i, a in enumerate(g.cloud_space_area) if a == A(g, name) and i not in g.clouds]
+    if not free:
+        raise ValueError(f"no free cloud space on {name}")
     used = set(g.clouds.values())
     for i, (s, light) in enumerate(tiles(g.rules)):
         if s == stars and i not in used:
-            g.clouds[A(g, name)] = i
+            g.clouds[free[0]] = i
             return light
     raise ValueError(stars)
+
+
+def clouded(g, name: str) -> bool:
+    return R.clouded(g, A(g, name))
 
 
 def total_resources(g, seat: int) -> int:

@@ -18,6 +18,10 @@ def test_replay_and_rules(capsys):
     assert main(["rules"]) == 0
     out = capsys.readouterr().out
     assert "assumptions" in out and "enchanted_reshuffle" in out
+    # the seed readings' options, with the reading each one restores
+    assert '"next_start_player": "last_brave"' in out and '"perilous_places": "lose"' in out
+    assert "- next_start_player: [D] option: 'last_brave' (seed 000)" in out
+    assert "- perilous_places: [D] option: 'lose' (seed 000)" in out
 
 
 @pytest.mark.parametrize("argv,match", [

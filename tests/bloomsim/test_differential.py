@@ -10,10 +10,26 @@ NAMES = ["random", "greedy", "careful", "cloud"]
 ROLE_IDS = default_rules().role_ids
 
 
-def _variant(rules, reshuffle, druid_terrain, floor, penalty, events_used, hand_size, deck):
+SPACES = default_rules().board["cloud_spaces"]
+
+
+def _variant(rules, reshuffle, druid_terrain, floor, penalty, events_used, hand_size, deck,
+             start_player="last_brave", perilous_gain=0, more_clouds=()):
+    """The rules with these options; ``perilous_gain``: meadow's Perilous Places value under
+    the option that allows a gain (0: the default values); ``more_clouds``: a further cloud
+    space on each of these areas (an area named k times holds k + 1 clouds)."""
+    events = rules.to_dict()["events"]
+    board = rules.to_dict()["board"]
+    board["cloud_spaces"] += list(more_clouds)
+    perilous = "lose"
+    if perilous_gain:
+        perilous = "gain_or_lose"
+        events[rules.event_ids.index("perilous_places")]["points_per_pawn"]["meadow"] = \
+            perilous_gain
     return rules.replace(enchanted_reshuffle=reshuffle, druid_needs_terrain=druid_terrain,
                          score_floor=floor, enchanted_penalty=penalty, events_used=events_used,
-                         hand_size=hand_size, enchanted_deck=deck)
+                         hand_size=hand_size, enchanted_deck=deck, next_start_player=start_player,
+                         perilous_places=perilous, events=events, board=board)
 
 
 def _compare(rules, policies, seed, start, n):
@@ -31,11 +47,14 @@ def _compare(rules, policies, seed, start, n):
        druid_terrain=st.booleans(), floor=st.sampled_from([0, None, 5]),
        penalty=st.integers(0, 6), events_used=st.integers(0, 10),
        hand_size=st.integers(3, 5),
-       deck=st.none() | st.lists(st.sampled_from(ROLE_IDS), min_size=3, unique=True))
+       deck=st.none() | st.lists(st.sampled_from(ROLE_IDS), min_size=3, unique=True),
+       start_player=st.sampled_from(["last_brave", "lead_holder"]),
+       perilous_gain=st.sampled_from([0, 5]),
+       more_clouds=st.lists(st.sampled_from(SPACES), max_size=6))
 def test_engines_agree(seed, start, policies, reshuffle, druid_terrain, floor, penalty,
-                       events_used, hand_size, deck):
+                       events_used, hand_size, deck, start_player, perilous_gain, more_clouds):
     rules = _variant(default_rules(), reshuffle, druid_terrain, floor, penalty, events_used,
-                     hand_size, deck)
+                     hand_size, deck, start_player, perilous_gain, more_clouds)
     _compare(rules, policies, seed, start, 2)
 
 
@@ -44,3 +63,15 @@ def test_engines_agree_on_every_event():
     rules = default_rules().replace(events_used=10)
     for seed in range(4):
         _compare(rules, NAMES, seed, 0, 3)
+
+
+def test_engines_agree_on_the_other_readings_and_crowded_clouds():
+    # the options restoring the other readings (lead holder starts; Perilous meadow +5), and
+    # a board where six areas hold two clouds each (all 24 tiles on the board)
+    rules = _variant(default_rules().replace(events_used=10), "set_aside_revealed", True, 0,
+                     3, 10, 4, None, "lead_holder", 5, SPACES[:6])
+    crowded = _variant(default_rules(), "set_aside_revealed", True, 0, 3, 7, 4, None,
+                       more_clouds=SPACES[:6])
+    for seed in range(3):
+        _compare(rules, NAMES, seed, 0, 3)
+        _compare(crowded, NAMES, seed, 0, 3)

@@ -90,6 +90,29 @@ def test_too_few_cloud_tiles(tmp_path):
 def test_bad_option_value(rules):
     with pytest.raises(ValueError, match="enchanted_reshuffle: must be one of"):
         rules.replace(enchanted_reshuffle="sometimes")
+    with pytest.raises(ValueError, match="next_start_player: must be one of"):
+        rules.replace(next_start_player="oldest")
+
+
+def test_perilous_gain_refused_from_a_file_unless_the_option_allows_it(tmp_path):
+    def gain(d):
+        d["events"][4]["points_per_pawn"]["meadow"] = 5
+    _bad(tmp_path, gain, r"events\[4\]\.points_per_pawn\.meadow: Perilous Places only takes "
+                         r"points away, got \+5 \(the option perilous_places: 'gain_or_lose'")
+    data = json.loads(DEFAULT_PATH.read_text())
+    gain(data)
+    data["perilous_places"] = "gain_or_lose"
+    f = tmp_path / "old.json"
+    f.write_text(json.dumps(data))
+    assert load_rules(f).events[4]["points_per_pawn"]["meadow"] == 5
+
+
+def test_an_area_may_hold_several_cloud_spaces(rules):
+    board = rules.to_dict()["board"]
+    board["cloud_spaces"] += ["A03", "A03"]
+    r = rules.replace(board=board)
+    assert r.cloud_space_ids[-3:] == ("A53", "A03_2", "A03_3")
+    assert list(r.tables().cloud_area).count(rules.area_ids.index("A03")) == 3
 
 
 def test_enchanted_deck_round_trips_through_a_file(tmp_path, rules):

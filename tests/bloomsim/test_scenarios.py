@@ -15,7 +15,7 @@ from bloomsim import policies as P
 from bloomsim import reference as R
 from bloomsim.rules import load_rules
 
-from bloom_helpers import area, event, position, role, tower
+from bloom_helpers import area, event, position, role, set_clouds, tower, with_cloud_spaces
 
 
 # ---------------------------------------------------------------- setup (spec 1)
@@ -103,9 +103,9 @@ def test_cowardly_witch_moves_one_pawn_to_adjacent_area_of_its_terrain():
     assert g.score[0] == 10 and g.potions[0] == [1, 1, 1]
 
 
-def test_witch_options_and_clouds_block_movement():
-    g = position()
-    g.clouds = {area("A01"): 0}
+def test_witch_options_and_clouds_block_movement(rules):
+    g = position(rules=with_cloud_spaces(rules, "A01"))
+    set_clouds(g, A01=0)
     assert R.witch_moves(g, 0, role("meadow_witch")) == [(0, area("A10")), (1, area("A46"))]
     assert R.witch_moves(g, 0, role("forest_witch")) == []
 
@@ -195,20 +195,21 @@ def test_gatherer_may_decline():
 
 def test_weather_fairy_charms_adjacent_cloud_paying_stars():
     g = position(wands=[2, 2, 2])
-    g.clouds = {area("A12"): 8, area("A53"): 0}          # A12: 2 stars 2 bolts; A53 far away
+    set_clouds(g, A12=8, A53=0)          # A12: 2 stars 2 bolts; A53 far away
     g.pawns[0] = [area("A11"), area("A56")]
-    assert R.charmable(g, 0) == [area("A12")]
+    a12 = g.rules.board["cloud_spaces"].index("A12")
+    assert R.charmable(g, 0) == [a12]
     g.policies[0] = R.scripted([0])
     g.round = 3
     R.weather_fairy(g, 0, role("weather_fairy"), brave=True)
-    assert g.wands[0] == 0 and g.lightning[0] == 2 and area("A12") not in g.clouds
+    assert g.wands[0] == 0 and g.lightning[0] == 2 and not R.clouded(g, area("A12"))
     assert g.score[0] == 13 and g.pts["pts_brave"][0] == 3
-    assert g.charmed_round[area("A12")] == 3 and g.clouds_charmed[0] == 1
+    assert g.charmed_round[a12] == 3 and g.clouds_charmed[0] == 1
 
 
 def test_weather_fairy_needs_enough_wands_and_brave_bonus_needs_a_charm():
     g = position(wands=[1, 1, 1])
-    g.clouds = {area("A12"): 8}
+    set_clouds(g, A12=8)
     g.pawns[0] = [area("A11"), area("A56")]
     assert R.charmable(g, 0) == []
     R.weather_fairy(g, 0, role("weather_fairy"), brave=True)  # only "decline": not asked
@@ -216,11 +217,9 @@ def test_weather_fairy_needs_enough_wands_and_brave_bonus_needs_a_charm():
 
 
 def test_a_castle_counts_for_charming(rules):
-    board = rules.to_dict()["board"]
-    board["cloud_spaces"].append("A10")
-    g = position(rules=rules.replace(board=board), wands=[3, 3, 3])
-    g.clouds = {area("A10"): 0}
-    assert R.charmable(g, 0) == [area("A10")]
+    g = position(rules=with_cloud_spaces(rules, "A10"), wands=[3, 3, 3])
+    set_clouds(g, A10=0)
+    assert R.charmable(g, 0) == [len(rules.board["cloud_spaces"])]     # the added space
 
 
 # ---------------------------------------------------------------- turns (spec 3)
@@ -361,13 +360,6 @@ def test_empty_handed_counts_potions_not_wands():
     g = position(potions=[[1, 1, 1], [2, 1, 1], [0, 0, 0]], wands=[9, 0, 0])
     _end(g, "empty_handed")
     assert g.score == [13, 10, 13]
-
-
-def test_perilous_places_rulebook_example():
-    g = position()
-    g.pawns = [[area("A02"), area("A03")], [area("A02"), area("A01")], [area("A00"), area("A56")]]
-    _end(g, "perilous_places")
-    assert g.pts["pts_events"] == [-2, 4, 0]
 
 
 def test_protected_places_rulebook_example():

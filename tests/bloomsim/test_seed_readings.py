@@ -1,0 +1,279 @@
+"""The rules as the seed texts state them (Perilous Places, next start player, several clouds
+in one area), each played as a whole scripted game in BOTH engines (the same frame and the same
+decision log), plus the hand-built positions of the reference engine.
+
+The games run on a small test board (``tiny_rules``)::
+
+    F2 - F1 - C1 - M2 - C2 - M1 - F2        C1, C2 castles; M2 a meadow with two clouds;
+    F2 - H1 - X1                            a square tower on H1 (no test delivers)
+"""
+import numpy as np
+import pytest
+from numba import njit
+
+import bloomsim
+from bloomsim import api
+from bloomsim import policies as P
+from bloomsim import reference as R
+from bloomsim.rules import default_rules, load_rules
+from simcore.rng import root_key
+
+from bloom_helpers import area, event, position, role
+
+IDS = default_rules().role_ids
+FOREST_WITCH, MEADOW_WITCH, HERB, FRUIT, ROOT, FAIRY = (
+    IDS.index(r) for r in ("forest_witch", "meadow_witch", "herb_gatherer", "fruit_gatherer",
+                           "root_gatherer", "weather_fairy"))
+AREAS = ("C1", "C2", "F1", "F2", "M1", "M2", "H1", "X1")
+M2 = AREAS.index("M2")
+PERILOUS = {"id": "perilous_places", "timing": "round_end",
+            "points_per_pawn": {"forest": -1, "meadow": -3, "hill": -2, "mountain": -2}}
+
+
+def tiny_rules(**changes):
+    """The test board above, 2-card hands, no enchanted roles with 2 players, no events."""
+    d = default_rules().to_dict()
+    d["board"] = {
+        "areas": [{"id": a, "terrain": t} for a, t in zip(AREAS, (
+            "castle", "castle", "forest", "forest", "meadow", "meadow", "hill", "mountain"))],
+        "adjacent": [["C1", "F1"], ["F1", "F2"], ["C1", "M2"], ["C2", "M2"], ["C2", "M1"],
+                     ["M1", "F2"], ["F2", "H1"], ["H1", "X1"]],
+        "castles": ["C1", "C2"],
+        "cloud_spaces": ["M2", "M2"],
+        "towers": [{"id": "T1", "colour": "green", "shape": "square", "points": 1, "wands": 0,
+                    "areas": ["H1"]}]}
+    d.update(cloud_tiles=[{"stars": 1, "lightning": 1, "count": 1},
+                          {"stars": 1, "lightning": 2, "count": 1}],
+             start_wands={"first_player": 2, "last_player": 1, "others": 2},
+             enchanted_total=2, hand_size=2, events=[], events_used=0)
+    d.update(changes)
+    return bloomsim.Rules.from_dict(d, source="tiny_rules")
+
+
+def both_engines(rules, policies, seed=1, n=1):
+    """The frame and the decision logs of games 0..n-1, the same in both engines."""
+    sp = api.seat_policies(policies, rules)
+    fast = api.play_compiled(rules, sp, root_key(seed), 0, n, log=True)
+    slow = api.play_reference(rules, sp, seed, 0, n)
+    assert fast.logs == slow.logs
+    df = api.to_frame(rules, sp.names, fast)
+    assert df.equals(api.to_frame(rules, sp.names, slow))
+    return df, fast.logs
+
+
+@njit
+def _pick_roles(opts, n_opts, want):
+    for i in range(n_opts):
+        if opts[i, P.F_PASS] == 0 and (want >> np.int64(opts[i, P.F_ROLE])) & 1:
+            return i
+    return 0
+
+
+# ---------------------------------------------------------------- Perilous Places
+
+def test_perilous_values_are_losses_only_by_default():
+    # seed 000: 「ラウンド終了時に次の地形エリアにコマがある場合、対応する勝利点を失います。」
+    values = default_rules().events[event("perilous_places")]["points_per_pawn"]
+    assert dict(values) == {"forest": -1, "meadow": -3, "hill": -2, "mountain": -2}
+
+
+def test_perilous_rulebook_example_read_as_losses():
+    # seed 001: 「ダニエルのコマは、2つとも森にいます。彼は2勝利点を失います。エミリーは森と大草原に
+    # います。彼女は4勝利点を得ます。」 - "gains 4" read as a slip for "loses 4"
+    # (seed 000: 「対応する勝利点を失います」)
+    g = position()
+    g.pawns = [[area("A02"), area("A03")], [area("A02"), area("A01")], [area("A00"), area("A56")]]
+    g.event = event("perilous_places")
+    R.round_end_event(g)
+    assert g.pts["pts_events"] == [-2, -4, 0]
+
+
+def _gain_reading(rules):
+    """The example read as printed ("she gains 4": meadow +5), under the option allowing it."""
+    events = rules.to_dict()["events"]
+    for e in events:
+        if e.get("kind", e["id"]) == "perilous_places":
+            e["points_per_pawn"]["meadow"] = 5
+    return rules.replace(perilous_places="gain_or_lose", events=events)
+
+
+def test_perilous_gain_needs_the_option():
+    events = default_rules().to_dict()["events"]
+    events[event("perilous_places")]["points_per_pawn"]["meadow"] = 5
+    with pytest.raises(ValueError, match=r"events\[4\]\.points_per_pawn\.meadow: Perilous "
+                                         r"Places only takes points away, got \+5"):
+        default_rules().replace(events=events)
+    g = position(rules=_gain_reading(default_rules()))
+    g.pawns = [[area("A02"), area("A03")], [area("A02"), area("A01")], [area("A00"), area("A56")]]
+    g.event = event("perilous_places")
+    R.round_end_event(g)
+    assert g.pts["pts_events"] == [-2, 4, 0]
+
+
+def test_perilous_option_is_checked():
+    with pytest.raises(ValueError, match="perilous_places: must be one of"):
+        default_rules().replace(perilous_places="gain")
+
+
+def _perilous_rules():
+    """Perilous Places in both rounds (a second card of the same kind)."""
+    return tiny_rules(rounds=2, events=[PERILOUS, {**PERILOUS, "id": "perilous_again",
+                                                   "kind": "perilous_places"}], events_used=2)
+
+
+@bloomsim.policy("perilous_walk")
+def perilous_walk(kind, obs, opts, n_opts, rng):
+    """Round 1: forest witch (C1 -> F1) and meadow witch (C2 -> M1): Emily's forest + meadow.
+    Round 2: forest witch, the last move offered (M1 -> F2): Daniel's two forests."""
+    if kind == P.SELECT:
+        want = (1 << MEADOW_WITCH) if obs[P.O_ROUND] == 1 else (1 << HERB)
+        return _pick_roles(opts, n_opts, want | (1 << FOREST_WITCH))
+    if kind == P.MOVE:
+        return n_opts - 2
+    return 0
+
+
+@pytest.mark.parametrize("gain_reading,points", [(False, -4 - 2), (True, 4 - 2)])
+def test_perilous_places_in_both_engines(gain_reading, points):
+    # seed 000: 「ラウンド終了時に次の地形エリアにコマがある場合、対応する勝利点を失います。」
+    rules = _perilous_rules()
+    if gain_reading:
+        rules = _gain_reading(rules)
+    df, logs = both_engines(rules, [perilous_walk, perilous_walk])
+    assert df["pts_events"].to_list() == [points, points]
+    assert df["pawn_end_a"].to_list() == [AREAS.index("F1")] * 2
+    assert df["pawn_end_b"].to_list() == [AREAS.index("F2")] * 2
+
+
+# ---------------------------------------------------------------- the next start player
+
+def _lead_then_run_out(rules):
+    """Seat 0 leads herb brave (seat 1 follows cowardly), then fruit cowardly, and has no card
+    left: the lead passes to seat 1, who leads root cowardly."""
+    g = position(n_players=2, rules=rules)
+    g.round = 1
+    g.hands = [{role("herb_gatherer"), role("fruit_gatherer")},
+               {role("herb_gatherer"), role("root_gatherer")}]
+    g.leader = g.last_brave = g.start_player = 0
+    # seat 0: lead herb brave (options herb cowardly, herb brave, fruit ...), gather; lead
+    # fruit cowardly, gather. Seat 1: follow cowardly, gather; lead root cowardly, gather.
+    g.policies = [R.scripted([1, 0, 0, 0]), R.scripted([0, 0, 0, 0])]
+    while any(g.hands):
+        R.play_turn(g)
+    return g
+
+
+def test_next_start_player_is_the_last_brave_player():
+    # seed 000: 「次のスタートプレイヤーは、前のラウンドで最後に勇敢な行動をしたプレイヤーです。」
+    g = _lead_then_run_out(default_rules())
+    assert g.leader == 1 and g.brave_done == [1, 0]
+    assert R.next_start_player(g) == 0
+
+
+def test_next_start_player_lead_holder_option():
+    g = _lead_then_run_out(load_rules(next_start_player="lead_holder"))
+    assert R.next_start_player(g) == 1
+
+
+def test_nobody_brave_the_start_player_stays():
+    # seed 000 (a turn): 「全てのプレイヤーが「臆病な行動」を取った場合は、スタートプレイヤーは
+    # 変わりません。」 - a round without a brave action keeps its start player too
+    g = position(n_players=3)
+    g.round = 1
+    g.hands = [{role("herb_gatherer")}, {role("root_gatherer")}, {role("fruit_gatherer")}]
+    g.leader = g.last_brave = g.start_player = 1
+    g.policies = [R.scripted([0, 0]) for _ in range(3)]
+    while any(g.hands):
+        R.play_turn(g)
+    assert g.leader == 0 and sum(g.brave_done) == 0
+    assert R.next_start_player(g) == 1
+
+
+@bloomsim.policy("brave_once")
+def brave_once(kind, obs, opts, n_opts, rng):
+    """Seat 0 holds herb + fruit, seat 1 herb + root; herb is led brave in round 1 only,
+    everything else is cowardly (and taken)."""
+    if kind == P.SELECT:
+        other = FRUIT if obs[P.O_SEAT] == 0 else ROOT
+        return _pick_roles(opts, n_opts, (1 << HERB) | (1 << other))
+    if kind == P.LEAD and obs[P.O_ROUND] == 1:
+        for i in range(n_opts):
+            if opts[i, P.F_ROLE] == HERB and opts[i, P.F_BRAVE] == 1:
+                return i
+    return 0
+
+
+@pytest.mark.parametrize("option,leaders", [
+    ("last_brave", [0, 0, 1] * 3),                 # the brave seat 0 starts rounds 2 and 3
+    ("lead_holder", [0, 0, 1, 1, 1, 0, 0, 0, 1]),  # round 2: seat 1, who held the lead
+])
+def test_next_start_player_in_both_engines(option, leaders):
+    # seed 000: 「次のスタートプレイヤーは、前のラウンドで最後に勇敢な行動をしたプレイヤーです。」
+    # Round 1: seat 0 acts brave, runs out, the lead passes to seat 1. Round 2: nobody is brave
+    # and the lead again ends with seat 1; round 3 starts with seat 0 ("last_brave").
+    rules = tiny_rules(rounds=3, next_start_player=option)
+    df, logs = both_engines(rules, [brave_once, brave_once])
+    assert [s for s, kind, n, c in logs[0] if kind == P.LEAD] == leaders
+    assert df["brave_done"].to_list() == [1, 0]
+
+
+# ---------------------------------------------------------------- several clouds in an area
+
+def test_cloud_spaces_may_share_an_area():
+    rules = tiny_rules()
+    assert rules.cloud_space_ids == ("M2", "M2_2")
+    g = R.new_game(rules, n_players=2, seed=3)
+    assert sorted(g.clouds) == [0, 1] and g.cloud_space_area == [M2, M2]
+
+
+def test_an_area_stays_closed_until_its_last_cloud_is_charmed():
+    # seed 001: 「1つ以上の雲タイルがある陸地、または水域へはコマを動かすことができません。」
+    g = R.new_game(tiny_rules(), n_players=2, seed=3)
+    g.round = 1
+    witch = role("meadow_witch")
+    assert R.witch_moves(g, 0, witch) == [(1, AREAS.index("M1"))]     # M2: two clouds
+    assert R.charmable(g, 0) == [0, 1]                                # each cloud on its own
+    g.policies[0] = R.scripted([0])
+    R.weather_fairy(g, 0, role("weather_fairy"), brave=False)
+    assert R.clouded(g, M2) and R.witch_moves(g, 0, witch) == [(1, AREAS.index("M1"))]
+    g.round = 2
+    g.policies[0] = R.scripted([0])
+    R.weather_fairy(g, 0, role("weather_fairy"), brave=False)
+    assert not R.clouded(g, M2) and g.lightning[0] == 3 and g.clouds_charmed[0] == 2
+    assert g.charmed_round == [1, 2]
+    assert (0, M2) in R.witch_moves(g, 0, witch)
+
+
+@bloomsim.policy("clear_the_meadow")
+def clear_the_meadow(kind, obs, opts, n_opts, rng):
+    """Seat 0 holds the fairy and the meadow witch, seat 1 the meadow witch and the herb
+    gatherer; the fairy is led first and charms the first cloud offered; a witch moves into M2
+    when it can and stays otherwise."""
+    if kind == P.SELECT:
+        other = FAIRY if obs[P.O_SEAT] == 0 else HERB
+        return _pick_roles(opts, n_opts, (1 << MEADOW_WITCH) | (1 << other))
+    if kind == P.LEAD:
+        for i in range(n_opts):
+            if opts[i, P.F_ROLE] == FAIRY and opts[i, P.F_BRAVE] == 0:
+                return i
+    if kind == P.MOVE:
+        for i in range(n_opts):
+            if opts[i, P.F_TARGET] == M2 and opts[i, P.F_PASS] == 0:
+                return i
+        return n_opts - 1
+    return 0
+
+
+def test_two_clouds_in_one_area_in_both_engines():
+    # seed 001: 「1つ以上の雲タイルがある陸地、または水域へはコマを動かすことができません。」
+    # Round 1: seat 0 charms one of M2's two clouds; M2 stays closed to both meadow witches.
+    # Round 2: seat 0 charms the other; both witches enter M2.
+    df, logs = both_engines(tiny_rules(rounds=2), [clear_the_meadow, clear_the_meadow])
+    moves = [n for s, kind, n, c in logs[0] if kind == P.MOVE]
+    charms = [n for s, kind, n, c in logs[0] if kind == P.CHARM]
+    assert moves == [2, 2, 4, 4]          # round 1: M1 or stay; round 2: M2 (either pawn), M1
+    assert charms == [3, 2]               # two clouds on M2 (and decline), then one
+    assert df["clouds"].to_list() == [2, 0]
+    assert df["pts_lightning"].to_list() == [default_rules().lightning_points[3], 0]
+    assert df["charmed_M2"].to_list() == [1, 1] and df["charmed_M2_2"].to_list() == [2, 2]
+    assert df["pawn_end_a"].to_list() == [M2, M2]

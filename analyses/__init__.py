@@ -1,17 +1,19 @@
 """Analyses of simulation results: DataFrame in, DataFrame or Figure out.
 
-Only ``tournament``, ``compare``, ``counterfactual_impact`` and ``sweep`` play games, through a
-game's public ``simulate``; everything else reads a results frame, LazyFrame or Parquet dataset.
+Only ``tournament``, ``compare``, ``counterfactual_impact``, ``sweep`` and ``solve`` play games,
+through a game's public ``simulate``; everything else reads a results frame, LazyFrame or
+Parquet dataset.
 """
 from .compare import Comparison, compare
 from .data import InputError, scan
 from .event_impact import counterfactual_impact, event_impact, switch_offs
 from .report import report
 from .seats import seat_advantage
+from .solve import solve
 from .sweep import sweep
 from .tournament import Tournament, tournament
 from .winrates import win_rates
 
 __all__ = ["Comparison", "InputError", "Tournament", "compare", "counterfactual_impact",
-           "event_impact", "report", "scan", "seat_advantage", "sweep", "switch_offs",
+           "event_impact", "report", "scan", "seat_advantage", "solve", "sweep", "switch_offs",
            "tournament", "win_rates"]

@@ -15,6 +15,7 @@ from .data import scan
 from .event_impact import event_impact
 from .report import report
 from .seats import seat_advantage
+from .solve import solve
 from .sweep import CHUNK, variants_of, sweep
 from .sweep import table as sweep_table
 from .tournament import tournament
@@ -80,7 +81,33 @@ def _parser() -> argparse.ArgumentParser:
                          "'inprocess': no Dask")
     sw.add_argument("--out", help="Parquet dataset folder (a rerun resumes)")
     sw.add_argument("--chunk", type=int, default=CHUNK, help="games per task")
+    so = sub.add_parser("solve", help="find the rules value that brings the start seat's win "
+                                      "rate to a target (sequential, paired seeds)")
+    so.add_argument("game", choices=games.names())
+    so.add_argument("parameter", help="rules field, dots reach into a mapping "
+                                      "(start_wands.first_player)")
+    so.add_argument("--values", required=True, metavar="V1,V2,... or LO..HI",
+                    help="the candidates: a list, or an integer range LO..HI")
+    so.add_argument("--target", default="fair", help="a number or 'fair' (1/players)")
+    so.add_argument("--tolerance", type=float, default=0.01)
+    so.add_argument("--policy", action="append", required=True)
+    so.add_argument("--players", type=int, required=True)
+    so.add_argument("--seed", type=int, default=0)
+    so.add_argument("--start-games", type=int, default=1_000)
+    so.add_argument("--max-games", type=int, default=64_000)
+    so.add_argument("--scheduler", default="inprocess",
+                    help="as for sweep (default here: inprocess)")
     return ap
+
+
+def _candidates(text: str) -> list:
+    lo, sep, hi = text.partition("..")
+    if sep:
+        a, b = _value(lo), _value(hi)
+        if not isinstance(a, int) or not isinstance(b, int) or a > b:
+            raise ValueError(f"--values {text!r}: an integer range is LO..HI with LO <= HI")
+        return list(range(a, b + 1))
+    return [_value(v) for v in text.split(",")]
 
 
 def _value(text: str):
@@ -135,6 +162,14 @@ def _run(args: argparse.Namespace) -> None:
                    args.games, args.seed, scheduler=args.scheduler, out=args.out,
                    chunk=args.chunk)
         print(display.to_text(sweep_table(df)))
+    elif args.command == "solve":
+        target = args.target if args.target == "fair" else _value(args.target)
+        sol = solve(args.game, args.parameter, _candidates(args.values), target,
+                    policies=args.policy, players=args.players, tolerance=args.tolerance,
+                    seed=args.seed, start_games=args.start_games, max_games=args.max_games,
+                    scheduler=args.scheduler)
+        print(display.to_text(sol.history))
+        print(sol.text())
     elif args.command == "compare":
         res = compare(args.game, args.a, args.b, field=args.field, n_games=args.games,
                       seed=args.seed, sequential=args.sequential, alpha=args.alpha,

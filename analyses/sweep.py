@@ -54,11 +54,41 @@ class Variant:
                 path = Path(tmp) / f"rules{self.file_suffix}"
                 path.write_text(self.file_text, encoding="utf-8")
                 rules = mod.load_rules(path)
-        return rules.replace(**self.changes) if self.changes else rules
+        return rules.replace(**_nested(rules, self.changes)) if self.changes else rules
 
     def key(self) -> str:
         return json.dumps([self.label, self.file_text, dict(self.changes)], sort_keys=True,
                           default=str)
+
+
+def _plain(x: Any) -> Any:
+    """A rules value as plain, mutable data (frozen mappings and tuples thawed)."""
+    return json.loads(json.dumps(x, default=lambda o: dict(o) if isinstance(o, Mapping)
+                                 else list(o)))
+
+
+def _nested(rules: Any, changes: Mapping[str, Any]) -> dict[str, Any]:
+    """Top-level replacements from ``changes``, whose keys may reach into a mapping with dots:
+    ``{"start_wands.first_player": 2}`` replaces one entry of ``start_wands``."""
+    out: dict[str, Any] = {}
+    for key, value in changes.items():
+        top, *path = key.split(".")
+        if not path:
+            out[top] = value
+            continue
+        if top not in out:
+            if not hasattr(rules, top):
+                raise ValueError(f"unknown rules field {top!r} (in {key!r})")
+            out[top] = _plain(getattr(rules, top))
+        node = out[top]
+        for part in path[:-1]:
+            if not isinstance(node, dict) or part not in node:
+                raise ValueError(f"rules field {key!r}: {part!r} is not a mapping in it")
+            node = node[part]
+        if not isinstance(node, dict) or path[-1] not in node:
+            raise ValueError(f"rules field {key!r}: no entry {path[-1]!r}")
+        node[path[-1]] = value
+    return out
 
 
 def _label(changes: Mapping[str, Any]) -> str:

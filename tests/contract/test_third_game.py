@@ -64,3 +64,19 @@ def test_a_sweep_plays_its_rules_variants():
     # a bigger bonus card makes the winner's score higher: planted, so found
     w = dict(zip(t["variant"] + t["n_players"].cast(str), t["winner_score"]))
     assert w["bonus=62"] > w["bonus=02"] and w["bonus=63"] > w["bonus=03"]
+
+
+def test_the_solver_finds_the_known_answer_and_says_when_there_is_none():
+    from analyses.solve import solve
+    # seats are symmetric but for first_bonus: only 0 makes the start seat fair
+    sol = solve("toydice", "first_bonus", range(-3, 4), "fair", policies=["bold"], players=2,
+                tolerance=0.03, seed=3, start_games=400, max_games=6400)
+    assert sol.status == "found" and sol.value == 0
+    assert sol.met and sol.verified.games >= 400
+    # the candidates far from the answer left early: games went where it was uncertain
+    h = sol.history
+    assert h.filter(pl.col("value") == "3")["games"].max() < h["games"].max()
+    none = solve("toydice", "first_bonus", [4, 5], "fair", policies=["bold"], players=2,
+                 tolerance=0.02, seed=3, start_games=400)
+    assert none.status == "none in range" and none.value is None and none.met is None
+    assert "no value of first_bonus" in none.text()

@@ -19,7 +19,7 @@ class Rules(dict):
 
 
 def load_rules(path=None):
-    return Rules(bonus=2)
+    return Rules(bonus=2, first_bonus=0)
 
 
 def _play(policies, seed, game, rules):
@@ -32,6 +32,7 @@ def _play(policies, seed, game, rules):
     score = np.where(keep, rolls, 3).sum(axis=0)
     bonus = int(rng.integers(0, n))
     score[bonus] += rules["bonus"]
+    score[0] += rules["first_bonus"]
     return score.astype(np.int16), bonus
 
 

@@ -14,6 +14,7 @@ from .compare import compare
 from .data import scan
 from .event_impact import event_impact
 from .report import report
+from .precise import plan, precise
 from .seats import seat_advantage
 from .solve import solve
 from .sweep import CHUNK, variants_of, sweep
@@ -97,6 +98,16 @@ def _parser() -> argparse.ArgumentParser:
     so.add_argument("--max-games", type=int, default=64_000)
     so.add_argument("--scheduler", default="inprocess",
                     help="as for sweep (default here: inprocess)")
+    pr = sub.add_parser("precise", help="play until every win-rate interval is at most "
+                                        "+-PRECISION wide (or --plan: how many games first)")
+    pr.add_argument("game", choices=games.names())
+    pr.add_argument("--policy", action="append", required=True, help="one per seat")
+    pr.add_argument("--precision", type=float, required=True, help="half-width, 0.01 = 1 point")
+    pr.add_argument("--by", nargs="+", default=["policy"], help="the table's groups")
+    pr.add_argument("--seed", type=int, default=0)
+    pr.add_argument("--max-games", type=int, default=10_000_000)
+    pr.add_argument("--plan", action="store_true",
+                    help="only say how many games (and seconds) it would take, from a pilot")
     return ap
 
 
@@ -170,6 +181,16 @@ def _run(args: argparse.Namespace) -> None:
                     scheduler=args.scheduler)
         print(display.to_text(sol.history))
         print(sol.text())
+    elif args.command == "precise" and args.plan:
+        p = plan(args.game, args.policy, args.precision, seed=args.seed, by=args.by)
+        print(f"about {p['games']:,} games, {p['seconds']:,.0f} s at this machine's speed "
+              f"(a {p['pilot_games']:,}-game pilot gave +-{p['pilot_half_width']:.4f})")
+    elif args.command == "precise":
+        r = precise(args.game, args.policy, args.precision, seed=args.seed, by=args.by,
+                    max_games=args.max_games)
+        print(display.to_text(display.win_rates_table(r.table, args.by)))
+        print(f"{r.games:,} games: widest interval +-{r.half_width:.4f} "
+              f"({'met' if r.met else 'not met within --max-games'})")
     elif args.command == "compare":
         res = compare(args.game, args.a, args.b, field=args.field, n_games=args.games,
                       seed=args.seed, sequential=args.sequential, alpha=args.alpha,

@@ -80,3 +80,19 @@ def test_the_solver_finds_the_known_answer_and_says_when_there_is_none():
                  tolerance=0.02, seed=3, start_games=400)
     assert none.status == "none in range" and none.value is None and none.met is None
     assert "no value of first_bonus" in none.text()
+
+
+def test_a_precision_target_is_met_and_its_intervals_cover_at_their_rate():
+    from analyses.precise import plan, precise
+    truth = win_rates(toydice.simulate(["bold", "safe", "random"], 60_000, seed=999_999))
+    true = dict(zip(truth["policy"], truth["win_rate"]))
+    covered, runs = 0, 150
+    for seed in range(runs):
+        r = precise("toydice", ["bold", "safe", "random"], 0.04, seed=seed, step=200, log=None)
+        assert r.met and r.half_width <= 0.04 and r.games == r.results["game"].n_unique()
+        assert r.results["game"].max() == r.games - 1      # games 0..n-1, as a fixed run
+        covered += sum(lo <= true[p] <= hi for p, lo, hi in
+                       r.table.select("policy", "ci_low", "ci_high").iter_rows())
+    assert 0.88 <= covered / (3 * runs) <= 1.0
+    p = plan("toydice", ["bold", "safe", "random"], 0.01, pilot=500)
+    assert p["games"] > 500 and p["pilot_half_width"] > 0.01 and p["seconds"] > 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from simcore.games import Game, Things, register
-from simcore.results import frame, rank_and_share
+from simcore.results import frame
 
 ROUNDS = 6
 POLICIES = {"random": 0, "bold": 1, "safe": 2}
@@ -22,18 +22,31 @@ def load_rules(path=None):
     return Rules(bonus=2, first_bonus=0)
 
 
-def _play(policies, seed, game, rules):
-    rng = np.random.default_rng([seed, game])
+def _draws(seed, games, salt):
+    """Uniform 64-bit draws, one per (seed, game index, salt): splitmix64 of a counter, so a
+    game's dice depend on nothing but (seed, game) and a whole batch is drawn at once."""
+    with np.errstate(over="ignore"):
+        z = (np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15)
+             + games.astype(np.uint64) * np.uint64(0xBF58476D1CE4E5B9) + np.uint64(salt))
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return z ^ (z >> np.uint64(31))
+
+
+def _play(policies, seed, games, rules):
+    """Scores [games, seats] and the bonus card's seat [games]."""
     n = len(policies)
-    rolls = rng.integers(1, 7, (ROUNDS, n))
-    coin = rng.random((ROUNDS, n)) < 0.5
-    keep = np.array([[True if p == "bold" else False if p == "safe" else c for p, c in
-                      zip(policies, row)] for row in coin])
-    score = np.where(keep, rolls, 3).sum(axis=0)
-    bonus = int(rng.integers(0, n))
-    score[bonus] += rules["bonus"]
-    score[0] += rules["first_bonus"]
-    return score.astype(np.int16), bonus
+    score = np.zeros((games.size, n), np.int64)
+    for r in range(ROUNDS):
+        for s, p in enumerate(policies):
+            u = _draws(seed, games, 1 + 8 * r + s)
+            roll = (u % np.uint64(6)).astype(np.int64) + 1
+            keep = {"bold": True, "safe": False}.get(p, (u >> np.uint64(32)) & np.uint64(1))
+            score[:, s] += np.where(keep, roll, 3)
+    bonus = (_draws(seed, games, 0) % np.uint64(n)).astype(np.int64)
+    score[np.arange(games.size), bonus] += rules["bonus"]
+    score[:, 0] += rules["first_bonus"]
+    return score, bonus
 
 
 def simulate(policies, n_games, seed, *, rules=None, engine="compiled", threads=None,
@@ -46,22 +59,23 @@ def simulate(policies, n_games, seed, *, rules=None, engine="compiled", threads=
     policies = [p if isinstance(p, str) else "random" for p in policies]
     rules = load_rules() if rules is None else rules
     n = len(policies)
-    score = np.zeros((n_games, n), np.int16)
-    rank = np.zeros((n_games, n), np.int8)
-    win = np.zeros((n_games, n), np.float32)
-    bonus = np.zeros((n_games, n), np.int8)
-    for g in range(n_games):
-        score[g], b = _play(policies, seed, first_game + g, rules)
-        bonus[g, b] = 1
-        rank_and_share(score[g], np.zeros(n, np.int16), n, rank[g], win[g])
-    return frame(first_game, names, {"rank": rank, "win": win, "dice": score, "bonus_card": bonus},
+    score, bonus = _play(policies, seed, np.arange(first_game, first_game + n_games), rules)
+    better = (score[:, None, :] > score[:, :, None]).sum(axis=2)     # seats ahead of each
+    rank = (1 + better).astype(np.int8)
+    top = rank == 1
+    win = (top / top.sum(axis=1, keepdims=True)).astype(np.float32)
+    card = np.zeros((n_games, n), np.int8)
+    card[np.arange(n_games), bonus] = 1
+    return frame(first_game, names, {"rank": rank, "win": win, "dice": score.astype(np.int16),
+                                     "bonus_card": card},
                  {"n_players": np.full(n_games, n, np.int8),
                   "decisions": np.full(n_games, ROUNDS * n, np.int32)})
 
 
 def replay(policies, seed, game, rules=None):
-    score, bonus = _play(policies, seed, game, load_rules() if rules is None else rules)
-    return f"dice race: scores {score.tolist()}, bonus card to seat {bonus}"
+    score, bonus = _play(policies, seed, np.array([game]),
+                         load_rules() if rules is None else rules)
+    return f"dice race: scores {score[0].tolist()}, bonus card to seat {bonus[0]}"
 
 
 def switch_offs(rules, players=None):

@@ -7,6 +7,7 @@ Parquet dataset.
 from .compare import Comparison, compare
 from .data import InputError, scan
 from .event_impact import counterfactual_impact, event_impact, switch_offs
+from .metrics import designer_metrics
 from .report import report
 from .seats import seat_advantage
 from .solve import solve
@@ -15,5 +16,6 @@ from .tournament import Tournament, tournament
 from .winrates import win_rates
 
 __all__ = ["Comparison", "InputError", "Tournament", "compare", "counterfactual_impact",
+           "designer_metrics",
            "event_impact", "report", "scan", "seat_advantage", "solve", "sweep", "switch_offs",
            "tournament", "win_rates"]

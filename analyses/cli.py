@@ -14,6 +14,7 @@ from .compare import compare
 from .data import scan
 from .event_impact import event_impact
 from .report import report
+from .metrics import designer_metrics
 from .precise import plan, precise
 from .seats import seat_advantage
 from .solve import solve
@@ -43,6 +44,9 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("seats", help="seat advantage table")
     s.add_argument("results")
     s.add_argument("--score", help="score column (default: the game's own)")
+    m = sub.add_parser("metrics", help="designer metrics: length, margin, ties, endings")
+    m.add_argument("results")
+    m.add_argument("--by", nargs="+", help="group columns (default: variant, n_players)")
     e = sub.add_parser("events", help="event / item / trap / character impact table")
     e.add_argument("results")
     e.add_argument("--by", default="auto", help="group column (default: auto)")
@@ -161,6 +165,8 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "seats":
         print(display.to_text(display.seats_table(seat_advantage(scan(args.results),
                                                                  args.score))))
+    elif args.command == "metrics":
+        print(display.to_text(designer_metrics(scan(args.results), args.by)))
     elif args.command == "events":
         by = None if args.by == "none" else args.by
         print(display.to_text(display.events_table(event_impact(scan(args.results), by=by,

@@ -59,4 +59,4 @@ GAME = register(Game(
     switch_offs=switch_offs, board=board, board_plot=board_plot,
     assumption_note="The board, tile set, items, traps, character skills and Inaba's win rule "
                     "are assumptions (docs/rapinsim-rules.md).",
-    speed_goal=200_000))
+    speed_goal=200_000, lengths=("decisions", "turns"), endings=("dawn", "stalled")))

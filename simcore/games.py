@@ -74,6 +74,10 @@ class Game:
     headlines)."""
     speed_goal: int = 0
     """Games per second the benchmarks expect for 4 random players on 2 threads."""
+    lengths: tuple[str, ...] = ("decisions",)
+    """Game-level columns that measure a game's length (decisions, turns, ...)."""
+    endings: tuple[str, ...] = ()
+    """Game-level boolean columns that say how a game ended (e.g. at dawn, at the turn cap)."""
 
     def module(self) -> Any:
         """The game's public module (``simulate``, ``replay``, ``load_rules``, ``POLICIES``)."""

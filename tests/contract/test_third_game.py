@@ -96,3 +96,22 @@ def test_a_precision_target_is_met_and_its_intervals_cover_at_their_rate():
     assert 0.88 <= covered / (3 * runs) <= 1.0
     p = plan("toydice", ["bold", "safe", "random"], 0.01, pilot=500)
     assert p["games"] > 500 and p["pilot_half_width"] > 0.01 and p["seconds"] > 0
+
+
+def test_designer_metrics_per_variant_count_each_game_once():
+    from analyses.metrics import designer_metrics
+    # game 0 in two seatings: margins 2 and 4, no tie; game 1: a tie; game 2: margin 6
+    df = pl.DataFrame({
+        "variant": ["v"] * 12, "n_players": [2] * 12, "game": [0, 0, 0, 0, 1, 1, 2, 2] + [3] * 4,
+        "seating": ["a|b", "a|b", "b|a", "b|a", "a|b", "a|b", "a|b", "a|b"] + ["a|b"] * 2
+        + ["b|a"] * 2, "seat": [0, 1] * 6, "dice": [5, 3, 7, 3, 4, 4, 9, 3, 1, 1, 2, 2],
+        "bonus_card": [0] * 12, "rank": [1, 2, 1, 2, 1, 1, 1, 2, 1, 1, 1, 1],
+        "win": [1.0, 0.0, 1.0, 0.0, .5, .5, 1.0, 0.0, .5, .5, .5, .5], "decisions": [10] * 12})
+    t = designer_metrics(df)
+    assert t["games"].to_list() == [4]
+    assert t["margin"].to_list() == [(3 + 0 + 6 + 0) / 4]       # game 0: (2 + 4) / 2
+    assert t["tie"].to_list() == [0.5] and t["decisions"].to_list() == [10.0]
+    assert 0.0 <= t["tie_low"][0] <= 0.5 <= t["tie_high"][0] <= 1.0
+    sweep_df = toydice.simulate(["bold", "safe"], 300, seed=1).with_columns(
+        variant=pl.lit("x"))
+    assert designer_metrics(sweep_df)["games"].to_list() == [300]

@@ -102,6 +102,13 @@ def _parser() -> argparse.ArgumentParser:
     so.add_argument("--max-games", type=int, default=64_000)
     so.add_argument("--scheduler", default="inprocess",
                     help="as for sweep (default here: inprocess)")
+    wi = sub.add_parser("whatif", help="serve the what-if page: change rules values in a "
+                                       "browser, see the balance change")
+    wi.add_argument("game", choices=games.names())
+    wi.add_argument("--port", type=int, default=8765)
+    wi.add_argument("--host", default="127.0.0.1", help="listen address (default 127.0.0.1)")
+    wi.add_argument("--policy", action="append", help="built-in policies (default: all)")
+    wi.add_argument("--players", type=int)
     pr = sub.add_parser("precise", help="play until every win-rate interval is at most "
                                         "+-PRECISION wide (or --plan: how many games first)")
     pr.add_argument("game", choices=games.names())
@@ -165,6 +172,9 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "seats":
         print(display.to_text(display.seats_table(seat_advantage(scan(args.results),
                                                                  args.score))))
+    elif args.command == "whatif":
+        from .whatif import serve
+        serve(args.game, args.host, args.port, args.policy, args.players)
     elif args.command == "metrics":
         print(display.to_text(designer_metrics(scan(args.results), args.by)))
     elif args.command == "events":

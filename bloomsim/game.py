@@ -8,6 +8,8 @@ from typing import Any
 
 from simcore.games import Game, Things, Variant, register
 
+from .rules import PERILOUS_OPTIONS, RESHUFFLE_OPTIONS, START_PLAYER_OPTIONS
+
 
 def switch_offs(rules: Any, players: int | None = None) -> list[Variant]:
     """Each event card leaves the event deck (the game draws its events from the other cards);
@@ -53,4 +55,6 @@ GAME = register(Game(
     assumption_note="The board is the rules data's default approximation of the printed map, "
                     "not the map itself; the cloud tiles, the lightning table and several "
                     "event values are assumptions too (docs/bloomsim-rules.md).",
-    speed_goal=100_000))
+    speed_goal=100_000, rules_data=lambda rules: rules.to_dict(),
+    choices={"enchanted_reshuffle": RESHUFFLE_OPTIONS, "next_start_player": START_PLAYER_OPTIONS,
+             "perilous_places": PERILOUS_OPTIONS}))

@@ -2,6 +2,7 @@
 analyses, benchmarks and tools need to know of it."""
 from __future__ import annotations
 
+import dataclasses
 import json
 from importlib import resources
 from typing import Any
@@ -44,6 +45,12 @@ def board_plot(board: dict, lf: Any, default_rules: bool) -> Any:
     return draw(board, lf, default_rules)
 
 
+def rules_data(rules: Any) -> dict:
+    """The rules' fields as plain data (the names ``rules.replace`` takes)."""
+    return {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)
+            if f.name != "source"}
+
+
 def _players() -> tuple[int, int]:
     data = json.loads(resources.files(__package__).joinpath("data/rules.json").read_text())
     return data["players"]["min"], data["players"]["max"]
@@ -59,4 +66,5 @@ GAME = register(Game(
     switch_offs=switch_offs, board=board, board_plot=board_plot,
     assumption_note="The board, tile set, items, traps, character skills and Inaba's win rule "
                     "are assumptions (docs/rapinsim-rules.md).",
-    speed_goal=200_000, lengths=("decisions", "turns"), endings=("dawn", "stalled")))
+    speed_goal=200_000, lengths=("decisions", "turns"), endings=("dawn", "stalled"),
+    rules_data=rules_data))

@@ -9,8 +9,8 @@ at run time with :func:`register` (a game defined in a script or a test).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -78,6 +78,11 @@ class Game:
     """Game-level columns that measure a game's length (decisions, turns, ...)."""
     endings: tuple[str, ...] = ()
     """Game-level boolean columns that say how a game ended (e.g. at dawn, at the turn cap)."""
+    rules_data: Callable[[Any], dict] | None = None
+    """rules -> its values as plain data, keyed as ``rules.replace(...)`` takes them (what the
+    what-if page offers as form controls)."""
+    choices: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """The text-valued rules options and the values each may take."""
 
     def module(self) -> Any:
         """The game's public module (``simulate``, ``replay``, ``load_rules``, ``POLICIES``)."""

@@ -27,6 +27,7 @@ import polars as pl
 from simcore import games
 from simcore.summary import Z95
 
+from .diff import paired
 from .sweep import Task, Variant, _nested, play_task, seatings
 
 STEP = 500
@@ -173,7 +174,14 @@ class Run:
         n, frames = self.games, list(self.frames)      # a step in progress is left out
         if n == 0:
             return {}
-        return tables(pl.concat(frames, rechunk=False).filter(pl.col("game") < n), n)
+        return page_tables(pl.concat(frames, rechunk=False).filter(pl.col("game") < n), n)
+
+
+def tables(self) -> dict:
+        n, frames = self.games, list(self.frames)      # a step in progress is left out
+        if n == 0:
+            return {}
+        return page_tables(pl.concat(frames, rechunk=False).filter(pl.col("game") < n), n)
 
 
 def _diff_rows(per: pl.DataFrame, key: list[str]) -> list[dict]:
@@ -190,7 +198,7 @@ def _diff_rows(per: pl.DataFrame, key: list[str]) -> list[dict]:
     return rows
 
 
-def tables(df: pl.DataFrame, n_games: int) -> dict:
+def page_tables(df: pl.DataFrame, n_games: int) -> dict:
     """What the page shows: the start seat's and each policy's win rate and mean score under
     both rules sets and their paired differences, each game index counted once (seatings
     averaged)."""
@@ -203,8 +211,10 @@ def tables(df: pl.DataFrame, n_games: int) -> dict:
                .agg(v=pl.col(col).cast(pl.Float64).mean()).rename({"policy": "what"}))
         parts += [x.select("what", "variant", "game", "v").with_columns(kind=pl.lit(kind))
                   for x in (seat, pol)]
-    per = pl.concat(parts).sort("kind", "what", "game")
-    return {"games": n_games, "rows": _diff_rows(per, ["kind", "what"])}
+    per = pl.concat(parts)
+    t = paired(per, ["kind", "what"], "default", "what-if")
+    return {"games": n_games, "rows": t.select("kind", "what", "a", "b", "diff", "ci_low",
+                                               "ci_high").to_dicts()}
 
 
 class Runs:
@@ -360,9 +370,9 @@ async function poll() {
   body.innerHTML = (s.rows || []).map(r => {
     const win = r.kind === 'win rate', f = win ? pct : (x => x.toFixed(2));
     const d = win ? pts : (x => (x >= 0 ? '+' : '') + x.toFixed(2));
-    return `<tr class="${r.low > 0 || r.high < 0 ? 'sig' : ''}"><td>${r.kind}</td>
-    <td>${r.what}</td><td>${f(r.default)}</td><td>${f(r.what_if)}</td>
-    <td>${d(r.diff)} [${d(r.low)}, ${d(r.high)}]${win ? ' points' : ''}</td></tr>`;
+    return `<tr class="${r.ci_low > 0 || r.ci_high < 0 ? 'sig' : ''}"><td>${r.kind}</td>
+    <td>${r.what}</td><td>${f(r.a)}</td><td>${f(r.b)}</td>
+    <td>${d(r.diff)} [${d(r.ci_low)}, ${d(r.ci_high)}]${win ? ' points' : ''}</td></tr>`;
   }).join('');
   if (s.done) clearInterval(polling);
 }

@@ -76,8 +76,8 @@ def test_a_change_plays_paired_games_and_reports_differences(client):
                                                                   "careful")} == set(rows)
     assert s["error"] is None
     g = rows[("mean score", "greedy")]
-    assert g["low"] <= g["diff"] <= g["high"] < 0        # a heavier penalty costs points
-    assert abs(g["diff"] - (g["what_if"] - g["default"])) < 1e-9
+    assert g["ci_low"] <= g["diff"] <= g["ci_high"] < 0   # a heavier penalty costs points
+    assert abs(g["diff"] - (g["b"] - g["a"])) < 1e-9
     client.post("/api/run", json={"client": "p", "changes": {}})   # stops the run
 
 

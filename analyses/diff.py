@@ -1,0 +1,138 @@
+"""Balance diff: what a second rules set changes, metric by metric, on the same games.
+
+Both rules sets play the same seeds in every rotation of the seating (``analyses.sweep``), so
+each metric is compared game index by game index: the difference B - A of its per-game values
+(each game index counted once, its seatings averaged), with a 95% interval and a two-sided
+p-value, Holm-adjusted over the whole table (one family: every row of the diff).
+"""
+from __future__ import annotations
+
+import html
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from simcore import games
+from simcore.summary import Z95
+
+from .data import columns
+from .stats import adjust_pvalues, two_sided_p
+from .sweep import Variant, sweep, variants_of
+
+
+def paired(per: pl.DataFrame, key: Sequence[str], a: str, b: str) -> pl.DataFrame:
+    """Per group of ``key``: the mean per-game value ``v`` under variants ``a`` and ``b``, the
+    difference b - a over the game indices that have both, its 95% interval and p-value.
+    ``per`` has the columns of ``key``, ``variant``, ``game`` and ``v`` (one row per game
+    index, variant and group)."""
+    key = list(key)
+    wide = per.pivot(on="variant", index=[*key, "game"], values="v")
+    rows = []
+    for k, part in wide.sort(key).group_by(key, maintain_order=True):
+        both = part.drop_nulls([a, b])
+        x, y = both[a].to_numpy(), both[b].to_numpy()
+        d = y - x
+        se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
+        mean = float(d.mean()) if d.size else np.nan
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = float(two_sided_p(mean / se)) if se > 0 else (1.0 if mean == 0 else np.nan)
+        rows.append({**dict(zip(key, k)), "games": int(d.size),
+                     "a": float(x.mean()) if d.size else np.nan,
+                     "b": float(y.mean()) if d.size else np.nan, "diff": mean,
+                     "ci_low": mean - Z95 * se, "ci_high": mean + Z95 * se, "p": p})
+    return pl.DataFrame(rows)
+
+
+def per_game_values(df: pl.DataFrame, spec: games.Game) -> pl.DataFrame:
+    """Every metric of the diff as one value per (metric, group, variant, game index)."""
+    names = columns(df.lazy())
+    win, score = pl.col("win").cast(pl.Float64), pl.col(spec.score).cast(pl.Float64)
+    parts = []
+
+    def add(metric: str, group: pl.Expr, frame: pl.DataFrame, value: pl.Expr) -> None:
+        parts.append(frame.group_by("variant", "game", group.alias("group"))
+                     .agg(v=value.mean()).with_columns(metric=pl.lit(metric)))
+
+    add("win rate", pl.col("policy").cast(pl.String), df, win)
+    add("mean score", pl.col("policy").cast(pl.String), df, score)
+    add("seat win rate", pl.col("seat").cast(pl.String), df, win)
+    for t in spec.things:
+        if t.how == "value" and t.column in names:      # e.g. each character's win rate
+            add(f"{t.kind} win rate", pl.col(t.column).cast(pl.String), df, win)
+    top = pl.col(spec.score).cast(pl.Float64).sort(descending=True)
+    game_key = ["variant", "game", "seating"]
+    per = df.group_by(game_key).agg(
+        *[pl.col(c).first().cast(pl.Float64) for c in spec.lengths if c in names],
+        *[pl.col(c).first().cast(pl.Float64) for c in spec.endings if c in names],
+        margin=top.first() - top.slice(1, 1).first(),
+        tie=((pl.col("rank") == 1).sum() > 1).cast(pl.Float64))
+    for c in [*[c for c in spec.lengths if c in names], "margin", "tie",
+              *[c for c in spec.endings if c in names]]:
+        add("game", pl.lit(c), per, pl.col(c))
+    return pl.concat([p.select("metric", "group", "variant", "game", "v") for p in parts])
+
+
+def diff(game: Any, rules_a: Any, rules_b: Any, policies: Sequence[str], players: int,
+         n_games: int, seed: int = 0, *, scheduler: Any = "inprocess",
+         adjust: str = "holm") -> pl.DataFrame:
+    """Every balance metric under rules A and rules B on the same games, with B - A.
+
+    ``rules_a``, ``rules_b``: a rules file, a mapping of values over the defaults, or None
+    (the defaults). Rows: each policy's win rate and mean score, each seat's win rate, each
+    value-thing's win rate (Lapin: each character), and the game's designer metrics (length,
+    margin, ties, endings); ``diff`` with ``ci_low``/``ci_high``, ``p`` and ``p_adj``
+    (``adjust`` over the whole table) and ``significant`` (p_adj < 0.05)."""
+    spec = games.get(game) if isinstance(game, str) else games.of_module(game)
+    if spec is None:
+        raise ValueError(f"{game!r} is not a registered game")
+    chosen = [_variant("A", rules_a), _variant("B", rules_b)]
+    df = sweep(spec.name, chosen, policies, players, n_games, seed, scheduler=scheduler)
+    t = paired(per_game_values(df, spec), ["metric", "group"], "A", "B")
+    return t.with_columns(p_adj=pl.Series(adjust_pvalues(t["p"].to_numpy(), adjust))
+                          ).with_columns(significant=pl.col("p_adj") < 0.05)
+
+
+def _variant(label: str, rules: Any) -> Variant:
+    if rules is None:
+        return Variant(label)
+    v = variants_of([rules])[0]
+    return Variant(label, v.file_text, v.file_suffix, v.changes)
+
+
+def page(t: pl.DataFrame, out: str | os.PathLike, title: str, a: str, b: str) -> Path:
+    """``out/index.html``: what changed significantly first, then the whole table."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    def fmt(r: dict) -> str:
+        share = r["metric"] != "mean score" and r["group"] not in (
+            "decisions", "turns", "margin")
+        f = (lambda x: f"{100 * x:+.1f} points") if share else (lambda x: f"{x:+.2f}")
+        g = (lambda x: f"{100 * x:.1f}%") if share else (lambda x: f"{x:.2f}")
+        return (f"<td>{html.escape(r['metric'])}</td><td>{html.escape(str(r['group']))}</td>"
+                f"<td>{g(r['a'])}</td><td>{g(r['b'])}</td><td>{f(r['diff'])} "
+                f"[{f(r['ci_low'])}, {f(r['ci_high'])}]</td><td>{r['p_adj']:.3g}</td>")
+
+    head = ("<tr><th>metric</th><th>of</th><th>A</th><th>B</th><th>B - A [95% CI]</th>"
+            "<th>p (Holm, whole table)</th></tr>")
+    rows = t.sort("p_adj").to_dicts()
+    sig = [r for r in rows if r["significant"]]
+    lead = ("<ul>" + "".join(f"<li><table>{head}<tr>{fmt(r)}</tr></table></li>" for r in sig)
+            + "</ul>") if sig else "<p>Nothing changed significantly.</p>"
+    body = "".join(f"<tr>{fmt(r)}</tr>" for r in rows)
+    text = (f"<!doctype html><html lang=en><head><meta charset=utf-8><title>"
+            f"{html.escape(title)}</title><style>body{{font-family:system-ui,sans-serif;"
+            f"max-width:1100px;margin:auto;padding:1em 2em}}table{{border-collapse:collapse;"
+            f"font-size:13px}}td,th{{border:1px solid #ddd;padding:3px 8px}}</style></head>"
+            f"<body><h1>{html.escape(title)}</h1><p>A: {html.escape(a)}; B: {html.escape(b)}. "
+            f"Both play the same games in every seat rotation; each game index counts once.</p>"
+            f"<h2>What changed significantly</h2>{lead}<h2>Every metric</h2>"
+            f"<table>{head}{body}</table></body></html>")
+    tmp = out / ".index.html.tmp"
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, out / "index.html")
+    return out / "index.html"

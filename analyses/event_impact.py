@@ -153,35 +153,54 @@ Variant = tuple[str, str, str, Any]
 """(kind, name, what was changed, the rules without it)."""
 
 
-def switch_offs(game: Any, rules: Any = None, players: int | None = None) -> list[Variant]:
+EVENT_MODES = ("replace", "remove", "both")
+REPLACED = "replaced in place by a card with no effect (the same games, all draws unchanged)"
+REMOVED = "removed from the event deck (the deck without it: the event draws change)"
+
+
+def switch_offs(game: Any, rules: Any = None, players: int | None = None,
+                events: str = "replace") -> list[Variant]:
     """Every thing the game's public rules data can switch off, as rules variants.
 
-    bloomsim: each event card leaves the event deck (the game draws its events from the other
-    cards); each enchanted role leaves the enchanted deck (``enchanted_deck``: it is never
-    enchanted), where enchanted roles exist: at ``players`` seats if given, else at the
-    fewest players the rules allow (a role whose removal would leave fewer cards than a round
-    reveals is not switched off). rapinsim: each item's or trap's tiles become the lowest brown
-    treasure (the tile count must match the houses), each character leaves the roster, and
-    being found is switched off (row ``found`` / ``by Rize``; ``rize_finds=False``: Rize finds
-    nobody).
+    bloomsim: each event card, as ``events`` says: ``"replace"`` puts a card with no effect
+    (the rules' no-effect kind ``tenth_event``) in its place, so every draw of every game
+    (event order, enchanted roles, tiles) stays as it was and the row measures the same games
+    minus the card; ``"remove"`` takes it out of the event deck, so the game draws its events
+    from the other cards and the row compares the deck with and without it; ``"both"`` gives
+    both rows (column ``change`` says which). Each enchanted role leaves the enchanted deck
+    (``enchanted_deck``: it is never enchanted, other roles in its place), where enchanted
+    roles exist: at ``players`` seats if given, else at the fewest players the rules allow (a
+    role whose removal would leave fewer cards than a round reveals is not switched off).
+    rapinsim: each item's or trap's tiles become the lowest brown treasure (the tile count
+    must match the houses), each character leaves the roster, and being found is switched
+    off (row ``found`` / ``by Rize``; ``rize_finds=False``: Rize finds nobody).
     """
     mod = game_module(game)
     name = getattr(mod, "__name__", "")
     if name not in ("bloomsim", "rapinsim"):
         raise ValueError(f"no switch-offs known for {name!r}; pass variants=[...] explicitly")
+    if events not in EVENT_MODES:
+        raise ValueError(f"events must be one of {list(EVENT_MODES)}, got {events!r}")
     rules = mod.load_rules() if rules is None else rules
     out: list[Variant] = []
     if name == "bloomsim":
-        events = rules.to_dict()["events"]
+        deck = rules.to_dict()["events"]
         for e in rules.event_ids:
-            rest = [ev for ev in events if ev["id"] != e]
-            out.append(("event", e, "removed from the event deck",
-                        rules.replace(events=rest, events_used=min(rules.events_used, len(rest)))))
+            if events in ("replace", "both"):
+                blank = {"id": e, "kind": "tenth_event", "timing": "turns",
+                         "note": "no effect: stands in for the card switched off"}
+                out.append(("event", e, REPLACED, rules.replace(
+                    events=[blank if ev["id"] == e else ev for ev in deck])))
+            if events in ("remove", "both"):
+                rest = [ev for ev in deck if ev["id"] != e]
+                out.append(("event", e, REMOVED, rules.replace(
+                    events=rest, events_used=min(rules.events_used, len(rest)))))
         reveal = rules.enchanted_total - (rules.players["min"] if players is None else players)
-        deck = [rules.role_ids[i] for i in rules.enchanted_deck_roles]
-        if reveal > 0 and len(deck) > reveal:
-            out += [("enchanted", r, "left out of the enchanted deck (never enchanted)",
-                     rules.replace(enchanted_deck=[x for x in deck if x != r])) for r in deck]
+        roles = [rules.role_ids[i] for i in rules.enchanted_deck_roles]
+        if reveal > 0 and len(roles) > reveal:
+            out += [("enchanted", r, "left out of the enchanted deck (never enchanted; other "
+                     "roles are enchanted in its place, so the draws change)",
+                     rules.replace(enchanted_deck=[x for x in roles if x != r])) for r in roles]
         return out
     brown = min(t[0] for t in rules.treasures if t[1] == 0 and t[2] > 0)
     for field_name, kind in (("items", "item"), ("traps", "trap")):
@@ -205,11 +224,13 @@ def switch_offs(game: Any, rules: Any = None, players: int | None = None) -> lis
 def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed: int, *,
                           rules: Any = None, variants: Sequence[Variant] | None = None,
                           score: str | None = None, adjust: str = "holm",
-                          base: pl.DataFrame | None = None) -> pl.DataFrame:
+                          base: pl.DataFrame | None = None,
+                          events: str = "replace") -> pl.DataFrame:
     """The counterfactual mode of ``event_impact``: play ``n_games`` games of ``seed`` with
     the rules as they are and again with each thing switched off (``variants``, default
-    ``switch_offs(game, rules, len(policies))``), and measure with minus without on the same
-    games.
+    ``switch_offs(game, rules, len(policies), events)``: event cards replaced in place by a
+    card with no effect unless ``events`` says otherwise), and measure with minus without on
+    the same games.
 
     Rows per thing and group (``policy`` when several policies play, else ``seat``); the unit
     is the game index (a policy seated twice is averaged within the game first), intervals
@@ -220,7 +241,8 @@ def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed
     """
     mod = game_module(game)
     names = [policy_name(p) for p in check_policies(mod, policies, 1, distinct=False)]
-    chosen = switch_offs(mod, rules, len(names)) if variants is None else list(variants)
+    chosen = (switch_offs(mod, rules, len(names), events) if variants is None
+              else list(variants))
     if not chosen:
         raise ValueError("counterfactual_impact: nothing to switch off")
     group = "policy" if len(set(names)) > 1 else "seat"

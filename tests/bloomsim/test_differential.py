@@ -44,3 +44,13 @@ def test_engines_agree_on_every_event():
     rules = default_rules().replace(events_used=10)
     for seed in range(4):
         _compare(rules, NAMES, seed, 0, 3)
+
+
+def test_engines_agree_with_an_event_replaced_in_place():
+    # the counterfactual of analyses.switch_offs: a card's entry becomes the no-effect kind
+    events = default_rules().to_dict()["events"]
+    for e in ("upper_hand", "more_or_less", "black_market"):
+        blank = [{"id": e, "kind": "tenth_event", "timing": "turns"} if ev["id"] == e else ev
+                 for ev in events]
+        rules = default_rules().replace(events=blank, events_used=10)
+        _compare(rules, NAMES, 11, 0, 3)

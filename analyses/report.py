@@ -56,11 +56,6 @@ def count_games(df: Frame) -> tuple[int, int]:
     return int(round(games)), int(rows)
 
 
-def policies_rotated(df: Frame) -> bool:
-    """Whether every policy sat in every seat equally often (per player count)."""
-    return all(d in (ROTATED, "one policy") for d in seat_design(df).values())
-
-
 def score_histogram(df: Frame, score: str) -> pl.DataFrame:
     """Exact counts of each score value per policy (scores are small integers)."""
     return collect(lazy(df).group_by(pl.col("policy").cast(pl.String), score)

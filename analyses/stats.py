@@ -170,25 +170,6 @@ def equal_shares_test(c, t, m, one_game_per_cluster: bool) -> tuple[float, int, 
     return stat, k - 1, chi2_sf(stat, k - 1), "cluster-robust Wald"
 
 
-def mean_interval(total: np.ndarray | float, total_sq: np.ndarray | float,
-                  n: np.ndarray | float, z: float = Z95
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Mean, its standard error and normal interval from running sums (one pass over data).
-
-    Uses the sample variance (n - 1); the normal rather than Student's t quantile, which
-    differs by under 0.1% once n > 1000 (our smallest groups are in the thousands).
-    Returns (mean, se, low, high); NaN where n < 2.
-    """
-    total = np.asarray(total, dtype=np.float64)
-    total_sq = np.asarray(total_sq, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = total / n
-        var = np.maximum(total_sq - n * mean * mean, 0.0) / (n - 1)
-        se = np.where(n >= 2, np.sqrt(var / n), np.nan)
-    return mean, se, mean - z * se, mean + z * se
-
-
 def two_sided_p(z: np.ndarray | float) -> np.ndarray:
     """Two-sided normal p-value of a z statistic."""
     z = np.abs(np.asarray(z, dtype=np.float64))

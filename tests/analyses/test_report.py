@@ -110,13 +110,14 @@ def test_page_renders_in_headless_chromium(bloom_file, bloom_board, tmp_path):
     assert shot.stat().st_size > 50_000  # a rendered page with tables and plots, not blank
 
 
-def test_policies_rotated_tells_fixed_seats_from_rotated():
-    from analyses.report import policies_rotated
-    fixed = bloom_frame(100, policies=("a", "b", "a", "b"))
-    assert not policies_rotated(fixed)
+def test_seat_design_tells_fixed_seats_from_rotated():
+    from analyses.seats import seat_design
+    assert seat_design(bloom_frame(100, policies=("a", "b", "a", "b"))) == {4: "confounded"}
     turned = pl.concat([bloom_frame(100, policies=p) for p in (("a", "b"), ("b", "a"))])
-    assert policies_rotated(turned)
-    assert policies_rotated(bloom_frame(100))  # one policy in every seat
+    assert seat_design(turned) == {2: "rotated"}
+    assert seat_design(bloom_frame(100)) == {4: "one policy"}
+    lopsided = pl.concat([bloom_frame(100, policies=p) for p in (("a", "b"), ("a", "a"))])
+    assert seat_design(lopsided) == {2: "unbalanced"}
 
 
 def test_seat_headline_says_the_verdict_not_the_hypothesis():

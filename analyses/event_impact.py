@@ -154,8 +154,8 @@ Variant = tuple[str, str, str, Any]
 
 
 EVENT_MODES = ("replace", "remove", "both")
-REPLACED = "replaced in place by a card with no effect (the same games, all draws unchanged)"
-REMOVED = "removed from the event deck (the deck without it: the event draws change)"
+REPLACED = "replaced in place by a card with no effect: the same games, all other draws unchanged"
+REMOVED = "removed from the event deck: the deck without it, so the event draws change"
 
 
 def switch_offs(game: Any, rules: Any = None, players: int | None = None,
@@ -167,7 +167,8 @@ def switch_offs(game: Any, rules: Any = None, players: int | None = None,
     (event order, enchanted roles, tiles) stays as it was and the row measures the same games
     minus the card; ``"remove"`` takes it out of the event deck, so the game draws its events
     from the other cards and the row compares the deck with and without it; ``"both"`` gives
-    both rows (column ``change`` says which). Each enchanted role leaves the enchanted deck
+    both rows (column ``change`` says which). A card of the no-effect kind itself is only
+    removed (replacing it would change nothing). Each enchanted role leaves the enchanted deck
     (``enchanted_deck``: it is never enchanted, other roles in its place), where enchanted
     roles exist: at ``players`` seats if given, else at the fewest players the rules allow (a
     role whose removal would leave fewer cards than a round reveals is not switched off).
@@ -185,8 +186,9 @@ def switch_offs(game: Any, rules: Any = None, players: int | None = None,
     out: list[Variant] = []
     if name == "bloomsim":
         deck = rules.to_dict()["events"]
-        for e in rules.event_ids:
-            if events in ("replace", "both"):
+        for i, e in enumerate(rules.event_ids):
+            # a card that already has no effect has nothing to replace
+            if events in ("replace", "both") and rules.event_kind(i) != "tenth_event":
                 blank = {"id": e, "kind": "tenth_event", "timing": "turns",
                          "note": "no effect: stands in for the card switched off"}
                 out.append(("event", e, REPLACED, rules.replace(

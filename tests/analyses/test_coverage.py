@@ -8,6 +8,7 @@ import polars as pl
 import pytest
 
 from analyses import event_impact, seat_advantage, win_rates
+from analyses.tournament import pairwise
 from analyses.stats import (Z95, clustered_wilson, difference, equal_shares_test, moments_of,
                             ratio, wilson)
 from synth import Clustered
@@ -156,6 +157,33 @@ def test_seat_level_attribute_planted_effect_is_found(planted):
     assert np.mean(d > Z95 * se0) > 0.8
 
 
+def ahead_sums(g: Clustered, i: int, j: int) -> tuple[np.ndarray, float]:
+    """Per replicate and cluster: meetings of policy i with j at one table where i finished
+    ahead, and the meetings [R, C, 2]; and the true share ahead (scores are independent
+    normals, so each meeting's chance is a normal tail)."""
+    import math
+    pol, s = g.seatings, g.score
+    mean = np.asarray(g.strengths)[pol] + g.seat_bonus[None, :]
+    ahead = np.zeros(s.shape[:2])
+    chances = []
+    for k in range(len(pol)):
+        for a in np.flatnonzero(pol[k] == i):
+            for b in np.flatnonzero(pol[k] == j):
+                ahead += s[:, :, k, a] > s[:, :, k, b]
+                z = (mean[k, a] - mean[k, b]) / (np.hypot(g.sd, 1.0) * math.sqrt(2))
+                chances.append(0.5 * math.erfc(-z / math.sqrt(2)))
+    return np.stack([ahead, np.full(ahead.shape, float(len(chances)))], -1), np.mean(chances)
+
+
+def test_head_to_head_interval_covers_the_truth(null):
+    covered = []
+    for i, j in ((0, 1), (0, 2), (2, 1)):
+        x, truth = ahead_sums(null, i, j)
+        rate, se = ratio(*moments_of(x))
+        covered += list(np.abs(rate - truth) <= Z95 * se)
+    assert near_95(covered)
+
+
 def test_the_analyses_compute_exactly_these_statistics(planted):
     bloom, lapin = planted.frame(0), planted.frame(0, game="rapinsim")
     wr = win_rates(bloom)
@@ -174,6 +202,10 @@ def test_the_analyses_compute_exactly_these_statistics(planted):
     d, se, _ = difference(*moments_of(with_without(x[:, 0], x[:, 1], planted.thing[0])))
     assert ev["win_diff"] == pytest.approx(d, rel=1e-9)
     assert ev["win_ci_high"] - ev["win_ci_low"] == pytest.approx(2 * Z95 * se, rel=1e-9)
+    pw = pairwise(bloom).filter((pl.col("policy") == "p0") & (pl.col("opponent") == "p2"))
+    rate, se = ratio(*moments_of(ahead_sums(planted, 0, 2)[0][0]))
+    assert pw["ahead_rate"][0] == pytest.approx(rate, rel=1e-9)
+    assert pw["ci_high"][0] - pw["ci_low"][0] == pytest.approx(2 * Z95 * se, rel=1e-9)
     ch = event_impact(lapin).filter(pl.col("thing") == "c0").row(0, named=True)
     d, se, _ = difference(*moments_of(attribute_sums(planted, planted.win)[0]))
     assert ch["win_diff"] == pytest.approx(d, rel=1e-6)

@@ -24,7 +24,7 @@ from simcore.summary import Z95, wilson  # noqa: F401  (written once, shared wit
 
 from .data import collect, columns
 
-CHUNK = 250_000
+CHUNK = 100_000
 """Game indices aggregated per pass of ``cluster_moments``: the per-cluster sums of one pass
 are held in memory, so a dataset of millions of games is summed a range at a time."""
 
@@ -60,15 +60,34 @@ def cluster_moments(lf: pl.LazyFrame, by: Sequence[str], values: dict[str, pl.Ex
     parts = []
     for start in range(int(lo), int(hi) + 1, CHUNK):
         part = lf.filter(pl.col("game").is_between(start, start + CHUNK - 1))
-        per = part.group_by([*by, *key]).agg(**{n: e.cast(pl.Float64)
-                                               for n, e in values.items()})
-        parts.append(collect(per.group_by(by).agg(
-            pl.len().alias("clusters"), *[pl.col(n).sum() for n in names],
-            *[(pl.col(a) * pl.col(b)).sum().alias(product_name(a, b)) for a, b in pairs])))
+        per = collect(part.group_by([*by, *key]).agg(**{n: e.cast(pl.Float64)
+                                                       for n, e in values.items()}))
+        if per.height:
+            parts.append(_sum_over_clusters(per, by, names, pairs))
     out = pl.concat(parts, how="vertical")
     if len(parts) > 1:
-        out = out.group_by(by).agg(pl.all().sum())
+        out = out.group_by(by).agg(pl.all().sum()) if by else out.sum()
     return out.sort(by) if by else out
+
+
+def _sum_over_clusters(per: pl.DataFrame, by: list[str], names: list[str],
+                       pairs: list[tuple[str, str]]) -> pl.DataFrame:
+    """The second stage of ``cluster_moments`` in numpy: per group, the clusters, the totals
+    and the products' sums (rows sorted by group, each column contiguous, ``reduceat``)."""
+    if by:
+        per = per.with_columns(pl.struct(by).rank("dense").alias("_group")).sort("_group")
+        ids = per["_group"].to_numpy()
+    else:
+        ids = np.zeros(per.height, np.int64)
+    x = np.asfortranarray(per.select(names).to_numpy().astype(np.float64))
+    col = {n: i for i, n in enumerate(names)}
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    cols = {"clusters": np.diff(np.r_[starts, ids.size]).astype(np.float64)}
+    cols |= {n: np.add.reduceat(x[:, col[n]], starts) for n in names}
+    cols |= {product_name(a, b): np.add.reduceat(x[:, col[a]] * x[:, col[b]], starts)
+             for a, b in pairs}
+    out = pl.DataFrame(cols)
+    return pl.concat([per[starts].select(by), out], how="horizontal") if by else out
 
 
 def moments(df: pl.DataFrame, names: Sequence[str]

@@ -24,7 +24,7 @@ from simcore.summary import Z95, wilson  # noqa: F401  (written once, shared wit
 
 from .data import collect, columns
 
-CHUNK = 100_000
+CHUNK = 50_000
 """Game indices aggregated per pass of ``cluster_moments``: the per-cluster sums of one pass
 are held in memory, so a dataset of millions of games is summed a range at a time."""
 

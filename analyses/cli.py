@@ -170,8 +170,9 @@ def _run(args: argparse.Namespace) -> None:
         print(display.to_text(display.win_rates_table(win_rates(scan(args.results), args.by),
                                                       args.by)))
     elif args.command == "seats":
-        print(display.to_text(display.seats_table(seat_advantage(scan(args.results),
-                                                                 args.score))))
+        t = seat_advantage(scan(args.results), args.score)
+        print(display.to_text(display.seats_table(t)))
+        print("\n".join(display.seats_notes(t)))
     elif args.command == "whatif":
         from .whatif import serve
         serve(args.game, args.host, args.port, args.policy, args.players)
@@ -179,8 +180,10 @@ def _run(args: argparse.Namespace) -> None:
         print(display.to_text(designer_metrics(scan(args.results), args.by)))
     elif args.command == "events":
         by = None if args.by == "none" else args.by
-        print(display.to_text(display.events_table(event_impact(scan(args.results), by=by,
-                                                                adjust=args.adjust))))
+        t = event_impact(scan(args.results), by=by, adjust=args.adjust)
+        print(display.to_text(display.events_table(t)))
+        print(f"p adj: {args.adjust} over one family, all {2 * t.height} tests of the table "
+              f"(win and score); intervals cluster-robust, the unit is the game index")
     elif args.command == "tournament":
         t = tournament(args.game, args.policy, args.players, args.games, args.seed)
         print(display.to_text(display.head_to_head_table(t.matrix, t.ratings)))
@@ -211,10 +214,13 @@ def _run(args: argparse.Namespace) -> None:
         res = compare(args.game, args.a, args.b, field=args.field, n_games=args.games,
                       seed=args.seed, sequential=args.sequential, alpha=args.alpha,
                       beta=args.beta, delta=args.delta)
-        print(display.to_text(res.table().transpose(include_header=True,
-                                                    header_name="field",
-                                                    column_names=["value"])
+        table = res.table().drop("interval", "error_rates")
+        print(display.to_text(table.transpose(include_header=True, header_name="field",
+                                              column_names=["value"])
                               .with_columns(pl.col("value").cast(pl.String))))
+        print(f"intervals: {res.interval}")
+        if res.error_rates:
+            print(f"decision error rates: {res.error_rates}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,9 +29,9 @@ class Comparison:
     seeds: int                 # game indices used (each one played in every seating)
     games: int                 # games used: seeds x seatings
     diff: float                # mean of (A's win share - B's win share) per game
-    ci_low: float
+    ci_low: float              # interval: see ``interval``
     ci_high: float
-    p_value: float             # two-sided, H0: diff = 0
+    p_value: float             # two-sided, H0: diff = 0 (sequential: any-time valid)
     win_rate_a: float
     win_rate_b: float
     score_diff: float          # mean of (A's score - B's score) per game
@@ -39,6 +39,8 @@ class Comparison:
     score_ci_high: float
     decision: str | None       # sequential mode: "A better", "A not better" or "undecided"
     games_played: int          # games simulated (sequential mode plays in batches)
+    interval: str              # what ci_low/ci_high, score_ci_* and p_value are
+    error_rates: str           # sequential mode: the decision's error rates (design)
 
     def table(self) -> pl.DataFrame:
         return pl.DataFrame([{k: (", ".join(v) if isinstance(v, tuple) else v)
@@ -67,16 +69,29 @@ def compare(game: Any, a: Any, b: Any, *, field: Sequence[Any] = (), n_games: in
     D = A's win share - B's win share averaged over the seatings. Reported: mean D with a 95%
     normal interval and p-value, and the same for the score.
 
+    ``field`` fills the other seats and may repeat a policy, but not ``a`` or ``b`` (their
+    win shares would mix with the field's).
+
     ``sequential=True`` runs Wald's SPRT on D (normal approximation, variance estimated as it
     goes) for H0: mean D = 0 against H1: mean D = ``delta``, stopping at the first game index
     where the log-likelihood ratio leaves (log(beta/(1-alpha)), log((1-beta)/alpha)):
     "A better" (accept H1; chosen with probability <= alpha when A is no better) or "A not
     better" (accept H0; chosen with probability <= beta when A is better by delta); then
-    ``n_games`` is the most it may use ("undecided" if reached).
+    ``n_games`` is the most it may use ("undecided" if reached). What is valid after such a
+    stop is reported: the decision with its error rates (``error_rates``), and for the win and
+    score differences a 95% confidence sequence (``interval``; ``confidence_sequence``),
+    valid at whatever game index the test stopped, with the any-time p-value it implies. The
+    fixed-sample interval would not be: stopping when the running difference crosses a bound
+    makes it cover about 85-92% and overstates the difference near the bound; ``diff`` is the
+    mean at the stop and shares that bias, which the wider sequence covers.
     """
     mod = game_module(game)
     check_policies(mod, [a, b], 2)
     check_policies(mod, list(field), 0, distinct=False)
+    clash = sorted({policy_name(p) for p in field} & {policy_name(a), policy_name(b)})
+    if clash:
+        raise ValueError(f"field may not hold a or b (it holds {clash}): their win shares would "
+                         f"mix with the field's; give the other seats' policies only")
     for name, v in (("alpha", alpha), ("beta", beta)):
         if not 0 < v < 0.5:
             raise ValueError(f"{name} must be in (0, 0.5), got {v!r}")
@@ -88,7 +103,7 @@ def compare(game: Any, a: Any, b: Any, *, field: Sequence[Any] = (), n_games: in
     if not sequential:
         d, s, wa, wb = _paired(mod, order, policy_name(a), policy_name(b), max_seeds, seed,
                                rules, score)
-        return _summary(order, a, b, d, s, wa, wb, None, len(d) * len(order))
+        return _summary(order, a, b, d, s, wa, wb, None, len(d) * len(order), None)
     upper, lower = math.log((1 - beta) / alpha), math.log(beta / (1 - alpha))
     parts: list[tuple[np.ndarray, ...]] = []
     batch, used, decision = 64, 0, "undecided"
@@ -108,7 +123,10 @@ def compare(game: Any, a: Any, b: Any, *, field: Sequence[Any] = (), n_games: in
         cut = used
     played = used * len(order)
     d, s, wa, wb = (np.concatenate([p[i] for p in parts])[:cut] for i in range(4))
-    return _summary(order, a, b, d, s, wa, wb, decision, played)
+    design = (f"alpha = {alpha} (P(A better) when A is no better), beta = {beta} "
+              f"(P(A not better) when A is better by delta = {delta})")
+    return _summary(order, a, b, d, s, wa, wb, decision, played,
+                    (alpha, design, math.sqrt(MIN_SEEDS * max_seeds)))
 
 
 def _sprt_stop(d: np.ndarray, start: int, delta: float, lower: float,
@@ -151,15 +169,52 @@ def _paired(mod: Any, order: list[tuple[Any, ...]], a: str, b: str, n: int, seed
     return d / k, s / k, wa / k, wb / k
 
 
-def _summary(order, a, b, d, s, wa, wb, decision, played) -> Comparison:
+def _summary(order, a, b, d, s, wa, wb, decision, played, sequential) -> Comparison:
+    """The table of a comparison; ``sequential``: (alpha, error rates, tuning game indices)
+    of the SPRT that stopped, whose intervals are confidence sequences."""
     n = d.size
-    mean, se = float(d.mean()), float(d.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
-    smean, sse = float(s.mean()), float(s.std(ddof=1) / math.sqrt(n)) if n > 1 else math.nan
+    if sequential is None:
+        (lo, hi, p), (slo, shi, _) = (fixed_interval(x) for x in (d, s))
+        label, errors = "95% fixed-sample normal interval (paired game indices)", ""
+    else:
+        _, errors, tuned = sequential
+        (lo, hi, p), (slo, shi, _) = (confidence_sequence(x, tuned) for x in (d, s))
+        label = (f"95% confidence sequence, valid at the sequential stop (asymptotic, tuned "
+                 f"for {tuned:.0f} game indices) and its any-time p-value, both more cautious "
+                 f"than the decision (whose error rates are the design's); diff is the mean "
+                 f"at the stop (biased away from 0 by the stopping rule)")
     return Comparison(
         a=policy_name(a), b=policy_name(b),
         seatings=tuple("|".join(policy_name(p) for p in o) for o in order), seeds=n,
-        games=n * len(order), diff=mean, ci_low=mean - Z95 * se, ci_high=mean + Z95 * se,
-        p_value=float(two_sided_p(mean / se)) if se > 0 else math.nan,
-        win_rate_a=float(wa.mean()), win_rate_b=float(wb.mean()), score_diff=smean,
-        score_ci_low=smean - Z95 * sse, score_ci_high=smean + Z95 * sse, decision=decision,
-        games_played=played)
+        games=n * len(order), diff=float(d.mean()), ci_low=lo, ci_high=hi, p_value=p,
+        win_rate_a=float(wa.mean()), win_rate_b=float(wb.mean()), score_diff=float(s.mean()),
+        score_ci_low=slo, score_ci_high=shi, decision=decision, games_played=played,
+        interval=label, error_rates=errors)
+
+
+def fixed_interval(x: np.ndarray) -> tuple[float, float, float]:
+    """Normal 95% interval and two-sided p-value of the mean of i.i.d. ``x``."""
+    mean = float(x.mean())
+    se = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.nan
+    p = float(two_sided_p(mean / se)) if se > 0 else math.nan
+    return mean - Z95 * se, mean + Z95 * se, p
+
+
+def confidence_sequence(x: np.ndarray, tuned: float, alpha: float = 0.05
+                        ) -> tuple[float, float, float]:
+    """Asymptotic confidence sequence for the mean of i.i.d. ``x`` (Waudby-Smith et al. 2021,
+    "Time-uniform central limit theory"): mean +- sd * sqrt(2 (t r^2 + 1) / (t^2 r^2) *
+    log(sqrt(t r^2 + 1) / alpha)) at t observations, covering the mean at every t at once
+    with probability about 1 - alpha, so also at a data-dependent stop. ``r`` makes it
+    tightest at ``tuned`` observations. Returns (low, high, p): p is the smallest alpha whose
+    sequence excludes 0 (any-time valid)."""
+    t = x.size
+    mean = float(x.mean())
+    sd = float(x.std(ddof=1)) if t > 1 else math.nan
+    r2 = (-2 * math.log(alpha) + math.log(-2 * math.log(alpha) + 1)) / tuned
+    a = t * r2 + 1
+    half = sd * math.sqrt(2 * a / (t * t * r2) * math.log(math.sqrt(a) / alpha))
+    if not sd > 0:
+        return mean - half, mean + half, math.nan
+    p = min(1.0, math.sqrt(a) * math.exp(-(mean / sd) ** 2 * t * t * r2 / (2 * a)))
+    return mean - half, mean + half, p

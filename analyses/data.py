@@ -92,8 +92,9 @@ def require(lf: pl.LazyFrame, needed: list[str] | tuple[str, ...]) -> None:
 
 def game_key(lf: pl.LazyFrame) -> list[str]:
     """Columns that identify one game: ``game`` alone, or with ``seating`` in tournament
-    results (every seating replays the same game indices)."""
-    return ["seating", "game"] if "seating" in columns(lf) else ["game"]
+    results (every seating replays the same game indices), and ``seed`` when present."""
+    names = columns(lf)
+    return [c for c in ("seed", "seating") if c in names] + ["game"]
 
 
 def collect(lf: pl.LazyFrame) -> pl.DataFrame:

@@ -47,8 +47,28 @@ def seats_table(t: pl.DataFrame) -> pl.DataFrame:
                     _pct(pl.col("expected")).alias("fair share %"),
                     num_ci("mean_score", "score_ci_low", "score_ci_high").alias(
                         f"mean {score} [95% CI]"),
-                    pl.col("chi2").round(2).alias("chi2 (all seats equal)"), "dof",
-                    pvalue("p_value").alias("p"))
+                    pl.col("chi2").round(2).alias("statistic (H0: all seats equal)"), "dof",
+                    pvalue("p_value").alias("p"), "test")
+
+
+def seats_notes(t: pl.DataFrame) -> list[str]:
+    """What the seat test says, in words, per player count, and why seats cannot be compared
+    where the policies were not rotated over them."""
+    from .seats import CONFOUNDED, DESIGN_NOTE, ROTATED
+    out = []
+    for g in t.partition_by("n_players", maintain_order=True):
+        r = g.row(0, named=True)
+        k = r["n_players"]
+        if r["design"] == CONFOUNDED:
+            out.append(f"{k} players: {DESIGN_NOTE[CONFOUNDED]}; no seat test.")
+            continue
+        if r["p_value"] == r["p_value"]:
+            verdict = "seats are not equal" if r["p_value"] < 0.05 else \
+                "no evidence that the seats differ"
+            out.append(f"{k} players: {verdict} (p = {format_p(r['p_value'])}, {r['test']}).")
+        if r["design"] not in (ROTATED, "one policy"):
+            out.append(f"{k} players: caution: {DESIGN_NOTE[r['design']]}.")
+    return out
 
 
 def _effects(t: pl.DataFrame, lead: list[str], word: str) -> pl.DataFrame:

@@ -14,7 +14,7 @@ from simcore.games import Variant
 
 from .data import Frame, collect, columns, game_of, lazy, require, score_column
 from .games import check_policies, game_module, policy_name
-from .stats import Z95, adjust_pvalues, mean_interval, two_sided_p
+from .stats import Z95, adjust_table, cluster_moments, difference, moments, two_sided_p
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,14 @@ def things(df: Frame) -> list[Thing]:
 def event_impact(df: Frame, by: str | None = "auto", score: str | None = None,
                  adjust: str = "holm") -> pl.DataFrame:
     """One row per thing (and group): seat-games with and without it, the difference in win
-    rate and in mean score (with - without) with 95% normal intervals, and two-sided p-values
-    adjusted over all rows (``adjust``: ``"holm"`` or ``"bh"``).
+    rate and in mean score (with - without) with 95% cluster-robust normal intervals, and
+    two-sided p-values adjusted as one family: every p-value of the table, win and score
+    together (``p_win_adj``, ``p_score_adj``; ``adjust``: ``"holm"`` or ``"bh"``).
+
+    The unit is the cluster (``stats.cluster_key``: the game index). An event card is the same
+    in every seating of a tournament's game index, and a seat's character or item is in the
+    same game as the other seats' wins, so seat-games are not independent; ``clusters`` counts
+    the units of each group.
 
     A game-level thing (an event card, an enchanted role) changes every seat's game, and the
     win shares of a game always sum to 1, so its win-rate effect only shows per seat or per
@@ -90,34 +96,36 @@ def event_impact(df: Frame, by: str | None = "auto", score: str | None = None,
     # a thing that happened in every seat-game of a group, or in none, compares nothing
     t = pl.concat(parts, how="vertical").filter((pl.col("games_with") > 0)
                                                  & (pl.col("games_without") > 0))
-    for col in ("p_win", "p_score"):
-        t = t.with_columns(pl.Series(f"{col}_adj", adjust_pvalues(t[col].to_numpy(), adjust)))
-    return t
+    return adjust_table(t, ["p_win", "p_score"], adjust)
 
 
 def _compare_with_without(lf: pl.LazyFrame, chosen: list[Thing], group: str | None,
                           score: str) -> pl.DataFrame:
-    """One pass over the data: per group, sums with and without each thing."""
+    """One pass over the data: per group, the cluster moments with and without each thing."""
     win = pl.col("win").cast(pl.Float64)
     sc = pl.col(score).cast(pl.Float64)
-    aggs = [pl.len().cast(pl.Float64).alias("n"), win.sum().alias("w"),
-            (win * win).sum().alias("ww"), sc.sum().alias("s"), (sc * sc).sum().alias("ss")]
+    values = {"n": pl.len(), "w": win.sum(), "s": sc.sum()}
+    products = [("n", "n"), ("n", "w"), ("w", "w"), ("n", "s"), ("s", "s")]
     for i, t in enumerate(chosen):
         m = t.present.cast(pl.Float64)
-        aggs += [m.sum().alias(f"n{i}"), (win * m).sum().alias(f"w{i}"),
-                 (win * win * m).sum().alias(f"ww{i}"), (sc * m).sum().alias(f"s{i}"),
-                 (sc * sc * m).sum().alias(f"ss{i}")]
+        values |= {f"n{i}": m.sum(), f"w{i}": (win * m).sum(), f"s{i}": (sc * m).sum()}
+        for key in ("w", "s"):
+            products += [(a, b) for j, a in enumerate((f"{key}{i}", f"n{i}", key, "n"))
+                         for b in (f"{key}{i}", f"n{i}", key, "n")[j:]]
     if group is None:
-        sums = collect(lf.select(aggs)).with_columns(group=pl.lit("all"))
+        lf = lf.with_columns(group=pl.lit("all"))
     else:
-        sums = collect(lf.group_by(pl.col(group).cast(pl.String).alias("group")).agg(aggs))
-    sums = sums.sort("group")
-    rows = []
-    for r in sums.iter_rows(named=True):
-        for i, t in enumerate(chosen):
-            rows.append({"kind": t.kind, "thing": t.name, "by": group or "all",
-                         "group": r["group"], **_difference(r, str(i))})
-    return pl.DataFrame(rows)
+        lf = lf.with_columns(pl.col(group).cast(pl.String).alias("group"))
+    sums = cluster_moments(lf, ["group"], values, products)
+    out = {"kind": [], "thing": [], "by": [], "group": []}
+    parts = []
+    for i, t in enumerate(chosen):
+        out["kind"] += [t.kind] * sums.height
+        out["thing"] += [t.name] * sums.height
+        out["by"] += [group or "all"] * sums.height
+        out["group"] += sums["group"].to_list()
+        parts.append(_difference(sums, str(i)))
+    return pl.DataFrame(out).hstack(pl.concat(parts, how="vertical"))
 
 
 MIN_GROUP = 30
@@ -125,59 +133,72 @@ MIN_GROUP = 30
 and the row gets no p-value (NaN), so it cannot be flagged by chance."""
 
 
-def _difference(r: dict, i: str) -> dict:
-    """With minus without, for win share and score, from the running sums of one group. The
-    interval uses each side's own variance; the p-value the pooled variance of the group
-    (the variance under "no difference", which stays sound when one side is small)."""
-    n1, n0 = r["n" + i], r["n"] - r["n" + i]
-    out: dict = {"games_with": int(n1), "games_without": int(n0)}
+def _difference(sums: pl.DataFrame, i: str) -> pl.DataFrame:
+    """With minus without, for win share and score, per group: cluster-robust interval around
+    each side's own mean, p-value from the variance at the pooled mean (``stats.difference``)."""
+    n1 = sums["n" + i].to_numpy()
+    n0 = sums["n"].to_numpy() - n1
+    out: dict = {"games_with": n1.astype(np.int64), "games_without": n0.astype(np.int64),
+                 "clusters": sums["clusters"].cast(pl.Int64)}
     for key, label in (("w", "win"), ("s", "score")):
-        m1, se1, _, _ = mean_interval(r[key + i], r[key + key + i], n1)
-        m0, se0, _, _ = mean_interval(r[key] - r[key + i], r[key + key] - r[key + key + i], n0)
-        _, se_all, _, _ = mean_interval(r[key], r[key + key], r["n"])
-        diff = float(m1 - m0)
-        se = float(np.sqrt(se1 ** 2 + se0 ** 2))
-        pooled = float(se_all * np.sqrt(r["n"] * (1 / n1 + 1 / n0))) if min(n1, n0) > 0 else 0.0
-        out |= {f"{label}_with": float(m1), f"{label}_without": float(m0),
-                f"{label}_diff": diff, f"{label}_ci_low": diff - Z95 * se,
-                f"{label}_ci_high": diff + Z95 * se,
-                f"p_{label}": (float(two_sided_p(diff / pooled))
-                               if min(n1, n0) >= MIN_GROUP and pooled > 0 else np.nan)}
-    return out
+        c, t, m = moments(sums, [key + i, "n" + i, key, "n"])
+        diff, se, se0 = difference(c, t, m)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out |= {f"{label}_with": t[:, 0] / n1, f"{label}_without": (t[:, 2] - t[:, 0]) / n0,
+                    f"{label}_diff": diff, f"{label}_ci_low": diff - Z95 * se,
+                    f"{label}_ci_high": diff + Z95 * se,
+                    f"p_{label}": np.where((np.minimum(n1, n0) >= MIN_GROUP) & (se0 > 0),
+                                           two_sided_p(diff / se0), np.nan)}
+    return pl.DataFrame(out)
 
 
 
-def switch_offs(game: Any, rules: Any = None, players: int | None = None) -> list[Variant]:
+EVENT_MODES = ("replace", "remove", "both")
+
+
+def switch_offs(game: Any, rules: Any = None, players: int | None = None,
+                events: str = "replace") -> list[Variant]:
     """Every thing the game's public rules data can switch off, as rules variants, as the game
-    declares them (``simcore.games.Game.switch_offs``; e.g. an event card leaves the deck, an
-    item's tiles become plain treasures). ``players``: the seats the variants are for (some
-    things exist only at some player counts)."""
+    declares them (``simcore.games.Game.switch_offs``; e.g. an item's tiles become plain
+    treasures, a character leaves the roster). ``players``: the seats the variants are for
+    (some things exist only at some player counts). ``events``: how a card drawn from a deck is
+    switched off where the game has such cards: ``"replace"`` puts a card with no effect in its
+    place, so every draw of every game stays as it was and the row measures the same games
+    minus the card; ``"remove"`` takes it out of the deck, so the draws change and the row
+    compares the deck with and without it; ``"both"`` gives both rows (column ``change`` says
+    which)."""
     mod = game_module(game)
     spec = registry.of_module(mod)
     if spec is None or spec.switch_offs is None:
         raise ValueError(f"no switch-offs known for {getattr(mod, '__name__', mod)!r}; pass "
                          f"variants=[...] explicitly")
-    return spec.switch_offs(mod.load_rules() if rules is None else rules, players)
+    if events not in EVENT_MODES:
+        raise ValueError(f"events must be one of {list(EVENT_MODES)}, got {events!r}")
+    return spec.switch_offs(mod.load_rules() if rules is None else rules, players, events)
 
 
 def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed: int, *,
                           rules: Any = None, variants: Sequence[Variant] | None = None,
                           score: str | None = None, adjust: str = "holm",
-                          base: pl.DataFrame | None = None) -> pl.DataFrame:
+                          base: pl.DataFrame | None = None,
+                          events: str = "replace") -> pl.DataFrame:
     """The counterfactual mode of ``event_impact``: play ``n_games`` games of ``seed`` with
     the rules as they are and again with each thing switched off (``variants``, default
-    ``switch_offs(game, rules, len(policies))``), and measure with minus without on the same
-    games.
+    ``switch_offs(game, rules, len(policies), events)``: event cards replaced in place by a
+    card with no effect unless ``events`` says otherwise), and measure with minus without on
+    the same games.
 
     Rows per thing and group (``policy`` when several policies play, else ``seat``); the unit
     is the game index (a policy seated twice is averaged within the game first), intervals
-    95% normal, p-values adjusted over all rows. Needs the game's ``simulate`` to accept
-    ``rules=``. ``base``: these games with the rules as they are, when already played (the
-    balance job takes them from its tournament), so they are not played again.
+    95% normal, p-values adjusted as one family (every p-value of the table, win and score).
+    Needs the game's ``simulate`` to accept ``rules=``. ``base``: these games with the rules
+    as they are, when already played (the balance job takes them from its tournament), so
+    they are not played again.
     """
     mod = game_module(game)
     names = [policy_name(p) for p in check_policies(mod, policies, 1, distinct=False)]
-    chosen = switch_offs(mod, rules, len(names)) if variants is None else list(variants)
+    chosen = (switch_offs(mod, rules, len(names), events) if variants is None
+              else list(variants))
     if not chosen:
         raise ValueError("counterfactual_impact: nothing to switch off")
     group = "policy" if len(set(names)) > 1 else "seat"
@@ -212,7 +233,4 @@ def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed
                         f"{key}_ci_high": d.mean() + Z95 * se,
                         f"p_{key}": float(two_sided_p(d.mean() / se)) if se > 0 else np.nan}
             rows.append(row)
-    t = pl.DataFrame(rows)
-    for col in ("p_win", "p_score"):
-        t = t.with_columns(pl.Series(f"{col}_adj", adjust_pvalues(t[col].to_numpy(), adjust)))
-    return t
+    return adjust_table(pl.DataFrame(rows), ["p_win", "p_score"], adjust)

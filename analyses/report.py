@@ -15,9 +15,12 @@ from . import display, plots
 from .data import Frame, collect, columns, detect_game, lazy, score_column
 from .event_impact import event_impact
 from .games import game_spec
-from .seats import seat_advantage
+from .seats import CONFOUNDED, DESIGN_NOTE, ROTATED, seat_advantage, seat_design
 from .tournament import matrix, meetings, pairwise, ratings
 from .winrates import win_rates
+
+UNIT = ("the unit is the game index: every seating of an index replays the same chance, so "
+        "its seat-games are not independent")
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0 auto;max-width:1150px;
@@ -50,17 +53,6 @@ def count_games(df: Frame) -> tuple[int, int]:
     across seatings, so the indices are not counted)."""
     rows, games = collect(lazy(df).select(pl.len(), (1.0 / pl.col("n_players")).sum())).row(0)
     return int(round(games)), int(rows)
-
-
-def policies_rotated(df: Frame) -> bool:
-    """Whether every policy sat in every seat equally often (per player count)."""
-    counts = collect(lazy(df).group_by("n_players", "seat", pl.col("policy").cast(pl.String))
-                     .agg(n=pl.len()))
-    full = counts.group_by("n_players").agg(pl.col("n").n_unique(), pl.len(),
-                                            seats=pl.col("seat").n_unique(),
-                                            policies=pl.col("policy").n_unique())
-    return all(r["n"] == 1 and r["len"] == r["seats"] * r["policies"]
-               for r in full.iter_rows(named=True))
 
 
 def score_histogram(df: Frame, score: str) -> pl.DataFrame:
@@ -117,8 +109,9 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         else ["policy"]
     wr = win_rates(lf, by=by)
     b.append("<h3>Win rate by policy</h3><p class=note>Wins count 1/k for each of k tied "
-             "winners; intervals are 95% Wilson. Policies are only comparable when they sat in "
-             "every seat equally often (the balance run rotates them).</p>")
+             f"winners; intervals are 95% Wilson on the effective number of seat-games "
+             f"({UNIT}). Policies are only comparable when they sat in every seat equally "
+             f"often (the balance run rotates them).</p>")
     b.append(display.to_html(display.win_rates_table(wr, by)))
     label = wr.with_columns(label=pl.concat_str([pl.col(c).cast(pl.String) for c in by],
                                                 separator=", "))
@@ -134,7 +127,7 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         ch = win_rates(lf, by=["character"])
         b.append("<h3>Win rate by character</h3><p class=note>Characters are dealt at random, "
                  "so differences between them are their own strength (with the policies that "
-                 "played them), not the players'.</p>")
+                 f"played them), not the players'. Intervals as above ({UNIT}).</p>")
         b.append(display.to_html(display.win_rates_table(ch, ["character"])))
         b.append(_figure(plots.win_rate_plot(ch, by="character",
                                              title=f"{game}: win rate by character"),
@@ -144,26 +137,24 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
             f"Strongest character: <b>{html.escape(top['character'])}</b> "
             f"{_interval(top['win_rate'], top['ci_low'], top['ci_high'])}; weakest: "
             f"<b>{html.escape(low['character'])}</b> "
-            f"{_interval(low['win_rate'], low['ci_low'], low['ci_high'])}.")
+            f"{_interval(low['win_rate'], low['ci_low'], low['ci_high'])}."
+            + _assumption(game, "character", rules_path))
 
     seats = seat_advantage(lf, score=score)
-    b.append("<h3>Seat advantage</h3><p class=note>Chi-square goodness of fit of the wins per "
-             "seat against games/P (P - 1 degrees of freedom).</p>")
-    if not policies_rotated(lf):
-        b.append("<p><b>Caution:</b> the policies did not sit in every seat equally often, so "
-                 "these seat differences mix the seat with the policy sitting in it.</p>")
+    b.append("<h3>Seat advantage</h3><p class=note>Does any seat win more than its fair "
+             "share? With one game per game index: Pearson's chi-square of the wins per seat "
+             "against games/P; in a tournament (every game index replayed in every seating) "
+             "the cluster-robust Wald test of equal seat shares (P - 1 degrees of freedom, "
+             f"{UNIT}). Seat intervals likewise.</p>")
+    for k, design in sorted(seat_design(lf).items()):
+        if design not in (ROTATED, "one policy"):
+            b.append(f"<p><b>Caution ({k} players):</b> {html.escape(DESIGN_NOTE[design])}."
+                     f"</p>")
     b.append(display.to_html(display.seats_table(seats)))
     b.append(_figure(plots.seat_plot(seats, title=f"{game}: seat advantage"), out,
                      f"{p}-seats.png", "seat advantage"))
     for g in seats.partition_by("n_players", maintain_order=True):
-        first = g.row(0, named=True)
-        best = g.sort("win_rate", descending=True).row(0, named=True)
-        sec.headlines.append(
-            f"Start seat ({first['n_players']} players): wins "
-            f"{_interval(first['win_rate'], first['ci_low'], first['ci_high'])} against a "
-            f"fair {first['expected']:.1%}; best seat is seat {best['seat']} "
-            f"({best['win_rate']:.1%}); all seats equal: chi2 = {first['chi2']:.1f}, "
-            f"p = {display.format_p(first['p_value'])}.")
+        sec.headlines.append(seat_headline(g))
 
     if "seating" in names:
         met = meetings(lf)
@@ -177,11 +168,19 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                  "bootstrap interval that resamples whole game indices, and its win rate. The "
                  "rating is a summary; the matrix is the evidence.</p>")
         b.append(display.to_html(display.head_to_head_table(matrix(pw), rt)))
+        flagged = rt.filter(pl.col("bt_flag") != "")
+        for r in flagged.iter_rows(named=True):
+            b.append(f"<p><b>Caution:</b> {html.escape(r['policy'])} "
+                     f"{html.escape(r['bt_flag'])}; the other ratings are centred without "
+                     f"it.</p>")
         top = rt.row(0, named=True)
         sec.headlines.append(
             f"Strongest policy by Bradley-Terry rating: <b>{html.escape(top['policy'])}</b> "
             f"{top['bt_elo']:+.0f} [{top['bt_low']:+.0f}, {top['bt_high']:+.0f}] "
-            f"(Elo scale, 0 = the average of the policies).")
+            f"(Elo scale, 0 = the average of the policies"
+            + ("" if flagged.is_empty() else
+               f" other than {', '.join(html.escape(x) for x in flagged['policy'])}, whose "
+               f"rating the data cannot place") + ").")
 
     hist = score_histogram(lf, score)
     b.append("<h3>Score distribution</h3>")
@@ -190,11 +189,12 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
 
     ev = event_impact(lf, score=score)
     b.append("<h3>What each event, role, item, trap or character does (observational)</h3>"
-             "<p class=note>Games with minus games without, 95% intervals, p-values Holm-"
-             "adjusted over all rows. Association, not cause: things that compete for the same "
-             "slots (7 of 10 events are drawn) or that players choose (items) are confounded; "
-             "the counterfactual table below, where present, replays the same games without "
-             "the thing.</p>")
+             "<p class=note>Games with minus games without, 95% cluster-robust intervals "
+             f"({UNIT}), p-values Holm-adjusted as one family: all {2 * ev.height} tests of "
+             "this table (win and score columns together). Association, not cause: things "
+             "that compete for the same slots (7 of 10 events are drawn) or that players "
+             "choose (items) are confounded; the counterfactual table below, where present, "
+             "replays the same games without the thing.</p>")
     b.append(_figure(plots.forest_plot(ev, "win", title=f"{game}: win-rate change with the "
                                                           f"thing (largest 25)"),
                      out, f"{p}-events-win.png", "event impact on win rate"))
@@ -203,31 +203,71 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                      out, f"{p}-events-score.png", "event impact on score"))
     b.append(_details(display.events_table(ev)))
     sec.headlines += _balance_headlines(counterfactual if counterfactual is not None else ev,
-                                        counterfactual is not None)
+                                        counterfactual is not None, game, rules_path)
     if counterfactual is not None:
+        n_tests = 2 * counterfactual.height
         b.append("<h3>Counterfactual: the same games replayed without the thing</h3>"
                  "<p class=note>Each row replays the same seeds with the thing switched off in "
-                 "the rules data (column <i>change</i>); the difference is with minus without "
-                 "on paired games, so it is the thing's causal effect under these rules. An "
-                 "enchanted role is left out of the enchanted deck (other roles are enchanted "
-                 "in its place, as many per round); being found is switched off by letting "
-                 "Rize find nobody (the policies still keep away from him).</p>")
+                 "the rules data (column <i>change</i> says how); the difference is with minus "
+                 "without on paired games (unit: the game index), so it is the thing's causal "
+                 "effect under these rules. An event card <i>replaced in place</i> by a card "
+                 "with no effect leaves every other draw as it was: the same games minus the "
+                 "card. A card <i>removed from the deck</i> changes which events are drawn: the "
+                 "deck with against without it. An enchanted role is left out of the "
+                 "enchanted deck (other roles are enchanted in its place, as many per round); "
+                 "being found is switched off by letting Rize find nobody (the policies still "
+                 f"keep away from him). P-values Holm-adjusted as one family: all {n_tests} "
+                 f"tests of this table.</p>")
         b.append(_figure(plots.forest_plot(counterfactual, "win",
                                            title=f"{game}: causal win-rate effect"),
                          out, f"{p}-counterfactual.png", "counterfactual effects"))
         b.append(_details(display.counterfactual_table(counterfactual)))
 
+    if rules_path is None and spec.assumption_note:
+        sec.headlines.insert(0, f"<i>Every {html.escape(spec.title)} figure here rests on the "
+                                f"default rules data's assumptions: "
+                                f"{html.escape(spec.assumption_note, quote=False)}</i>")
     board = board_data(game, rules_path) if board is None else board
     if board is not None and spec.board_plot is not None:
         b.append("<h3>The board</h3>")
         if rules_path is None and spec.assumption_note:
-            b.append(f"<p class=note>{html.escape(spec.assumption_note)}</p>")
+            b.append(f"<p class=note>{html.escape(spec.assumption_note, quote=False)}</p>")
         b.append(_figure(spec.board_plot(board, lf, rules_path is None), out, f"{p}-board.png",
                          "board usage"))
     return sec
 
 
-def _balance_headlines(t: pl.DataFrame, causal: bool) -> list[str]:
+def seat_headline(g: pl.DataFrame) -> str:
+    """The seat headline of one player count: the start seat against its fair share and the
+    test's verdict in words, or why the seats cannot be compared."""
+    first = g.row(0, named=True)
+    best = g.sort("win_rate", descending=True).row(0, named=True)
+    head = f"Seats ({first['n_players']} players): "
+    if first["design"] == CONFOUNDED:
+        return (head + "each policy sat in a fixed seat, so seat effects cannot be read from "
+                "these results (a seat's win rate is its policy's).")
+    verdict = ("seats are <b>not equal</b>" if first["p_value"] < 0.05 else
+               "no evidence that the seats differ")
+    caution = "" if first["design"] in (ROTATED, "one policy") else \
+        " (caution: the policies were not rotated evenly over the seats)"
+    return (head + f"the start seat wins "
+            f"{_interval(first['win_rate'], first['ci_low'], first['ci_high'])} against a fair "
+            f"{first['expected']:.1%}; best seat is seat {best['seat']} "
+            f"({best['win_rate']:.1%}); {verdict} (p = {display.format_p(first['p_value'])}, "
+            f"{first['test']}){caution}.")
+
+
+def _assumption(game: str, kind: str, rules_path: str | None) -> str:
+    """The rules assumption a headline about things of ``kind`` rests on, as the game declares
+    it (``simcore.games.Game.assumptions``), said beside it (default rules only: a rules file
+    given by the user is theirs to know)."""
+    note = None if rules_path is not None else game_spec(game).assumptions.get(kind)
+    return f" <i>Rests on a rules assumption: {html.escape(note, quote=False)}.</i>" if note \
+        else ""
+
+
+def _balance_headlines(t: pl.DataFrame, causal: bool, game: str,
+                       rules_path: str | None) -> list[str]:
     """Most and least balanced thing: the largest win-rate change it makes to any group."""
     how = "causal, replayed without it" if causal else "observational"
     per = (t.filter(pl.col("win_diff").is_not_nan()).with_columns(size=pl.col("win_diff").abs())
@@ -240,12 +280,15 @@ def _balance_headlines(t: pl.DataFrame, causal: bool) -> list[str]:
         who = "the win rate" if r["group"] == "all" else \
             f"the win rate of {r['by']} {html.escape(str(r['group']))}"
         kind = "enchanted role" if r["kind"] == "enchanted" else r["kind"]
-        return (f"<b>{html.escape(kind)} {html.escape(r['thing'])}</b> moves {who} by "
+        change = f" ({html.escape(r['change'])})" if causal and "change" in r else ""
+        return (f"<b>{html.escape(kind)} {html.escape(r['thing'])}</b>{change} moves {who} by "
                 f"{r['win_diff'] * 100:+.1f} percentage points "
                 f"[{r['win_ci_low'] * 100:+.1f}, {r['win_ci_high'] * 100:+.1f}]")
     most, least = per.row(0, named=True), per.row(-1, named=True)
+    rests = _assumption(game, "event", rules_path) if "event" in (most["kind"], least["kind"]) \
+        else ""
     return [f"Least balanced ({how}): {say(most)}. Most balanced: at its largest, "
-            f"{say(least)}."]
+            f"{say(least)}.{rests}"]
 
 
 def write_page(sections: list[Section], out: str | os.PathLike, title: str) -> Path:

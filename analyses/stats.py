@@ -1,32 +1,192 @@
-"""Small statistics written once: Wilson and normal intervals, the chi-square tail, p-value
-adjustment. Plain numpy and ``math`` so that the product does not need scipy (the tests check
-these against scipy)."""
+"""Small statistics written once: clustered (cluster-robust) intervals and tests, Wilson and
+normal intervals, the chi-square tail, p-value adjustment. Plain numpy and ``math`` so that
+the product does not need scipy (the tests check these against scipy).
+
+The independent unit. Rows of a results frame are seat-games, and they are not independent:
+the seats of one game share its chance, and a tournament replays every game index in every
+seating on the same seed (common random numbers), so all the seatings of an index share their
+decks, characters and much of their luck. Every interval and test of ``analyses`` therefore
+takes the *cluster* as its unit: the game index (with ``seed`` when the frame has that column),
+``cluster_key``. Each estimate is a smooth function of per-cluster sums; its variance is the
+cluster-robust (sandwich, CR1) variance of its linearisation, from the sums over clusters of
+the cluster sums and of their products (``cluster_moments``, one lazy two-stage aggregation),
+so the same numpy functions serve a dataset of millions of games and a synthetic test.
+"""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
+import polars as pl
 
 from simcore.summary import Z95, wilson  # noqa: F401  (written once, shared with the CLIs)
 
+from .data import collect, columns
 
-def mean_interval(total: np.ndarray | float, total_sq: np.ndarray | float,
-                  n: np.ndarray | float, z: float = Z95
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Mean, its standard error and normal interval from running sums (one pass over data).
+CHUNK = 50_000
+"""Game indices aggregated per pass of ``cluster_moments``: the per-cluster sums of one pass
+are held in memory, so a dataset of millions of games is summed a range at a time."""
 
-    Uses the sample variance (n - 1); the normal rather than Student's t quantile, which
-    differs by under 0.1% once n > 1000 (our smallest groups are in the thousands).
-    Returns (mean, se, low, high); NaN where n < 2.
-    """
-    total = np.asarray(total, dtype=np.float64)
-    total_sq = np.asarray(total_sq, dtype=np.float64)
-    n = np.asarray(n, dtype=np.float64)
+
+def cluster_key(lf: pl.LazyFrame) -> list[str]:
+    """The columns naming the independent unit: ``game`` (all seatings of a game index form one
+    cluster; in ``simulate`` results each game is its own), with ``seed`` when present (results
+    of several seeds). Frames of several seeds without a ``seed`` column pool the same index of
+    every seed in one cluster, which only makes the intervals wider."""
+    return ["seed", "game"] if "seed" in columns(lf) else ["game"]
+
+
+def product_name(a: str, b: str) -> str:
+    return f"{a}*{b}"
+
+
+def cluster_moments(lf: pl.LazyFrame, by: Sequence[str], values: dict[str, pl.Expr],
+                    products: Sequence[tuple[str, str]] | None = None) -> pl.DataFrame:
+    """Per group of ``by``: ``clusters`` (how many clusters hold a row of the group), and over
+    those clusters the sum of each cluster total ``name`` (``values``: aggregations over the
+    rows of a cluster, e.g. ``pl.len()``, ``pl.col("win").sum()``) and of each product ``a*b``
+    of two cluster totals (``products``; default every pair). These are all the
+    cluster-robust variances below need; the clusters are summed ``CHUNK`` game indices at a
+    time (the moments add up over ranges)."""
+    by = list(by)
+    key = cluster_key(lf)
+    names = list(values)
+    pairs = ([(a, b) for i, a in enumerate(names) for b in names[i:]] if products is None
+             else list(dict.fromkeys(products)))
+    lo, hi = collect(lf.select(lo=pl.col("game").min(), hi=pl.col("game").max())).row(0)
+    if lo is None:
+        raise ValueError("no rows to analyse")
+    parts = []
+    for start in range(int(lo), int(hi) + 1, CHUNK):
+        part = lf.filter(pl.col("game").is_between(start, start + CHUNK - 1))
+        per = collect(part.group_by([*by, *key]).agg(**{n: e.cast(pl.Float64)
+                                                       for n, e in values.items()}))
+        if per.height:
+            parts.append(_sum_over_clusters(per, by, names, pairs))
+    out = pl.concat(parts, how="vertical")
+    if len(parts) > 1:
+        out = out.group_by(by).agg(pl.all().sum()) if by else out.sum()
+    return out.sort(by) if by else out
+
+
+def _sum_over_clusters(per: pl.DataFrame, by: list[str], names: list[str],
+                       pairs: list[tuple[str, str]]) -> pl.DataFrame:
+    """The second stage of ``cluster_moments`` in numpy: per group, the clusters, the totals
+    and the products' sums (rows sorted by group, each column contiguous, ``reduceat``)."""
+    if by:
+        per = per.with_columns(pl.struct(by).rank("dense").alias("_group")).sort("_group")
+        ids = per["_group"].to_numpy()
+    else:
+        ids = np.zeros(per.height, np.int64)
+    x = np.asfortranarray(per.select(names).to_numpy().astype(np.float64))
+    col = {n: i for i, n in enumerate(names)}
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    cols = {"clusters": np.diff(np.r_[starts, ids.size]).astype(np.float64)}
+    cols |= {n: np.add.reduceat(x[:, col[n]], starts) for n in names}
+    cols |= {product_name(a, b): np.add.reduceat(x[:, col[a]] * x[:, col[b]], starts)
+             for a, b in pairs}
+    out = pl.DataFrame(cols)
+    return pl.concat([per[starts].select(by), out], how="horizontal") if by else out
+
+
+def moments(df: pl.DataFrame, names: Sequence[str]
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(C, T, M) from a ``cluster_moments`` table: clusters per row, the totals of ``names``
+    (rows x k) and their product sums (rows x k x k, symmetric)."""
+    k = len(names)
+    t = np.stack([df[n].to_numpy().astype(np.float64) for n in names], axis=-1)
+    m = np.empty(t.shape + (k,))
+    for i, a in enumerate(names):
+        for j, b in enumerate(names[i:], i):
+            col = product_name(a, b) if product_name(a, b) in df.columns else product_name(b, a)
+            m[:, i, j] = m[:, j, i] = df[col].to_numpy()
+    return df["clusters"].to_numpy().astype(np.float64), t, m
+
+
+def moments_of(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(C, T, M) from cluster totals ``x`` of shape (..., clusters, k): what
+    ``cluster_moments`` returns, for data already summed per cluster (tests, ``compare``)."""
+    x = np.asarray(x, dtype=np.float64)
+    c = np.full(x.shape[:-2], float(x.shape[-2]))
+    return c, x.sum(axis=-2), np.einsum("...ci,...cj->...ij", x, x)
+
+
+def cr_var(grad: np.ndarray, c: np.ndarray, t: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Cluster-robust (CR1) variance of a statistic whose linearisation over the cluster
+    totals has gradient ``grad`` (..., k): C/(C-1) times the sum over clusters of the squared,
+    centred influence grad . x_c. NaN with fewer than 2 clusters."""
+    g = np.asarray(grad, dtype=np.float64)
+    c = np.asarray(c, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = total / n
-        var = np.maximum(total_sq - n * mean * mean, 0.0) / (n - 1)
-        se = np.where(n >= 2, np.sqrt(var / n), np.nan)
-    return mean, se, mean - z * se, mean + z * se
+        ss = np.einsum("...i,...ij,...j->...", g, m, g) - np.einsum("...i,...i->...", g, t) ** 2 / c
+        return np.where(c >= 2, np.maximum(ss, 0.0) * c / (c - 1), np.nan)
+
+
+def ratio(c, t, m) -> tuple[np.ndarray, np.ndarray]:
+    """A ratio of cluster sums y / n (a win rate, a mean score) and its cluster-robust standard
+    error; ``t``, ``m`` over the variables (y, n)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = t[..., 0] / t[..., 1]
+        grad = np.stack([1 / t[..., 1], -r / t[..., 1]], axis=-1)
+    return r, np.sqrt(cr_var(grad, c, t, m))
+
+
+def clustered_wilson(c, t, m, z: float = Z95) -> tuple[np.ndarray, ...]:
+    """Win rate (win shares y over seat-games n) with a Wilson interval on the effective n:
+    n divided by the design effect, the cluster-robust variance over the binomial one. Where
+    the rate is 0 or 1 the design effect cannot be estimated and the effective n is the number
+    of clusters (as if each cluster were one seat-game). Returns (rate, low, high, n_eff)."""
+    r, se = ratio(c, t, m)
+    n = t[..., 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        binomial = r * (1 - r) / n
+        n_eff = np.where((r > 0) & (r < 1), n * binomial / se ** 2, c)
+    n_eff = np.where(np.isnan(se) | (n <= 0), np.nan, n_eff)
+    low, high = wilson(r * n_eff, n_eff, z)
+    return r, np.asarray(low), np.asarray(high), n_eff
+
+
+def difference(c, t, m) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """With minus without: y1/n1 - (y - y1)/(n - n1) from the variables (y1, n1, y, n) (the sums
+    over the rows with the thing, and over all rows). Returns (diff, se, se0): ``se`` for the
+    interval, ``se0`` with both sides at the pooled mean y/n (the variance under "no
+    difference", for the p-value; sound when one side is small)."""
+    y1, n1, y, n = (t[..., i] for i in range(4))
+    n0 = n - n1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        m1, m0, pooled = y1 / n1, (y - y1) / n0, y / n
+
+        def grad(a, b):
+            return np.stack([1 / n1 + 1 / n0, -a / n1 - b / n0, -1 / n0, b / n0], axis=-1)
+        se = np.sqrt(cr_var(grad(m1, m0), c, t, m))
+        se0 = np.sqrt(cr_var(grad(pooled, pooled), c, t, m))
+    return m1 - m0, se, se0
+
+
+def equal_shares_test(c, t, m, one_game_per_cluster: bool) -> tuple[float, int, float, str]:
+    """Test that every seat wins its fair share 1/P: variables (w_0..w_P-1, n_0..n_P-1), the win
+    shares and seat-games of each seat. With one game per cluster: Pearson's chi-square of the
+    multinomial (the exact variance of independent games); otherwise the cluster-robust Wald
+    test of the P - 1 free shares. Returns (statistic, dof, p, name of the test)."""
+    k = t.shape[-1] // 2
+    w, n = t[:k], t[k:]
+    if one_game_per_cluster:
+        expected = n / k
+        chi2 = float(np.sum((w - expected) ** 2 / expected))
+        return chi2, k - 1, chi2_sf(chi2, k - 1), "multinomial chi-square"
+    r = w / n
+    grad = np.zeros((k - 1, 2 * k))
+    for s in range(k - 1):
+        grad[s, s], grad[s, k + s] = 1 / n[s], -r[s] / n[s]
+    centred = m - np.outer(t, t) / c
+    v = grad @ centred @ grad.T * c / (c - 1)
+    d = r[:k - 1] - 1 / k
+    try:
+        stat = float(d @ np.linalg.solve(v, d))
+    except np.linalg.LinAlgError:
+        return math.nan, k - 1, math.nan, "cluster-robust Wald"
+    return stat, k - 1, chi2_sf(stat, k - 1), "cluster-robust Wald"
 
 
 def two_sided_p(z: np.ndarray | float) -> np.ndarray:
@@ -57,6 +217,14 @@ def chi2_sf(x: float, dof: int) -> float:
         acc += term
         term *= h / (i + 0.5)
     return total + math.exp(-h) * acc
+
+
+def adjust_table(t: pl.DataFrame, cols: Sequence[str], method: str = "holm") -> pl.DataFrame:
+    """Add ``<col>_adj`` for each p-value column of ``cols``, adjusted as ONE family: every
+    p-value of the table (all rows, all the columns) counts as one test."""
+    p = np.concatenate([t[c].to_numpy().astype(np.float64) for c in cols])
+    adj = adjust_pvalues(p, method).reshape(len(cols), t.height)
+    return t.with_columns(pl.Series(f"{c}_adj", adj[i]) for i, c in enumerate(cols))
 
 
 def adjust_pvalues(p: np.ndarray, method: str = "holm") -> np.ndarray:

@@ -14,7 +14,8 @@ from simcore.runner import check_int
 from .data import Frame, collect, game_key, lazy, require
 from .display import rate_ci
 from .games import check_policies, game_module, play, policy_name
-from .stats import Z95, wilson
+from .stats import Z95, cluster_key, moments, ratio
+from .winrates import win_rates
 
 
 @dataclass(frozen=True)
@@ -22,8 +23,9 @@ class Tournament:
     results: pl.DataFrame    # every game of every seating (``seating`` column names it)
     pairwise: pl.DataFrame   # policy, opponent: share of head-to-head finishes ahead, 95% CI
     matrix: pl.DataFrame     # the same shares as a policy x opponent table
-    ratings: pl.DataFrame    # per policy: win rate (Wilson) beside its Bradley-Terry rating
-    #                          with a 95% bootstrap interval (bt_elo, bt_low, bt_high)
+    ratings: pl.DataFrame    # per policy: win rate (clustered Wilson) beside its Bradley-Terry
+    #                          rating with a 95% bootstrap interval (bt_elo, bt_low, bt_high)
+    #                          and bt_flag where the data cannot place it
 
 
 def lineups(policies: Sequence[Any], players: int) -> list[tuple[Any, ...]]:
@@ -64,38 +66,40 @@ def tournament(game: Any, policies: Sequence[Any], players: int, n_games: int, s
 
 
 def meetings(df: Frame) -> pl.DataFrame:
-    """Head-to-head counts per ordered pair of different policies and game index:
-    ``meetings`` (pairs of their seats at one table) and ``ahead`` (those where ``policy``
-    finished ahead of ``opponent``, a tie in rank counting 1/2). Game indices are the unit of
-    the intervals: the seatings of a tournament replay the same indices, so games of one
-    index share their decks and are not independent."""
+    """Head-to-head counts per ordered pair of different policies and cluster (game index,
+    ``stats.cluster_key``): ``meetings`` (pairs of their seats at one table) and ``ahead``
+    (those where ``policy`` finished ahead of ``opponent``, a tie in rank counting 1/2). Game
+    indices are the unit of the intervals: the seatings of a tournament replay the same
+    indices, so games of one index share their decks and are not independent."""
     lf = lazy(df)
     key = game_key(lf)
     require(lf, [*key, "seat", "policy", "rank"])
+    unit = cluster_key(lf)
     a = lf.select(*key, "seat", pl.col("policy").cast(pl.String), "rank")
     pairs = (a.join(a, on=key, suffix="_o")
              .filter(pl.col("policy") != pl.col("policy_o"))
              .with_columns(ahead=(pl.col("rank") < pl.col("rank_o")).cast(pl.Float64)
                            + 0.5 * (pl.col("rank") == pl.col("rank_o")).cast(pl.Float64)))
-    return collect(pairs.group_by(pl.col("policy"), pl.col("policy_o").alias("opponent"), "game")
+    return collect(pairs.group_by(pl.col("policy"), pl.col("policy_o").alias("opponent"), *unit)
                    .agg(meetings=pl.len(), ahead=pl.col("ahead").sum()))
 
 
 def pairwise(df: Frame, met: pl.DataFrame | None = None) -> pl.DataFrame:
     """For each ordered pair of different policies at one table: the share of their meetings
     in which ``policy`` finished ahead of ``opponent`` (a tie in rank counts 1/2), with a 95%
-    interval that treats each game index as one unit. ``met``: ``meetings(df)`` when it is
-    already computed."""
+    cluster-robust interval (``stats.ratio``: each game index is one unit). ``met``:
+    ``meetings(df)`` when it is already computed."""
     met = meetings(df) if met is None else met
-    t = (met.with_columns(m=pl.col("ahead") / pl.col("meetings"))
-         .group_by("policy", "opponent")
-         .agg(games=pl.len(), meetings=pl.col("meetings").sum(), ahead=pl.col("ahead").sum(),
-              sd=pl.col("m").std())
+    t = (met.group_by("policy", "opponent")
+         .agg(clusters=pl.len(), ahead=pl.col("ahead").sum(),
+              meetings=pl.col("meetings").sum().cast(pl.Float64),
+              **{"ahead*ahead": (pl.col("ahead") ** 2).sum(),
+                 "ahead*meetings": (pl.col("ahead") * pl.col("meetings")).sum(),
+                 "meetings*meetings": (pl.col("meetings").cast(pl.Float64) ** 2).sum()})
          .sort("policy", "opponent"))
-    se = t["sd"].to_numpy() / np.sqrt(t["games"].to_numpy())
-    rate = t["ahead"].to_numpy() / t["meetings"].to_numpy()
+    rate, se = ratio(*moments(t, ["ahead", "meetings"]))
     return pl.DataFrame({"policy": t["policy"], "opponent": t["opponent"],
-                         "games": t["games"].cast(pl.Int64),
+                         "games": t["clusters"].cast(pl.Int64),
                          "meetings": t["meetings"].cast(pl.Int64), "ahead": t["ahead"],
                          "ahead_rate": rate, "ci_low": rate - Z95 * se, "ci_high": rate + Z95 * se})
 
@@ -109,35 +113,60 @@ def matrix(pw: pl.DataFrame) -> pl.DataFrame:
     return wide.select("policy", *[n for n in names if n in wide.columns]).sort("policy")
 
 
-def _fit_bt(wins: np.ndarray, iterations: int = 1000, tol: float = 1e-10) -> np.ndarray:
+PRIOR = 1.0
+"""Virtual meetings added to every pair of policies in the Bradley-Terry fit, split evenly (a
+tie): negligible beside thousands of real meetings, but it keeps the rating of a policy that
+never (or always) finishes ahead finite instead of running off to minus (plus) infinity."""
+
+
+def _fit_bt(wins: np.ndarray, centre: np.ndarray | None = None, iterations: int = 1000,
+            tol: float = 1e-10) -> np.ndarray:
     """Bradley-Terry fit (Hunter's MM algorithm) of ``wins[..., i, j]`` (times i finished
-    ahead of j), for a stack of such matrices at once; Elo-scale ratings (400 log10
-    strength) centred on 0, shape ``wins.shape[:-1]``."""
+    ahead of j) plus ``PRIOR``, for a stack of such matrices at once; Elo-scale ratings (400
+    log10 strength) with mean 0 over the policies of ``centre`` (a mask; default all), shape
+    ``wins.shape[:-1]``."""
+    k = wins.shape[-1]
+    wins = wins + PRIOR / 2 * (1 - np.eye(k))
     meet = wins + np.swapaxes(wins, -1, -2)
     won = wins.sum(axis=-1)
     p = np.ones(won.shape)
     for _ in range(iterations):
         denom = (meet / (p[..., :, None] + p[..., None, :])).sum(axis=-1)
-        new = np.maximum(np.where(denom > 0, won / np.where(denom > 0, denom, 1), p), 1e-12)
+        new = np.maximum(np.where(denom > 0, won / np.where(denom > 0, denom, 1), p), 1e-300)
         new /= np.exp(np.mean(np.log(new), axis=-1, keepdims=True))
-        done = np.max(np.abs(new - p)) < tol
+        done = np.max(np.abs(np.log(new / p))) < tol
         p = new
         if done:
             break
     elo = 400 * np.log10(p)
-    return elo - elo.mean(axis=-1, keepdims=True)
+    mask = np.ones(k, bool) if centre is None or not np.any(centre) else np.asarray(centre)
+    return elo - elo[..., mask].mean(axis=-1, keepdims=True)
 
 
 def bradley_terry(pw: pl.DataFrame, iterations: int = 1000, tol: float = 1e-10) -> dict[str, float]:
     """Bradley-Terry ratings fitted to the head-to-head counts of ``pairwise`` (Hunter's MM
-    algorithm), on the Elo scale (400 log10 strength) centred on 0."""
+    algorithm, with ``PRIOR``), on the Elo scale (400 log10 strength) centred on 0 over the
+    policies the data can place (``degenerate``)."""
     names = sorted(set(pw["policy"]) | set(pw["opponent"]))
     idx = {n: i for i, n in enumerate(names)}
     wins = np.zeros((len(names), len(names)))
     for r in pw.iter_rows(named=True):
         wins[idx[r["policy"]], idx[r["opponent"]]] += r["ahead"]
-    elo = _fit_bt(wins, iterations, tol)
+    elo = _fit_bt(wins, ~degenerate(wins).astype(bool), iterations, tol)
     return {n: float(elo[i]) for n, i in idx.items()}
+
+
+NEVER_AHEAD, NEVER_BEHIND = ("never finished ahead of another policy: rating set by the prior, "
+                             "an upper bound"), ("never finished behind another policy: rating "
+                                                 "set by the prior, a lower bound")
+
+
+def degenerate(wins: np.ndarray) -> np.ndarray:
+    """Per policy of a head-to-head matrix: ``NEVER_AHEAD``, ``NEVER_BEHIND`` or "" (the data
+    place it). Without ``PRIOR`` the maximum-likelihood rating of a flagged policy is
+    infinite; with it, the rating is only a bound, and the others are centred without it."""
+    ahead, behind = wins.sum(axis=1), wins.sum(axis=0)
+    return np.where(ahead <= 0, NEVER_AHEAD, np.where(behind <= 0, NEVER_BEHIND, ""))
 
 
 BOOTSTRAP = 400
@@ -154,32 +183,35 @@ def bt_intervals(met: pl.DataFrame, replicates: int = BOOTSTRAP, seed: int = 0
     random numbers) and holds several meetings per table, so meetings are not independent;
     an interval from the BT likelihood's Fisher information would treat them as independent
     and come out too narrow. Resampling whole game indices keeps their dependence.
-    ``met``: ``meetings(df)``. Columns: policy, bt_elo, bt_low, bt_high.
+    ``met``: ``meetings(df)``. Columns: policy, bt_elo, bt_low, bt_high, bt_flag
+    (``degenerate``: "" where the data place the policy).
     """
     names = sorted(set(met["policy"]) | set(met["opponent"]))
     idx = {n: i for i, n in enumerate(names)}
-    games, g = np.unique(met["game"].to_numpy(), return_inverse=True)
+    unit = [c for c in ("seed", "game") if c in met.columns]
+    g = met.select(pl.struct(unit).rank("dense")).to_series().to_numpy() - 1
+    games = np.arange(g.max() + 1)
     k = len(names)
     per_game = np.zeros((games.size, k * k))
     cell = met["policy"].replace_strict(idx).to_numpy() * k + \
         met["opponent"].replace_strict(idx).to_numpy()
     np.add.at(per_game, (g, cell), met["ahead"].to_numpy())
-    elo = _fit_bt(per_game.sum(axis=0).reshape(k, k))
+    total = per_game.sum(axis=0).reshape(k, k)
+    flag = degenerate(total)
+    elo = _fit_bt(total, flag == "")
     rng = np.random.default_rng(seed)
     draws = rng.multinomial(games.size, np.full(games.size, 1 / games.size), size=replicates)
-    boot = _fit_bt((draws @ per_game).reshape(replicates, k, k))
+    boot = _fit_bt((draws @ per_game).reshape(replicates, k, k), flag == "")
     low, high = np.percentile(boot, [2.5, 97.5], axis=0)
-    return pl.DataFrame({"policy": names, "bt_elo": elo, "bt_low": low, "bt_high": high})
+    return pl.DataFrame({"policy": names, "bt_elo": elo, "bt_low": low, "bt_high": high,
+                         "bt_flag": flag})
 
 
 def ratings(df: Frame, met: pl.DataFrame | None = None) -> pl.DataFrame:
-    """Win rate per policy (Wilson 95%) beside its Bradley-Terry rating with a 95% interval
-    (``bt_intervals``). ``met``: ``meetings(df)`` when it is already computed."""
+    """Win rate per policy (``win_rates``: clustered Wilson 95%) beside its Bradley-Terry
+    rating with a 95% interval and flag (``bt_intervals``). ``met``: ``meetings(df)`` when it
+    is already computed."""
     lf = lazy(df)
     met = meetings(lf) if met is None else met
-    t = collect(lf.group_by(pl.col("policy").cast(pl.String)).agg(
-        games=pl.len().cast(pl.Int64), wins=pl.col("win").cast(pl.Float64).sum()))
-    low, high = wilson(t["wins"].to_numpy(), t["games"].to_numpy())
-    return (t.with_columns(win_rate=pl.col("wins") / pl.col("games"), ci_low=low, ci_high=high)
-            .join(bt_intervals(met), on="policy", how="left")
+    return (win_rates(lf, ["policy"]).join(bt_intervals(met), on="policy", how="left")
             .sort("bt_elo", descending=True, nulls_last=True))

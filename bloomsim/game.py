@@ -11,23 +11,39 @@ from simcore.games import Game, Things, Variant, register
 from .rules import PERILOUS_OPTIONS, RESHUFFLE_OPTIONS, START_PLAYER_OPTIONS
 
 
-def switch_offs(rules: Any, players: int | None = None) -> list[Variant]:
-    """Each event card leaves the event deck (the game draws its events from the other cards);
-    each enchanted role leaves the enchanted deck (``enchanted_deck``: it is never enchanted),
-    where enchanted roles exist: at ``players`` seats if given, else at the fewest players the
-    rules allow (a role whose removal would leave fewer cards than a round reveals is not
-    switched off)."""
+REPLACED = "replaced in place by a card with no effect: the same games, all other draws unchanged"
+REMOVED = "removed from the event deck: the deck without it, so the event draws change"
+
+
+def switch_offs(rules: Any, players: int | None = None, events: str = "replace"
+                ) -> list[Variant]:
+    """Each event card, as ``events`` says: ``"replace"`` puts a card with no effect (the rules'
+    no-effect kind ``tenth_event``) in its place, so every draw of every game (event order,
+    enchanted roles, tiles) stays as it was; ``"remove"`` takes it out of the event deck, so
+    the game draws its events from the other cards; ``"both"`` gives both rows. A card of the
+    no-effect kind itself is only removed (replacing it would change nothing). Each enchanted
+    role leaves the enchanted deck (``enchanted_deck``: it is never enchanted, other roles in
+    its place), where enchanted roles exist: at ``players`` seats if given, else at the fewest
+    players the rules allow (a role whose removal would leave fewer cards than a round reveals
+    is not switched off)."""
     out: list[Variant] = []
-    events = rules.to_dict()["events"]
-    for e in rules.event_ids:
-        rest = [ev for ev in events if ev["id"] != e]
-        out.append(("event", e, "removed from the event deck",
-                    rules.replace(events=rest, events_used=min(rules.events_used, len(rest)))))
+    deck = rules.to_dict()["events"]
+    for i, e in enumerate(rules.event_ids):
+        if events in ("replace", "both") and rules.event_kind(i) != "tenth_event":
+            blank = {"id": e, "kind": "tenth_event", "timing": "turns",
+                     "note": "no effect: stands in for the card switched off"}
+            out.append(("event", e, REPLACED, rules.replace(
+                events=[blank if ev["id"] == e else ev for ev in deck])))
+        if events in ("remove", "both"):
+            rest = [ev for ev in deck if ev["id"] != e]
+            out.append(("event", e, REMOVED, rules.replace(
+                events=rest, events_used=min(rules.events_used, len(rest)))))
     reveal = rules.enchanted_total - (rules.players["min"] if players is None else players)
-    deck = [rules.role_ids[i] for i in rules.enchanted_deck_roles]
-    if reveal > 0 and len(deck) > reveal:
-        out += [("enchanted", r, "left out of the enchanted deck (never enchanted)",
-                 rules.replace(enchanted_deck=[x for x in deck if x != r])) for r in deck]
+    roles = [rules.role_ids[i] for i in rules.enchanted_deck_roles]
+    if reveal > 0 and len(roles) > reveal:
+        out += [("enchanted", r, "left out of the enchanted deck (never enchanted; other roles "
+                 "are enchanted in its place, so the draws change)",
+                 rules.replace(enchanted_deck=[x for x in roles if x != r])) for r in roles]
     return out
 
 
@@ -55,6 +71,8 @@ GAME = register(Game(
     assumption_note="The board is the rules data's default approximation of the printed map, "
                     "not the map itself; the cloud tiles, the lightning table and several "
                     "event values are assumptions too (docs/bloomsim-rules.md).",
+    assumptions={"event": "the event cards' numbers are assumptions of the rules data "
+                          "(bloomsim rules)"},
     speed_goal=100_000, rules_data=lambda rules: rules.to_dict(),
     choices={"enchanted_reshuffle": RESHUFFLE_OPTIONS, "next_start_player": START_PLAYER_OPTIONS,
              "perilous_places": PERILOUS_OPTIONS}))

@@ -10,10 +10,12 @@ from typing import Any
 from simcore.games import Game, Things, Variant, register
 
 
-def switch_offs(rules: Any, players: int | None = None) -> list[Variant]:
+def switch_offs(rules: Any, players: int | None = None, events: str = "replace"
+                ) -> list[Variant]:
     """Each item's or trap's tiles become the lowest brown treasure (the tile count must match
     the houses), each character leaves the roster, and being found is switched off (row
-    ``found`` / ``by Rize``; ``rize_finds=False``: Rize finds nobody)."""
+    ``found`` / ``by Rize``; ``rize_finds=False``: Rize finds nobody). The town has no deck of
+    cards, so ``events`` changes nothing here."""
     out: list[Variant] = []
     brown = min(t[0] for t in rules.treasures if t[1] == 0 and t[2] > 0)
     for field_name, kind in (("items", "item"), ("traps", "trap")):
@@ -66,5 +68,8 @@ GAME = register(Game(
     switch_offs=switch_offs, board=board, board_plot=board_plot,
     assumption_note="The board, tile set, items, traps, character skills and Inaba's win rule "
                     "are assumptions (docs/rapinsim-rules.md).",
+    assumptions={"character": "Inaba's win rule is an assumption of the rules data: she wins "
+                              "only holding the chest (inaba_can_win_on_count = false; "
+                              "rapinsim rules)"},
     speed_goal=200_000, lengths=("decisions", "turns"), endings=("dawn", "stalled"),
     rules_data=rules_data))

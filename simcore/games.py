@@ -62,8 +62,10 @@ class Game:
     score: str                     # the results column that ranks players
     marks: tuple[str, ...]         # columns only this game's results have (tells frames apart)
     things: tuple[Things, ...] = ()
-    switch_offs: Callable[[Any, int | None], list[Variant]] | None = None
-    """(rules, players) -> every thing the rules data can switch off, as rules variants."""
+    switch_offs: Callable[[Any, int | None, str], list[Variant]] | None = None
+    """(rules, players, events) -> every thing the rules data can switch off, as rules variants;
+    ``events`` ("replace", "remove" or "both") says how a card drawn from a deck is switched
+    off: replaced in place by a card with no effect, or removed from the deck."""
     board: Callable[[Any], dict] | None = None
     """rules -> the board as plain data (what the board plot draws)."""
     board_plot: Callable[[dict, Any, bool], Any] | None = None
@@ -72,6 +74,8 @@ class Game:
     assumption_note: str = ""
     """What a reader of this game's tables must know about its assumed rules (shown beside
     headlines)."""
+    assumptions: Mapping[str, str] = field(default_factory=dict)
+    """Per kind of thing (``Things.kind``): the rules assumption a headline about it rests on."""
     speed_goal: int = 0
     """Games per second the benchmarks expect for 4 random players on 2 threads."""
     lengths: tuple[str, ...] = ("decisions",)

@@ -2,6 +2,8 @@
 that every analysis can be checked against a known truth without running an engine."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import polars as pl
 
@@ -115,3 +117,96 @@ def rapin_frame(n_games: int, policies=("random",) * 4, seed: int = 0,
     return df.with_columns(character=pl.Series(
         np.array(RAPIN_CHARACTERS, dtype=object)[chars.reshape(-1)],
         dtype=pl.String).cast(pl.Categorical))
+
+
+class Clustered:
+    """Tournament-shaped results of ``reps`` independent replicates at once, with known truth.
+
+    Every seating of ``analyses.tournament`` (every line-up of ``strengths``' policies at
+    ``players`` seats, every rotation) is played on the same ``clusters`` game indices, and
+    each index shares its chance between its seatings the way the engines' decks do: luck per
+    seat position (``shared`` standard deviations), luck of how the seat's hand suits each
+    policy (``suits``: a policy in that seat gets it in every seating), a game-level thing
+    present in about half the indices (an event card) and a per-seat attribute dealt without
+    replacement from ``attributes`` values (a Lapin character); each seating adds its own
+    noise (sd 1). Score = luck + policy strength + ``seat_bonus`` + ``thing_bonus`` to the
+    seats of policy 0 in games with the thing + ``attribute_bonus`` to a seat holding
+    attribute 0 + noise; the highest score wins. Scores are independent normal with one
+    variance around their means within a seating, so every true win probability is a
+    one-dimensional integral (``win_probability``).
+    """
+
+    def __init__(self, reps: int, clusters: int, strengths=(0.0, 0.0, 0.0), players: int = 3,
+                 seat_bonus=None, thing_bonus: float = 0.0, attribute_bonus: float = 0.0,
+                 shared: float = 1.0, suits: float = 2.0, attributes: int = 6, seed: int = 0):
+        from analyses.tournament import lineups, rotations
+        names = [f"p{i}" for i in range(len(strengths))]
+        self.seatings = np.array([[names.index(p) for p in r] for lu in lineups(names, players)
+                                  for r in rotations(lu)])
+        self.names, self.players, self.sd = names, players, np.hypot(shared, suits)
+        self.strengths = np.asarray(strengths, dtype=np.float64)
+        self.seat_bonus = np.zeros(players) if seat_bonus is None else np.asarray(seat_bonus)
+        self.thing_bonus, self.attribute_bonus = thing_bonus, attribute_bonus
+        rng = np.random.default_rng(seed)
+        n_s = len(self.seatings)
+        self.thing = rng.random((reps, clusters)) < 0.5
+        self.attribute = np.argsort(rng.random((reps, clusters, attributes)),
+                                    axis=-1)[..., :players]
+        luck = shared * rng.normal(size=(reps, clusters, 1, players))
+        suit = suits * rng.normal(size=(reps, clusters, players, len(names)))  # [.., seat, pol]
+        luck = luck + suit[:, :, np.arange(players)[None, :], self.seatings]
+        mean = self.strengths[self.seatings] + self.seat_bonus[None, :]       # [S, P]
+        mean = mean + thing_bonus * (self.seatings == 0) * self.thing[..., None, None]
+        mean = mean + attribute_bonus * (self.attribute == 0)[:, :, None, :]
+        self.score = luck + mean + rng.normal(size=(reps, clusters, n_s, players))
+        best = self.score.argmax(axis=-1)
+        self.win = (best[..., None] == np.arange(players)).astype(np.float64)
+
+    def win_probability(self, extra=None) -> np.ndarray:
+        """True probability [S, P] that each seat of each seating wins (``extra``: points
+        added to the means [S, P])."""
+        mean = self.strengths[self.seatings] + self.seat_bonus[None, :]
+        if extra is not None:
+            mean = mean + extra
+        sd = np.hypot(self.sd, 1.0)
+        z = np.linspace(-9, 9, 1801)
+        gap = (mean[:, :, None] - mean[:, None, :]) / sd                  # [S, P, Q]
+        cdf = 0.5 * np.vectorize(math.erfc)(-(z + gap[..., None]) / math.sqrt(2))
+        cdf[:, np.arange(self.players), np.arange(self.players)] = 1.0
+        pdf = np.exp(-z * z / 2) / math.sqrt(2 * math.pi)
+        return np.trapezoid(pdf * cdf.prod(axis=2), z, axis=-1)
+
+    def policy_sums(self, k: int, values: np.ndarray) -> np.ndarray:
+        """Per replicate and cluster: the sum of ``values`` [R, C, S, P] over the seats of
+        policy ``k``, and their count: [R, C, 2]."""
+        mask = self.seatings == k
+        y = (values * mask).sum(axis=(-1, -2))
+        return np.stack([y, np.full(y.shape, float(mask.sum()))], axis=-1)
+
+    def frame(self, rep: int, game: str = "bloomsim") -> pl.DataFrame:
+        """Replicate ``rep`` as a results frame (every seating stacked, ``seating`` column):
+        bloomsim-shaped with the thing as ``event_x``, or rapinsim-shaped with the attribute
+        as ``character`` (``c0`` .. ``c5``)."""
+        c, n_s, p = self.score.shape[1], len(self.seatings), self.players
+        shape = (c, n_s, p)
+        score = self.score[rep]
+        order = (-score).argsort(axis=-1).argsort(axis=-1) + 1
+        seat_pol = np.broadcast_to(self.seatings, shape)
+        label = np.array(["|".join(self.names[i] for i in s) for s in self.seatings],
+                         dtype=object)
+        df = pl.DataFrame({
+            "game": np.broadcast_to(np.arange(c)[:, None, None], shape).reshape(-1),
+            "seating": np.broadcast_to(label[None, :, None], shape).reshape(-1),
+            "seat": np.broadcast_to(np.arange(p, dtype=np.int8), shape).reshape(-1),
+            "policy": np.array(self.names, dtype=object)[seat_pol.reshape(-1)],
+            "rank": order.reshape(-1).astype(np.int8),
+            "win": self.win[rep].reshape(-1).astype(np.float32),
+            "n_players": np.full(score.size, p, np.int8)})
+        if game == "bloomsim":
+            return df.with_columns(
+                score=pl.Series(score.reshape(-1)), pts_towers=pl.Series(score.reshape(-1)),
+                event_x=pl.Series(np.broadcast_to(self.thing[rep][:, None, None],
+                                                  shape).reshape(-1).astype(np.int8)))
+        attr = np.broadcast_to(self.attribute[rep][:, None, :], shape).reshape(-1)
+        return df.with_columns(treasures=pl.Series(score.reshape(-1)),
+                               character=pl.Series([f"c{a}" for a in attr]))

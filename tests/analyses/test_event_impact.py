@@ -95,7 +95,7 @@ def test_switch_offs_of_the_real_rules_remove_each_thing():
     bloomsim = pytest.importorskip("bloomsim")
     rapinsim = pytest.importorskip("rapinsim")
     from analyses import switch_offs
-    bloom = switch_offs(bloomsim)
+    bloom = switch_offs(bloomsim, events="remove")
     base = bloomsim.load_rules()
     assert [name for k, name, _, _ in bloom if k == "event"] == list(base.event_ids)
     assert [name for k, name, _, _ in bloom if k == "enchanted"] == list(base.role_ids)
@@ -133,3 +133,28 @@ def test_counterfactual_rows_for_enchanted_roles_and_being_found():
     found = [v for v in switch_offs(rapinsim) if v[0] == "found"]
     t = counterfactual_impact(rapinsim, ["careful", "greedy"], 200, 3, variants=found)
     assert t["thing"].to_list() == ["by Rize"] * 2 and (t["win_diff"] != 0).any()
+
+
+def test_an_event_card_replaced_in_place_leaves_every_other_draw_unchanged():
+    bloomsim = pytest.importorskip("bloomsim")
+    from analyses import switch_offs
+    from bloomsim.game import REMOVED, REPLACED
+    replaced = [v for v in switch_offs(bloomsim) if v[0] == "event"]
+    # every card but the empty tenth, which has no effect to switch off
+    assert [v[1] for v in replaced] == [e for e in bloomsim.load_rules().event_ids
+                                        if e != "tenth_event"]
+    assert {v[2] for v in replaced} == {REPLACED}
+    both = [v[2] for v in switch_offs(bloomsim, events="both") if v[0] == "event"]
+    assert both == [REPLACED, REMOVED] * 9 + [REMOVED]
+    table = ["greedy", "cloud", "careful", "random"]
+    base = bloomsim.simulate(table, 300, 5, progress=False)
+    _, name, _, rules = next(v for v in replaced if v[1] == "upper_hand")
+    assert rules.event_ids == bloomsim.load_rules().event_ids     # same deck, same order
+    off = bloomsim.simulate(table, 300, 5, rules=rules, progress=False)
+    drawn = [c for c in base.columns if c.startswith(("event_", "enchanted_"))]
+    assert off.select(drawn).equals(base.select(drawn))           # every draw as it was
+    without = pl.col("event_upper_hand") == 0
+    assert off.filter(without).equals(base.filter(without))       # games without it: the same
+    assert not off.filter(~without).equals(base.filter(~without))  # with it: the card mattered
+    with pytest.raises(ValueError, match="events must be one of"):
+        switch_offs(bloomsim, events="drop")

@@ -33,7 +33,12 @@ def test_report_on_a_file(bloom_file, bloom_board, tmp_path):
     page = report(scan(bloom_file), tmp_path / "r", board=bloom_board)
     text = page.read_text()
     assert "Broom Service (bloomsim)" in text and "Headlines" in text
-    assert "Start seat (4 players)" in text and "Strongest policy" in text
+    assert "Strongest policy" in text
+    # each policy sat in a fixed seat (a, b, c, a): no seat verdict, said so
+    assert ("Seats (4 players): each policy sat in a fixed seat, so seat effects cannot be "
+            "read") in text and "best seat" not in text
+    assert "rests on the default rules data's assumptions: The board is the rules data's " \
+        "default approximation of the printed map" in text
     for img in ("winrates", "seats", "scores", "events-win", "events-score", "board"):
         assert f'src="bloomsim-{img}.png"' in text
         assert (tmp_path / "r" / f"bloomsim-{img}.png").stat().st_size > 5000
@@ -49,6 +54,10 @@ def test_report_on_a_dataset_directory(rapin_dataset, town_board, tmp_path):
     assert "Lapin treasure hunt" in text and "mean treasures" in text
     assert (tmp_path / "r" / "rapinsim-board.png").exists()
     assert "Strongest character" in text and (tmp_path / "r" / "rapinsim-characters.png").exists()
+    assert "Inaba&#x27;s win rule is an assumption" in text or "Inaba's win rule" in text
+    # one policy in every seat: seats comparable, the verdict in words
+    assert "Seats (4 players): the start seat wins" in text
+    assert "no evidence that the seats differ (p = " in text or "seats are <b>not equal" in text
 
 
 def test_cli_tables(bloom_file, rapin_dataset, capsys):
@@ -56,9 +65,13 @@ def test_cli_tables(bloom_file, rapin_dataset, capsys):
     out = capsys.readouterr().out
     assert "win rate [95% CI]" in out and "│ a " in out
     assert main(["seats", str(rapin_dataset)]) == 0
-    assert "mean treasures" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "mean treasures" in out and "4 players: " in out and "multinomial" in out
+    assert main(["seats", str(bloom_file)]) == 0
+    assert "seat effects cannot be read from these results" in capsys.readouterr().out
     assert main(["events", str(bloom_file), "--adjust", "bh"]) == 0
-    assert "flock_together" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "flock_together" in out and "bh over one family, all 120 tests" in out  # 20 x 3 x 2
     assert main(["winrates", str(bloom_file), "--by", "policy", "seat"]) == 0
 
 
@@ -98,13 +111,24 @@ def test_page_renders_in_headless_chromium(bloom_file, bloom_board, tmp_path):
     assert shot.stat().st_size > 50_000  # a rendered page with tables and plots, not blank
 
 
-def test_policies_rotated_tells_fixed_seats_from_rotated():
-    from analyses.report import policies_rotated
-    fixed = bloom_frame(100, policies=("a", "b", "a", "b"))
-    assert not policies_rotated(fixed)
+def test_seat_design_tells_fixed_seats_from_rotated():
+    from analyses.seats import seat_design
+    assert seat_design(bloom_frame(100, policies=("a", "b", "a", "b"))) == {4: "confounded"}
     turned = pl.concat([bloom_frame(100, policies=p) for p in (("a", "b"), ("b", "a"))])
-    assert policies_rotated(turned)
-    assert policies_rotated(bloom_frame(100))  # one policy in every seat
+    assert seat_design(turned) == {2: "rotated"}
+    assert seat_design(bloom_frame(100)) == {4: "one policy"}
+    lopsided = pl.concat([bloom_frame(100, policies=p) for p in (("a", "b"), ("a", "a"))])
+    assert seat_design(lopsided) == {2: "unbalanced"}
+
+
+def test_seat_headline_says_the_verdict_not_the_hypothesis():
+    from analyses import seat_advantage
+    from analyses.report import seat_headline
+    unequal = seat_headline(seat_advantage(bloom_frame(20000, seat_bonus=(3, 0, 0, 0), seed=5)))
+    assert "seats are <b>not equal</b> (p = " in unequal and "multinomial chi-square" in unequal
+    assert "all seats equal" not in unequal
+    fair = seat_headline(seat_advantage(bloom_frame(4000, seed=100)))
+    assert "no evidence that the seats differ (p = 0." in fair
 
 
 def test_board_plot_shows_each_cloud_of_an_area_with_several():

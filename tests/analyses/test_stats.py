@@ -3,7 +3,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analyses.stats import Z95, adjust_pvalues, chi2_sf, mean_interval, two_sided_p, wilson
+from analyses.stats import (Z95, adjust_pvalues, adjust_table, chi2_sf, clustered_wilson,
+                            cr_var, difference, equal_shares_test, moments_of, ratio,
+                            two_sided_p, wilson)
 
 
 @pytest.mark.parametrize("k,n", [(0, 10), (3, 10), (10, 10), (517, 1000), (12, 40000)])
@@ -20,16 +22,64 @@ def test_wilson_takes_fractional_wins_and_empty_groups():
     assert np.isnan(low[1]) and np.isnan(high[1])
 
 
-def test_mean_interval_matches_normal_and_t_for_large_n():
+def test_ratio_with_one_row_per_cluster_is_the_sample_mean_and_its_sem():
     x = np.random.default_rng(1).normal(0.3, 2.0, 5000)
-    mean, se, low, high = mean_interval(x.sum(), (x * x).sum(), x.size)
+    mean, se = ratio(*moments_of(np.stack([x, np.ones_like(x)], axis=-1)))
     assert mean == pytest.approx(x.mean(), rel=1e-12)
-    assert se == pytest.approx(stats.sem(x), rel=1e-9)
-    ref = stats.norm.interval(0.95, loc=x.mean(), scale=stats.sem(x))
-    assert (low, high) == pytest.approx(ref, rel=1e-9)
-    t = stats.ttest_1samp(x, 0).confidence_interval(0.95)
-    # normal instead of Student quantile: under 0.1% of the half-width at this n
-    assert (high - low) / (t.high - t.low) == pytest.approx(1, abs=1e-3)
+    assert se == pytest.approx(stats.sem(x), rel=1e-9)      # CR1 = the usual n - 1
+
+
+def test_cr_var_is_the_variance_of_cluster_sums_and_needs_two_clusters():
+    x = np.random.default_rng(2).normal(size=(40, 3))
+    g = np.array([0.5, -1.0, 2.0])
+    assert cr_var(g, *moments_of(x)) == pytest.approx(40 * np.var(x @ g, ddof=1), rel=1e-9)
+    assert np.isnan(cr_var(g, *moments_of(x[:1])))
+
+
+def test_clustered_wilson_is_wilson_for_independent_0_1_wins_and_widens_for_shared_luck():
+    rng = np.random.default_rng(3)
+    w = (rng.random(4000) < 0.3).astype(float)
+    rate, low, high, n_eff = clustered_wilson(*moments_of(np.stack([w, np.ones_like(w)], -1)))
+    assert n_eff == pytest.approx(3999, rel=1e-9)            # n - 1 from CR1's C / (C - 1)
+    assert (low, high) == pytest.approx(wilson(w.sum() * 3999 / 4000, 3999), rel=1e-12)
+    # 10 seat-games per cluster that win or lose together: worth 400 independent ones
+    together = np.repeat(w[:400], 10).reshape(400, 10).sum(axis=1)
+    x = np.stack([together, np.full(400, 10.0)], axis=-1)
+    assert clustered_wilson(*moments_of(x))[3] == pytest.approx(400, rel=0.01)
+    never = np.stack([np.zeros(50), np.full(50, 4.0)], axis=-1)
+    rate, low, high, n_eff = clustered_wilson(*moments_of(never))
+    assert rate == 0 and n_eff == 50 and low == pytest.approx(0, abs=1e-12)
+    assert high == pytest.approx(wilson(0, 50)[1])
+
+
+def test_difference_of_independent_groups_is_welch_and_the_pooled_se_is_the_t_tests():
+    rng = np.random.default_rng(4)
+    a, b = rng.normal(1.0, 1.0, 300), rng.normal(0.8, 2.0, 500)
+    y, present = np.concatenate([a, b]), np.repeat([1.0, 0.0], [300, 500])
+    x = np.stack([y * present, present, y, np.ones_like(y)], axis=-1)
+    d, se, se0 = difference(*moments_of(x))
+    assert d == pytest.approx(a.mean() - b.mean(), rel=1e-12)
+    welch = np.sqrt(a.var(ddof=1) / 300 + b.var(ddof=1) / 500)
+    assert se == pytest.approx(welch, rel=2e-3)
+    assert se0 > 0
+
+
+def test_equal_shares_test_is_pearson_with_one_game_per_cluster():
+    rng = np.random.default_rng(5)
+    winner = rng.choice(4, size=2000, p=[0.28, 0.24, 0.24, 0.24])
+    x = np.concatenate([np.eye(4)[winner], np.ones((2000, 4))], axis=-1)
+    stat, dof, p, name = equal_shares_test(*moments_of(x), True)
+    ref = stats.chisquare(np.bincount(winner, minlength=4))
+    assert (stat, p, dof) == pytest.approx((ref.statistic, ref.pvalue, 3), rel=1e-9)
+    wald = equal_shares_test(*moments_of(x), False)
+    assert wald[3] == "cluster-robust Wald" and wald[0] == pytest.approx(stat, rel=0.1)
+
+
+def test_adjust_table_adjusts_all_columns_as_one_family():
+    import polars as pl
+    t = adjust_table(pl.DataFrame({"p_a": [0.01, 0.04], "p_b": [0.03, 0.005]}), ["p_a", "p_b"])
+    assert t["p_a_adj"].to_list() + t["p_b_adj"].to_list() == pytest.approx(
+        list(adjust_pvalues(np.array([0.01, 0.04, 0.03, 0.005]))))
 
 
 @pytest.mark.parametrize("dof", [1, 2, 3, 4, 5, 7])

@@ -9,8 +9,9 @@ from scipy import stats
 
 import fakegame
 from analyses import compare, tournament
-from analyses.compare import seatings
-from analyses.tournament import bradley_terry, bt_intervals, lineups, rotations
+from analyses.compare import (MIN_SEEDS, _sprt_stop, confidence_sequence, fixed_interval,
+                               seatings)
+from analyses.tournament import NEVER_AHEAD, bradley_terry, bt_intervals, lineups, rotations
 
 
 def test_lineups_and_rotations():
@@ -145,3 +146,56 @@ def test_compare_bad_input():
 def test_compare_field_may_repeat_a_policy():
     res = compare(fakegame, "strong", "weak", field=["mid", "mid"], n_games=400, seed=2)
     assert len(res.seatings) == 8 and res.games == 400
+    assert res.interval.startswith("95% fixed-sample") and res.error_rates == ""
+
+
+@pytest.mark.parametrize("field", [["strong"], ["mid", "weak"]])
+def test_compare_refuses_a_or_b_in_the_field_in_one_line(field):
+    with pytest.raises(ValueError, match=r"^field may not hold a or b \(it holds \['"):
+        compare(fakegame, "strong", "weak", field=field, n_games=40)
+
+
+def test_confidence_sequence_covers_after_the_sprt_stop_where_the_fixed_interval_does_not():
+    # D per game index as compare forms it from two seatings (values -1, 0, 1; mean mu), the
+    # SPRT of compare (delta 0.1, alpha = beta = 0.05) stopped on it, 300 runs per truth
+    delta, cap = 0.1, 3000
+    upper, lower = np.log(0.95 / 0.05), np.log(0.05 / 0.95)
+    rng = np.random.default_rng(7)
+    for mu in (0.0, delta / 2):
+        d = np.where(rng.random((300, cap, 2)) < (1 + mu) / 2, 1.0, -1.0).mean(axis=-1)
+        seq, fixed, p = [], [], []
+        for run in d:
+            stop, _ = _sprt_stop(run, 0, delta, lower, upper)
+            lo, hi, pv = confidence_sequence(run[:stop], np.sqrt(MIN_SEEDS * cap))
+            seq.append(lo <= mu <= hi)
+            p.append(pv)
+            lo, hi, _ = fixed_interval(run[:stop])
+            fixed.append(lo <= mu <= hi)
+        assert np.mean(seq) >= 0.94          # nominal 95% at a data-dependent stop
+        assert np.mean(fixed) < 0.92         # the fixed-sample interval misses (85-89%)
+        if mu == 0:
+            assert np.mean(np.array(p) < 0.05) <= 0.05
+
+
+def test_sequential_compare_reports_the_sequence_and_the_error_rates():
+    res = compare(fakegame, "strong", "mid", n_games=4000, seed=1, sequential=True,
+                  delta=0.1)
+    assert res.decision == "A better"
+    assert res.interval.startswith("95% confidence sequence")
+    assert "alpha = 0.05" in res.error_rates and "beta = 0.05" in res.error_rates
+    assert res.ci_low < res.diff < res.ci_high and 0 < res.p_value <= 1
+
+
+def test_a_policy_that_never_finishes_ahead_is_flagged_and_does_not_push_the_others():
+    met = _bt_meetings(400, np.array([-60.0, 0.0, 60.0, 0.0]), 3)
+    hopeless = (pl.col("policy") == "p3") | (pl.col("opponent") == "p3")
+    met = met.with_columns(ahead=pl.when(pl.col("policy") == "p3").then(0.0)
+                           .when(pl.col("opponent") == "p3").then(pl.col("meetings"))
+                           .otherwise(pl.col("ahead")))
+    t = bt_intervals(met, replicates=100).sort("policy")
+    assert t["bt_flag"].to_list() == ["", "", "", NEVER_AHEAD]
+    assert np.isfinite(t["bt_elo"].to_numpy()).all() and t["bt_elo"][3] < -1000
+    # the others stay centred on 0 and near their fit without the hopeless policy
+    rest = bt_intervals(met.filter(~hopeless), replicates=100).sort("policy")
+    assert t["bt_elo"][:3].to_numpy() == pytest.approx(rest["bt_elo"].to_numpy(), abs=15)
+    assert abs(t["bt_elo"][:3].sum()) < 1e-6

@@ -18,7 +18,8 @@ def tiny() -> pl.DataFrame:
 
 def test_win_rates_counts_ties_as_shares():
     t = win_rates(tiny())
-    assert t.columns == ["policy", "games", "wins", "win_rate", "ci_low", "ci_high"]
+    assert t.columns == ["policy", "games", "wins", "win_rate", "ci_low", "ci_high", "clusters",
+                         "n_eff"]
     assert t["policy"].to_list() == ["a", "b"]
     assert t["games"].to_list() == [3, 3]
     assert t["wins"].to_list() == [1.5, 1.5]

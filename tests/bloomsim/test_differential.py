@@ -75,3 +75,13 @@ def test_engines_agree_on_the_other_readings_and_crowded_clouds():
     for seed in range(3):
         _compare(rules, NAMES, seed, 0, 3)
         _compare(crowded, NAMES, seed, 0, 3)
+
+
+def test_engines_agree_with_an_event_replaced_in_place():
+    # the counterfactual of analyses.switch_offs: a card's entry becomes the no-effect kind
+    events = default_rules().to_dict()["events"]
+    for e in ("upper_hand", "more_or_less", "black_market"):
+        blank = [{"id": e, "kind": "tenth_event", "timing": "turns"} if ev["id"] == e else ev
+                 for ev in events]
+        rules = default_rules().replace(events=blank, events_used=10)
+        _compare(rules, NAMES, 11, 0, 3)

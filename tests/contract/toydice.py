@@ -78,7 +78,7 @@ def replay(policies, seed, game, rules=None):
     return f"dice race: scores {score[0].tolist()}, bonus card to seat {bonus[0]}"
 
 
-def switch_offs(rules, players=None):
+def switch_offs(rules, players=None, events="replace"):
     return [("card", "bonus", "bonus worth 0", rules.replace(bonus=0))]
 
 

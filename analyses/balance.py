@@ -45,13 +45,14 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     sections = []
     for name in GAMES:
         mod = game_module(name)
+        rules = measuring_rules(mod)
         policies = sorted(mod.POLICIES)
         seatings = sum(len(rotations(lu)) for lu in lineups(policies, players))
         per_seating = max(1, -(-games // seatings))
         clock = time.perf_counter()
         log(f"{name}: tournament of {', '.join(policies)}: {seatings} seatings x "
             f"{per_seating:,} games ...")
-        t = tournament(mod, policies, players, per_seating, seed)
+        t = tournament(mod, policies, players, per_seating, seed, rules=rules)
         path = out / f"{name}-results.parquet"
         t.results.write_parquet(path, compression="zstd")
         clock = _lap(log, f"{name}: {t.results.height // players:,} tournament games played "
@@ -61,7 +62,7 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
         base = (t.results.filter((pl.col("seating") == "|".join(table))
                                  & (pl.col("game") < counterfactual_games)).drop("seating"))
         full = base.height == counterfactual_games * players
-        cf = counterfactual_impact(mod, table, counterfactual_games, seed,
+        cf = counterfactual_impact(mod, table, counterfactual_games, seed, rules=rules,
                                    base=base if full else None)
         cf.write_parquet(out / f"{name}-counterfactual.parquet")
         clock = _lap(log, f"{name}: {cf['thing'].n_unique()} switch-offs x "
@@ -70,10 +71,27 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
                 f"{seatings} seatings (every line-up of at least two policies, every rotation), "
                 f"{per_seating:,} games each on the same seeds (seed {seed}). Counterfactual "
                 f"replays: the table {' | '.join(table)} (seat 0 first) on {counterfactual_games:,}"
-                f" games per thing. Results: {path.name}.")
+                f" games per thing.{_rules_note(rules)} Results: {path.name}.")
         sections.append(game_section(t.results, out, counterfactual=cf, note=note))
         _lap(log, f"{name}: report tables and plots written", clock)
     return write_page(sections, out, "Balance report: Broom Service and the Lapin treasure hunt")
+
+
+def measuring_rules(mod) -> object | None:
+    """The rules a balance report plays: the game's defaults (None), except that the Lapin
+    treasure hunt deals its characters at random (``character_selection = "draw"``): by
+    default players choose them, and a table by character would then measure who chose
+    what in which seat, not the characters."""
+    if getattr(mod, "__name__", "") == "rapinsim":
+        return mod.load_rules().replace(character_selection="draw")
+    return None
+
+
+def _rules_note(rules) -> str:
+    if rules is None:
+        return ""
+    return (" Characters dealt at random (rules option character_selection = draw), so the "
+            "table by character measures the characters.")
 
 
 def _lap(log: Callable[[str], None], what: str, since: float) -> float:

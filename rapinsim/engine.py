@@ -91,12 +91,12 @@ R_SUB = _field(2 * MAXN)       # item or trap id
 R_BROWN = _field(2 * MAXN)
 R_WHITE = _field(2 * MAXN)     # 1 for a white-rabbit tile
 R_CHEST = _field(2 * MAXN)
-R_ROSTER = _field(8)           # character ids players are drawn from
+R_ROSTER = _field(8)           # character ids players choose (or draw) from
 # batch settings, written with the rules
 CFG_NP = _field()              # players
 LOG_CAP = _field()             # decisions the log keeps (0: no log)
 PID = _field(P)                # policy id per seat (built-in >= 0, user -1 - i)
-FIXED = _field(P)              # fixed characters, -1: drawn
+FIXED = _field(P)              # fixed characters, -1: chosen or drawn
 _field(_end % 2)               # (8-byte alignment)
 UF = _field(2 * P)             # int64 [i] user policy i's compiled code (address, policy_at)
 RULES_LEN = _end

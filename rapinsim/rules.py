@@ -204,7 +204,7 @@ class RuleArrays(NamedTuple):
     tile_brown: np.ndarray    # [2, N] int8
     tile_white: np.ndarray    # [2, N] int8: 1 for a white-rabbit tile
     tile_chest: np.ndarray    # [2, N] int8
-    roster: np.ndarray        # [C] int8: character ids players are drawn from
+    roster: np.ndarray        # [C] int8: character ids players choose (or draw) from
 
 
 def _arrays(r: Rules) -> RuleArrays:

@@ -62,8 +62,10 @@ takes the best (ties broken at random). It chooses the free character of the hig
 is nearly ruled out; it steps away, or plays Chiya's skill to hold Rize, instead. It uses what
 it has seen: known treasures first, unseen tiles next, known items after, known traps never;
 the lamp before searching a district with unseen tiles; it starts far ahead of Rize and always
-uses a disguise when found (the reaction rules) or, as an action, with the last action of a
-turn that ends where Rize steps next (the whistle likewise, after the disguise).
+uses a disguise when found (the reaction rules) or, as an action, early in a turn, when
+it holds a treasure and Rize's patrol may reach its district before its next turn (within as
+many steps as there are players); the whistle where Rize steps next, before its search (to
+stay and search there: by default the whistle sends him one district back).
 
 ``greedy``: chooses characters by ``CHARACTER_VALUE`` too; uses items and its skill as soon
 as they are legal (coffee, lamp, map, bicycle, disguise, whistle, skill),
@@ -113,7 +115,7 @@ RANDOM, CAREFUL, GREEDY = range(3)
 # "Choosing characters"), so a heuristic player takes the character that wins most often with
 # such play.
 # Measured: python -m rapinsim simulate-style games, seed 15, 50,000 games (docs).
-CHARACTER_VALUE = (29.7, 33.0, 26.9, 4.3, 28.2, 27.8)
+CHARACTER_VALUE = (29.7, 33.0, 27.2, 4.2, 28.1, 27.6)
 POLICIES = {"random": RANDOM, "careful": CAREFUL, "greedy": GREEDY}
 
 __all__ = ["KIND_NAMES", "POLICIES", "POLICY_SIG", "UserPolicy", "choose_builtin", "policy"]
@@ -207,9 +209,12 @@ def _score(pid, kind, obs, o):
         if item == BICYCLE:
             return 15.0 if greedy else (18.0 if here_danger else -1.0)
         if item == DISGUISE_ITEM:      # an action: hides until the own next turn
-            return 14.0 if greedy else (2.5 if here_danger and last else -50.0)
-        if item == WHISTLE:
-            return 13.0 if greedy else (2.0 if here_danger and last else -60.0)
+            if greedy:
+                return 14.0
+            reach = 0 < obs[OB_RIZE_STEPS] <= obs[OB_PLAYERS]   # Rize may come before then
+            return 26.0 if reach and obs[OB_TREASURES] > 0 else -50.0
+        if item == WHISTLE:            # calls Rize away to stay and search where he comes
+            return 13.0 if greedy else (24.0 if here_danger and not obs[OB_SEARCHED] else -60.0)
         return 0.0
     if w == O_SKILL:
         if greedy:

@@ -40,7 +40,7 @@ Each option is one row of ``opts`` (float32, ``N_FEATURES`` columns):
 - ``F_EXTRA``    ``O_ITEM``: how many of that item the player holds; ``O_SKILL``: the
   character id; ``O_PLAYER``: the target's treasures; else 0.
 
-A ``O_CHARACTER`` row has only ``F_WHAT`` and ``F_ARG``; its other columns are -1 (district,
+An ``O_CHARACTER`` row has only ``F_WHAT`` and ``F_ARG``; its other columns are -1 (district,
 house, tile, sub) or 0.
 
 ``obs`` (float32, ``N_OBS``): ``OB_SEAT, OB_PLAYERS, OB_DISTRICT, OB_RIZE`` (districts 0-based),
@@ -111,10 +111,9 @@ RANDOM, CAREFUL, GREEDY = range(3)
 
 # What the heuristic policies think a character is worth when they choose one (by character
 # id, rules.CHARACTERS order): the characters' win rates in percent in 4-player games of
-# careful and greedy play with the characters dealt at random (docs/rapinsim-rules.md,
-# "Choosing characters"), so a heuristic player takes the character that wins most often with
-# such play.
-# Measured: python -m rapinsim simulate-style games, seed 15, 50,000 games (docs).
+# careful and greedy play with the characters dealt at random (50,000 games, seed 15; the
+# snippet in docs/rapinsim-rules.md, "Choosing characters"), so a heuristic player takes the
+# character that wins most often with such play.
 CHARACTER_VALUE = (29.7, 33.0, 27.2, 4.2, 28.1, 27.6)
 POLICIES = {"random": RANDOM, "careful": CAREFUL, "greedy": GREEDY}
 

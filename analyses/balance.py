@@ -45,13 +45,14 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     specs = registry.all_games()
     for spec in specs:
         name, mod = spec.name, spec.module()
+        rules = measuring_rules(spec)
         policies = sorted(mod.POLICIES)
         seatings = sum(len(rotations(lu)) for lu in lineups(policies, players))
         per_seating = max(1, -(-games // seatings))
         clock = time.perf_counter()
         log(f"{name}: tournament of {', '.join(policies)}: {seatings} seatings x "
             f"{per_seating:,} games ...")
-        t = tournament(mod, policies, players, per_seating, seed)
+        t = tournament(mod, policies, players, per_seating, seed, rules=rules)
         path = out / f"{name}-results.parquet"
         t.results.write_parquet(path, compression="zstd")
         clock = _lap(log, f"{name}: {t.results.height // players:,} tournament games played "
@@ -61,7 +62,7 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
         base = (t.results.filter((pl.col("seating") == "|".join(table))
                                  & (pl.col("game") < counterfactual_games)).drop("seating"))
         full = base.height == counterfactual_games * players
-        cf = counterfactual_impact(mod, table, counterfactual_games, seed,
+        cf = counterfactual_impact(mod, table, counterfactual_games, seed, rules=rules,
                                    base=base if full else None)
         cf.write_parquet(out / f"{name}-counterfactual.parquet")
         clock = _lap(log, f"{name}: {cf['thing'].n_unique()} switch-offs x "
@@ -70,10 +71,23 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
                 f"{seatings} seatings (every line-up of at least two policies, every rotation), "
                 f"{per_seating:,} games each on the same seeds (seed {seed}). Counterfactual "
                 f"replays: the table {' | '.join(table)} (seat 0 first) on {counterfactual_games:,}"
-                f" games per thing. Results: {path.name}.")
+                f" games per thing.{_rules_note(spec)} Results: {path.name}.")
         sections.append(game_section(t.results, out, counterfactual=cf, note=note))
         _lap(log, f"{name}: report tables and plots written", clock)
     return write_page(sections, out, "Balance report: " + ", ".join(g.title for g in specs))
+
+
+def measuring_rules(spec: registry.Game) -> object | None:
+    """The rules a balance report plays: the game's defaults (None), with the values the game
+    declares for measuring (``Game.measuring``; e.g. characters dealt at random rather than
+    chosen, so that a table by character measures the characters)."""
+    if not spec.measuring:
+        return None
+    return spec.module().load_rules().replace(**spec.measuring)
+
+
+def _rules_note(spec: registry.Game) -> str:
+    return f" {spec.measuring_note}" if spec.measuring else ""
 
 
 def _lap(log: Callable[[str], None], what: str, since: float) -> float:

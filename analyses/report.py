@@ -125,9 +125,11 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
 
     if "character" in names:
         ch = win_rates(lf, by=["character"])
-        b.append("<h3>Win rate by character</h3><p class=note>Characters are dealt at random, "
-                 "so differences between them are their own strength (with the policies that "
-                 f"played them), not the players'. Intervals as above ({UNIT}).</p>")
+        b.append("<h3>Win rate by character</h3><p class=note>Where characters are dealt at "
+                 "random (the balance report deals them), differences between them are their "
+                 "own strength (with the policies that played them), not the players'; where "
+                 "players choose them, they also measure who chose what from which seat. "
+                 f"Intervals as above ({UNIT}).</p>")
         b.append(display.to_html(display.win_rates_table(ch, ["character"])))
         b.append(_figure(plots.win_rate_plot(ch, by="character",
                                              title=f"{game}: win rate by character"),

@@ -25,7 +25,8 @@ from simcore.rng import randint
 @rapinsim.policy("cautious")
 def cautious(kind, obs, opts, n_opts, rng):
     """Search a known treasure, else an unknown tile, never where Rize steps next; otherwise
-    step somewhere Rize is not about to enter; always use a disguise."""
+    step somewhere Rize is not about to enter; always use a disguise when found (with the rules
+    option disguise = "reaction"; by default the disguise is an action it does not take)."""
     if kind == DISGUISE:
         for i in range(n_opts):
             if opts[i, F_WHAT] == O_YES:

@@ -96,7 +96,8 @@ def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None, charact
     and seat (docs/results-schema.md).
 
     ``policies``: one per seat (2..6), a built-in name (``POLICIES``) or a ``@policy``
-    function. ``characters``: one distinct character per seat, else drawn from the roster.
+    function. ``characters``: one distinct character per seat, else chosen by the players (or drawn
+    from the roster, as the rules' ``character_selection`` says).
     ``rules``: a ``Rules``, a rules file path or None. With ``out`` the rows stream to a
     Parquet dataset and a LazyFrame over it is returned.
     """

@@ -55,7 +55,8 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--seed", type=int, required=True)
         p.add_argument("--rules", help="rules file (JSON or TOML)")
         p.add_argument("--character", action="extend", nargs="+",
-                       help="fix one character per seat (default: drawn from the roster)")
+                       help="fix one character per seat (default: the players choose, or "
+                            "the rules' character_selection = draw deals them)")
 
     s = sub.add_parser("simulate", help="play many games and summarise win rates")
     common(s)

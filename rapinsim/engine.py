@@ -45,10 +45,11 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_STEPS,
                        OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS, OB_TREASURES, OB_TURN, PLACE,
                        STEP, TARGET, CHEST_TILE, RANDOM, choose_builtin, data_ptr)
+from .policies import CHARACTER, O_CHARACTER
 from .reference import EMPTY
 from .rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
                     INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, PITFALL, TRAP, TREASURE,
-                    Rules)
+                    WHISTLE, Rules)
 
 N_ITEMS = len(ITEMS)
 N_STREAMS = 1 + MAX_PLAYERS
@@ -71,9 +72,11 @@ def _field(n=1):
 # ---- the rules (``rule_vector``)
 (R_D, R_H, R_N, R_ACTIONS, R_DIE, R_DAWN_EMPTIES, R_MAX_TURNS, R_WHITE_PAIR, R_PERM,
  R_COFFEE_END, R_INABA_WIN, R_BIKE, R_COCOA, R_NROSTER,
- R_FINDS, R_DEG) = (_field() for _ in range(16))
-_field(8)                      # spare scalar slots
+ R_FINDS, R_DEG, R_CHOICE, R_DISGUISE_ACTION, R_WHISTLE, R_CHEST_OTHERS, R_FOUND_ENDS,
+ R_PIT_SKIPS) = (_field() for _ in range(22))
+_field(2)                      # spare scalar slots
 R_NEXT = _field(MAXD)          # district Rize enters after d
+R_PREV = _field(MAXD)          # the district before d on Rize's route
 R_STEPS = _field(MAXD * MAXD)  # [r * MAXD + d] Rize's steps from r until he enters d
 R_ADJ = _field(MAXD * MAXD)    # [a * MAXD + b] players may step between a and b
 R_NSTEPS = _field(MAXD * MAXD) # [r * MAXD + a] the number of legal steps from a while Rize
@@ -88,12 +91,12 @@ R_SUB = _field(2 * MAXN)       # item or trap id
 R_BROWN = _field(2 * MAXN)
 R_WHITE = _field(2 * MAXN)     # 1 for a white-rabbit tile
 R_CHEST = _field(2 * MAXN)
-R_ROSTER = _field(8)           # character ids players are drawn from
+R_ROSTER = _field(8)           # character ids players choose (or draw) from
 # batch settings, written with the rules
 CFG_NP = _field()              # players
 LOG_CAP = _field()             # decisions the log keeps (0: no log)
 PID = _field(P)                # policy id per seat (built-in >= 0, user -1 - i)
-FIXED = _field(P)              # fixed characters, -1: drawn
+FIXED = _field(P)              # fixed characters, -1: chosen or drawn
 _field(_end % 2)               # (8-byte alignment)
 UF = _field(2 * P)             # int64 [i] user policy i's compiled code (address, policy_at)
 RULES_LEN = _end
@@ -103,7 +106,7 @@ RULES_LEN = _end
  CHIYA_HOLD, BAG_N, BAG_HEAD, NP, ISET, GAME, ERR, ERR_SEAT, ERR_KIND, ERR_CHOICE,
  ERR_N) = (_field() for _ in range(22))
 # per seat
-CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, GROUP = (_field(P) for _ in range(7))
+CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, GROUP, DISGUISED = (_field(P) for _ in range(8))
 HTRE, HNI, HBROWN, HWHITE, HCHEST = (_field(P) for _ in range(5))   # held treasures, items,
 #                                    brown rabbits, white-rabbit tiles, the chest
 PRIM, SECD, RANKS = (_field(P) for _ in range(3))                    # ranking keys and rank
@@ -144,6 +147,9 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
             R_DAWN_EMPTIES: ra.dawn_empties, R_MAX_TURNS: ra.max_turns,
             R_WHITE_PAIR: ra.white_pair, R_PERM: ra.permanent_markers,
             R_COFFEE_END: ra.coffee_ends_turn, R_INABA_WIN: ra.inaba_count_win,
+            R_CHOICE: ra.choose_characters, R_DISGUISE_ACTION: ra.disguise_action,
+            R_WHISTLE: ra.whistle_steps, R_CHEST_OTHERS: ra.chest_for_others,
+            R_FOUND_ENDS: ra.found_ends_turn, R_PIT_SKIPS: ra.pitfall_skips,
             R_FINDS: ra.rize_finds, R_BIKE: ra.bicycle_steps,
             R_COCOA: ra.cocoa_steps, R_NROSTER: len(ra.roster), CFG_NP: n_players,
             LOG_CAP: log_cap}
@@ -152,6 +158,7 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
     pos = ra.route_pos.astype(np.int64)
     for a in range(d):
         v[R_NEXT + a] = ra.route[(pos[a] + 1) % d]
+        v[R_PREV + a] = ra.route[(pos[a] - 1) % d]
         for b in range(d):
             v[R_STEPS + a * MAXD + b] = (pos[b] - pos[a] + d) % d
             v[R_ADJ + a * MAXD + b] = ra.adj[a, b]
@@ -390,6 +397,9 @@ def features(G, s, i):
         extra = G[HTRE + a]
     elif what == O_SKILL:
         extra = G[CHARS + s]
+    elif what == O_CHARACTER:                  # nothing on the board yet
+        arg = a
+        district = -1
     r = f32_at(G, OPTS + i * N_FEATURES)
     r[F_WHAT] = what
     r[F_ARG] = arg
@@ -410,6 +420,9 @@ def features(G, s, i):
                 r[F_VALUE] = G[TBR + t] + G[TWH + t] * (G[R_WHITE_PAIR] / 2.0)
             else:
                 r[F_SUB] = G[TSUB + t]
+    if district < 0:
+        r[F_RIZE] = r[F_PLAYERS] = r[F_TILES] = r[F_UNSEEN] = 0
+        return
     r[F_RIZE] = G[R_STEPS + G[RIZE] * MAXD + district]
     r[F_PLAYERS] = others_in(G, district, s)
     r[F_TILES] = G[NT + district]
@@ -585,7 +598,8 @@ def discard_item(G, s, item):
 
 @helper
 def disguise(G, s):
-    if G[HITEM + s * N_ITEMS + DISGUISE_ITEM] == 0:
+    """The disguise as a reaction (rules option ``disguise = "reaction"``)."""
+    if G[R_DISGUISE_ACTION] or G[HITEM + s * N_ITEMS + DISGUISE_ITEM] == 0:
         return False
     d = G[POS + s]
     option(G, 0, O_NO, d)
@@ -610,14 +624,14 @@ def find_players(G, d):
         while todo:
             s = trailing_zeros(todo)
             todo &= todo - 1
-            if disguise(G, s):
+            if G[DISGUISED + s] or disguise(G, s):
                 continue
             G[SEAT_ST + s * S.N_SEAT + S.S_FOUND] += 1
             G[GAME_ST + S.N_GAME + G[R_D] + d] += 1
             lose_tile(G, s)
             G[GROUP + ng] = s
             ng += 1
-            if s == G[ACTING]:
+            if s == G[ACTING] and G[R_FOUND_ENDS]:
                 G[TURN_END] = 1
         if ng == 0:
             return
@@ -656,7 +670,7 @@ def take_tile(G, s, h):
             if G[OVER] == 0:
                 find_players(G, d)
         elif trap == PITFALL:
-            G[SKIP + s] += 1
+            G[SKIP + s] += G[R_PIT_SKIPS]
         else:                                                  # prank
             n = G[HNI + s]
             if n > 0:
@@ -729,11 +743,26 @@ def walk(G, s, n_steps):
 
 @on_g(_V, _I, _I)
 def use_item(G, s, item):
-    """An item action (the disguise is a reaction)."""
+    """An item action (the reference's ``ITEM_ACTIONS``)."""
     discard_item(G, s, item)
     d = G[POS + s]
     if item == LAMP:
         look(G, s, d)
+    elif item == DISGUISE_ITEM:                               # disguise_action
+        G[DISGUISED + s] = 1
+    elif item == WHISTLE:
+        n = G[R_WHISTLE]
+        if n == 0:
+            G[CHIYA_HOLD] = 1
+            return
+        r = G[RIZE]
+        for _ in range(abs(n)):
+            r = G[R_NEXT + r] if n > 0 else G[R_PREV + r]
+            rize_enters(G, r)
+            if G[OVER]:
+                return
+        if G[NPD + r] > 0:
+            find_players(G, r)
     elif item == BICYCLE:
         walk(G, s, G[R_BIKE])
     elif item == MAP:
@@ -827,14 +856,17 @@ def use_skill(G, s):
 def items_offered(G, s, searchable, steps):
     """The item kinds offered as actions, a bit set: held and usable now (``item_usable`` of
     the reference for each kind; ``searchable``: ``can_search``, ``steps``: the legal steps):
-    items are offered only where they can do something, the disguise is a reaction, never an
-    action."""
+    items are offered only where they can do something (the disguise only as an action, to a
+    player not yet disguised)."""
     if G[HNI + s] == 0:
         return np.int64(0)
     d = G[POS + s]
     usable = ((np.int64(n_unseen_in(G, s, d) > 0) << LAMP)
               | (np.int64(searchable & (G[NT + d] >= 2)) << COFFEE)
-              | (np.int64(steps > 0) << BICYCLE))
+              | (np.int64(steps > 0) << BICYCLE)
+              | (np.int64((G[R_DISGUISE_ACTION] != 0) & (G[DISGUISED + s] == 0))
+                 << DISGUISE_ITEM)
+              | (np.int64(1) << WHISTLE))
     if G[HITEM + s * N_ITEMS + MAP] > 0 and any_unseen(G, s):
         usable |= 1 << MAP
     held = np.int64(0)
@@ -975,7 +1007,21 @@ def setup(G, key, game):
         G[LETTER + s] = -1
         G[SEAT_ST + s * S.N_SEAT + S.S_SKILL_TURN] = -1
     n_roster = G[R_NROSTER]
-    if G[FIXED] < 0:                                          # draw_characters
+    if G[FIXED] < 0 and G[R_CHOICE]:                          # choose_characters
+        G[RIZE] = -1
+        for s in range(P):
+            G[CHARS + s] = -1
+        for i in range(n_roster):
+            G[TMP + i] = G[R_ROSTER + i]
+        for s in range(n_players):
+            n_free = n_roster - s
+            for i in range(n_free):
+                option(G, i, O_CHARACTER, G[TMP + i])
+            c = ask(G, s, CHARACTER, n_free)
+            G[CHARS + s] = G[TMP + c]
+            for i in range(c, n_free - 1):
+                G[TMP + i] = G[TMP + i + 1]
+    elif G[FIXED] < 0:                                        # draw_characters
         for i in range(n_roster):
             G[TMP + i] = G[R_ROSTER + i]
         for s in range(n_players):
@@ -1042,7 +1088,7 @@ def score(G):
         G[st + S.S_TREASURES] = tr
         G[st + S.S_RABBITS] = rab
         G[st + S.S_CHEST] = chest
-        G[PRIM + s] = tr
+        G[PRIM + s] = tr - (chest & (G[CHARS + s] != INABA) & (G[R_CHEST_OTHERS] == 0))
         G[SECD + s] = rab
         if G[CHARS + s] == INABA:
             if chest:
@@ -1069,6 +1115,7 @@ def play_game(G, key, game):
             break
         G[TURNS] += 1
         G[CHIYA_HOLD] = 0
+        G[DISGUISED + cur] = 0                                 # hidden until the own turn
         if G[SKIP + cur] > 0:
             G[SKIP + cur] -= 1
         else:

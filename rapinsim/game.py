@@ -9,6 +9,8 @@ from typing import Any
 
 from simcore.games import Game, Things, Variant, register
 
+from .rules import CHARACTER_SELECTIONS, DISGUISE_MODES
+
 
 def switch_offs(rules: Any, players: int | None = None, events: str = "replace"
                 ) -> list[Variant]:
@@ -71,5 +73,9 @@ GAME = register(Game(
     assumptions={"character": "Inaba's win rule is an assumption of the rules data: she wins "
                               "only holding the chest (inaba_can_win_on_count = false; "
                               "rapinsim rules)"},
+    measuring={"character_selection": "draw"},
+    measuring_note="Characters dealt at random (rules option character_selection = draw), so "
+                   "the table by character measures the characters.",
     speed_goal=200_000, lengths=("decisions", "turns"), endings=("dawn", "stalled"),
-    rules_data=rules_data))
+    rules_data=rules_data,
+    choices={"character_selection": CHARACTER_SELECTIONS, "disguise": DISGUISE_MODES}))

@@ -12,14 +12,20 @@ Decision kinds (``kind``):
 - ``HOUSE``    choose a house: each coffee search, the map, Chimame's take, the notice letter.
 - ``DISTRICT`` choose a district: Lapin's notice letter, Inaba's look.
 - ``TARGET``   choose a player: Aoyama's hypnotism.
-- ``DISGUISE`` reaction when Rize finds you holding a disguise: ``NO`` or ``YES``.
+- ``DISGUISE`` reaction when Rize finds you holding a disguise: ``NO`` or ``YES`` (only with
+  the rules option ``disguise = "reaction"``; by default the disguise is an ``ACTION``).
+- ``CHARACTER`` choose your character at setup (rules option ``character_selection =
+  "choice"``, the default): seats choose in seat order, seat 0 first, each from the characters
+  still free (options ``O_CHARACTER``, ``F_ARG`` the character id, in roster order). Nothing
+  is on the board yet: the observation's districts and Rize are -1, and so is the character
+  of every seat that has not chosen.
 
 Each option is one row of ``opts`` (float32, ``N_FEATURES`` columns):
 
 - ``F_WHAT``     option code: ``O_PASS, O_STEP, O_SEARCH, O_ITEM, O_SKILL, O_STOP, O_HOUSE,
-  O_DISTRICT, O_PLAYER, O_NO, O_YES``.
+  O_DISTRICT, O_PLAYER, O_NO, O_YES, O_CHARACTER``.
 - ``F_ARG``      item id for ``O_ITEM`` (``rules.ITEMS`` order), target seat for ``O_PLAYER``,
-  else -1.
+  character id for ``O_CHARACTER``, else -1.
 - ``F_DISTRICT`` the district the option concerns (0-based: step destination, the house's
   district, the marked district, the target's district; else the player's own district).
 - ``F_HOUSE``    house index (district * houses + k) for ``O_SEARCH`` and ``O_HOUSE``, else -1.
@@ -33,6 +39,9 @@ Each option is one row of ``opts`` (float32, ``N_FEATURES`` columns):
 - ``F_UNSEEN``   face-down tiles there the player has not looked at.
 - ``F_EXTRA``    ``O_ITEM``: how many of that item the player holds; ``O_SKILL``: the
   character id; ``O_PLAYER``: the target's treasures; else 0.
+
+An ``O_CHARACTER`` row has only ``F_WHAT`` and ``F_ARG``; its other columns are -1 (district,
+house, tile, sub) or 0.
 
 ``obs`` (float32, ``N_OBS``): ``OB_SEAT, OB_PLAYERS, OB_DISTRICT, OB_RIZE`` (districts 0-based),
 ``OB_ACTIONS`` (actions left), ``OB_TURN`` (player turns so far), ``OB_MARKERS`` (time markers
@@ -48,13 +57,18 @@ Built-in policies (``POLICIES``, dispatched by id inside the engine):
 ``random``: every legal option equally likely, at every decision; a baseline and the fastest.
 
 ``careful``: a thief who never ends a turn where Rize steps next: it scores each option and
-takes the best (ties broken at random). Searching or passing in the district Rize enters next
+takes the best (ties broken at random). It chooses the free character of the highest
+``CHARACTER_VALUE``. Searching or passing in the district Rize enters next
 is nearly ruled out; it steps away, or plays Chiya's skill to hold Rize, instead. It uses what
 it has seen: known treasures first, unseen tiles next, known items after, known traps never;
 the lamp before searching a district with unseen tiles; it starts far ahead of Rize and always
-uses a disguise when found.
+uses a disguise when found (the reaction rules) or, as an action, early in a turn, when
+it holds a treasure and Rize's patrol may reach its district before its next turn (within as
+many steps as there are players); the whistle where Rize steps next, before its search (to
+stay and search there: by default the whistle sends him one district back).
 
-``greedy``: uses items and its skill as soon as they are legal (coffee, lamp, map, skill),
+``greedy``: chooses characters by ``CHARACTER_VALUE`` too; uses items and its skill as soon
+as they are legal (coffee, lamp, map, bicycle, disguise, whistle, skill),
 searches whatever it can (known treasures first, avoiding known traps), walks toward the most
 tiles and ignores Rize except that it always uses a disguise.
 """
@@ -66,15 +80,17 @@ from numba.extending import intrinsic
 from simcore.policy import POLICY_SIG, UserPolicy, policy
 from simcore.rng import randint, uniform
 
-from .rules import AOYAMA, BICYCLE, CHIMAME, CHIYA, COCOA, COFFEE, INABA, LAMP, LAPIN, MAP
+from .rules import (AOYAMA, BICYCLE, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
+                    INABA, ITEMS, LAMP, LAPIN, MAP, WHISTLE)
 
-PLACE, ACTION, STEP, HOUSE, DISTRICT, TARGET, DISGUISE = range(7)
-KIND_NAMES = ("place", "action", "step", "house", "district", "target", "disguise")
+PLACE, ACTION, STEP, HOUSE, DISTRICT, TARGET, DISGUISE, CHARACTER = range(8)
+KIND_NAMES = ("place", "action", "step", "house", "district", "target", "disguise",
+              "character")
 
-O_PASS, O_STEP, O_SEARCH, O_ITEM, O_SKILL, O_STOP, O_HOUSE, O_DISTRICT, O_PLAYER, O_NO, O_YES \
-    = range(11)
+(O_PASS, O_STEP, O_SEARCH, O_ITEM, O_SKILL, O_STOP, O_HOUSE, O_DISTRICT, O_PLAYER, O_NO, O_YES,
+ O_CHARACTER) = range(12)
 OPTION_NAMES = ("pass", "step", "search", "item", "skill", "stop", "house", "district",
-                "player", "no", "yes")
+                "player", "no", "yes", "character")
 
 (F_WHAT, F_ARG, F_DISTRICT, F_HOUSE, F_KNOWN, F_TILE, F_VALUE, F_SUB, F_RIZE, F_PLAYERS,
  F_TILES, F_UNSEEN, F_EXTRA) = range(13)
@@ -84,14 +100,21 @@ CHEST_TILE = 3
 (OB_SEAT, OB_PLAYERS, OB_DISTRICT, OB_RIZE, OB_ACTIONS, OB_TURN, OB_MARKERS, OB_DAWN, OB_CHAR,
  OB_SKILL, OB_LETTER, OB_RIZE_STEPS, OB_TREASURES, OB_RABBITS, OB_SEARCHED) = range(15)
 OB_ITEMS = 15
-OB_POS = 20
-OB_TREAS = 26
-OB_NITEMS = 32
-OB_CHARS = 38
-N_OBS = 44
+OB_POS = OB_ITEMS + len(ITEMS)
+OB_TREAS = OB_POS + 6
+OB_NITEMS = OB_TREAS + 6
+OB_CHARS = OB_NITEMS + 6
+N_OBS = OB_CHARS + 6
 MAX_OPTS = 128
 
 RANDOM, CAREFUL, GREEDY = range(3)
+
+# What the heuristic policies think a character is worth when they choose one (by character
+# id, rules.CHARACTERS order): the characters' win rates in percent in 4-player games of
+# careful and greedy play with the characters dealt at random (50,000 games, seed 15; the
+# snippet in docs/rapinsim-rules.md, "Choosing characters"), so a heuristic player takes the
+# character that wins most often with such play.
+CHARACTER_VALUE = (29.7, 33.0, 27.2, 4.2, 28.1, 27.6)
 POLICIES = {"random": RANDOM, "careful": CAREFUL, "greedy": GREEDY}
 
 __all__ = ["KIND_NAMES", "POLICIES", "POLICY_SIG", "UserPolicy", "choose_builtin", "policy"]
@@ -106,6 +129,11 @@ def _best(scores_fn_id, kind, obs, opts, n, rng):
         if s > best:
             best, arg = s, i
     return arg
+
+
+@njit(cache=True, inline="always")
+def _character_value(c):
+    return CHARACTER_VALUE[int(c)]
 
 
 @njit(cache=True, inline="always")
@@ -145,6 +173,8 @@ def _score(pid, kind, obs, o):
     here_danger = obs[OB_RIZE_STEPS] == 1
     if kind == DISGUISE:
         return 1.0 if w == O_YES else 0.0
+    if kind == CHARACTER:
+        return _character_value(o[F_ARG])
     if kind == PLACE:
         return o[F_RIZE] + 0.3 * o[F_TILES]
     if kind == TARGET:
@@ -177,6 +207,13 @@ def _score(pid, kind, obs, o):
             return 20.0 if greedy else 1.0
         if item == BICYCLE:
             return 15.0 if greedy else (18.0 if here_danger else -1.0)
+        if item == DISGUISE_ITEM:      # an action: hides until the own next turn
+            if greedy:
+                return 14.0
+            reach = 0 < obs[OB_RIZE_STEPS] <= obs[OB_PLAYERS]   # Rize may come before then
+            return 26.0 if reach and obs[OB_TREASURES] > 0 else -50.0
+        if item == WHISTLE:            # calls Rize away to stay and search where he comes
+            return 13.0 if greedy else (24.0 if here_danger and not obs[OB_SEARCHED] else -60.0)
         return 0.0
     if w == O_SKILL:
         if greedy:

@@ -2,8 +2,9 @@
 
 One function per rule, named as the rulebook names it; ``docs/rapinsim-rules.md`` is the prose.
 It plays the same game as the compiled engine for the same (seed, game): the chance stream is
-drawn in the same order (characters, tile shuffle, Rize's start die, then escort dice and random
-tile losses as they happen) and policies get the same observation and options.
+drawn in the same order (characters when they are dealt, tile shuffle, Rize's start die,
+then escort dice and random tile losses as they happen) and policies get the same observation
+and options.
 
 A position can be built by hand for a scenario test::
 
@@ -34,9 +35,10 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_STEPS,
                        OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS, OB_TREASURES, OB_TURN, PLACE,
                        STEP, TARGET, CHEST_TILE, O_DISTRICT, choose_builtin)
+from .policies import CHARACTER, O_CHARACTER
 from .rules import (AOYAMA, BICYCLE, CHARACTERS, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as
                     DISGUISE_ITEM, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, TRAP,
-                    TRAPS, TREASURE, RuleArrays, Rules)
+                    TRAPS, TREASURE, WHISTLE, RuleArrays, Rules)
 
 EMPTY = -1       # a house without a tile
 HAND = 120       # loc of a tile held by seat s: HAND + s
@@ -67,6 +69,7 @@ class State:
     skill_used: list[bool] = field(default_factory=list)     # [P]
     letter: list[int] = field(default_factory=list)          # [P] notice-letter district or -1
     letter_pending: list[bool] = field(default_factory=list)  # [P] FAQ: take at turn start
+    disguised: list[bool] = field(default_factory=list)      # [P] hidden until the own turn
     marker: list[int] = field(default_factory=list)          # [D] time marker number, 0 none
     n_marked: int = 0                 # districts holding a time marker
     next_marker: int = 1
@@ -131,9 +134,10 @@ def district_of(st, house):
     return house // st.rules.houses_per_district
 
 
-def route_next(st, d):
+def route_next(st, d, by=1):
+    """The district ``by`` steps from d along Rize's route (by -1: the one before it)."""
     ra = _t(st)
-    return int(ra.route[(ra.route_pos[d] + 1) % st.rules.districts])
+    return int(ra.route[(ra.route_pos[d] + by) % st.rules.districts])
 
 
 def rize_steps(st, d):
@@ -205,7 +209,7 @@ def new_state(rules: Rules, characters: Sequence[str | int], policies: Sequence[
                seen=[[False] * n for _ in range(p)], pos=[-1] * p, game_index=game,
                ra=rules.arrays())
     st.skip, st.skill_used = [0] * p, [False] * p
-    st.letter, st.letter_pending = [-1] * p, [False] * p
+    st.letter, st.letter_pending, st.disguised = [-1] * p, [False] * p, [False] * p
     st.marker = [0] * rules.districts
     st.seat_stats = np.zeros((p, S.N_SEAT), np.int16)
     st.seat_stats[:, S.S_SKILL_TURN] = -1
@@ -272,6 +276,8 @@ def option(st, s, what, district, arg=-1, house=-1, extra=0) -> list[float]:
     row = [0.0] * N_FEATURES
     row[F_WHAT], row[F_ARG], row[F_DISTRICT], row[F_HOUSE] = what, arg, district, house
     row[F_TILE], row[F_SUB], row[F_EXTRA] = -1, -1, extra
+    if district < 0:                 # a character choice: nothing is on the board yet
+        return row
     if house >= 0:
         t = st.board[house]
         if st.face_up[house] or st.seen[s][t]:
@@ -311,12 +317,24 @@ def decide(st, s, kind, options: list[list[float]]) -> int:
 # ---------------------------------------------------------------- setup (rules section 2)
 
 def draw_characters(rng: PyRng, roster: Sequence[int], n_players: int) -> list[int]:
-    """Each seat in turn draws a distinct character from the roster (chance stream)."""
+    """Each seat in turn draws a distinct character from the roster (chance stream): the
+    rules option ``character_selection = "draw"``."""
     pool = list(roster)
     for s in range(n_players):
         j = s + rng.randint(CHANCE, len(pool) - s)
         pool[s], pool[j] = pool[j], pool[s]
     return pool[:n_players]
+
+
+def choose_characters(st, roster: Sequence[int]) -> None:
+    """「好きなキャラクターを選びます」: in seat order, seat 0 first, each player chooses a
+    character still free (decision CHARACTER, options in roster order)."""
+    free = list(roster)
+    for s in range(st.n_players):
+        c = decide(st, s, CHARACTER, [option(st, s, O_CHARACTER, -1, arg=c) for c in free])
+        st.chars[s] = free.pop(c)
+        say(st, f"seat {s} chooses {CHARACTERS[st.chars[s]]}")
+    st.inaba_set = INABA in st.chars
 
 
 def shuffle_tiles(st) -> None:
@@ -347,14 +365,19 @@ def place_pawns(st) -> None:
 
 def setup(rules: Rules, policies: Sequence[Policy], names: Sequence[str], key: int, game: int,
           characters: Sequence[int] | None = None, log: bool = False) -> State:
-    """Rules section 2, chance draws in the engines' order."""
+    """Rules section 2, chance draws in the engines' order. Characters: ``characters`` if
+    given, else chosen or drawn as ``character_selection`` says."""
     rng = PyRng(key, game, 1 + MAX_PLAYERS)
     p = len(policies)
-    if characters is None:
+    choose = characters is None and rules.character_selection == "choice"
+    if characters is None and not choose:
         characters = draw_characters(rng, _roster(rules), p)
-    st = new_state(rules, characters, policies, names, key, game)
+    st = new_state(rules, [-1] * p if choose else characters, policies, names, key, game)
     st.rng = rng
     st.log = [] if log else None
+    if choose:
+        st.rize = -1                 # not on the board yet
+        choose_characters(st, _roster(rules))
     shuffle_tiles(st)
     roll_rize_start(st)
     place_pawns(st)
@@ -460,8 +483,8 @@ def alarm(st, s, h) -> None:
 
 
 def pitfall(st, s, h) -> None:
-    """The player skips their next turn."""
-    st.skip[s] += 1
+    """The player skips their next turn (``pitfall_skips`` turns)."""
+    st.skip[s] += st.rules.pitfall_skips
     say(st, f"  pitfall: {_who(st, s)} skips the next turn")
 
 
@@ -500,7 +523,9 @@ def item_usable(st, s, item) -> bool:
         return bool(legal_steps(st, s))
     if item == MAP:
         return any(unseen_in(st, s, d) for d in range(st.rules.districts))
-    return False                     # the disguise is a reaction, never an action
+    if item == DISGUISE_ITEM:        # an action unless the rules make it a reaction
+        return st.rules.disguise == "action" and not st.disguised[s]
+    return True                      # the whistle
 
 
 def lamp(st, s) -> None:
@@ -564,9 +589,36 @@ def map_(st, s) -> None:
     st.seen[s][st.board[h]] = True
 
 
+def disguise_action(st, s) -> None:
+    """The disguise as an action (the seed's turn: using an item is one of its actions): you
+    are hidden, Rize finds you nowhere, until the start of your next turn."""
+    discard_item(st, s, DISGUISE_ITEM)
+    st.disguised[s] = True
+
+
+def whistle(st, s) -> None:
+    """The whistle (an exception to Rize's one step, 「アイテムを使った時などを除く」): Rize
+    moves ``whistle_steps`` districts along his route at once (negative: back), entering each
+    as he does on an escort, and finds the players where he stops; with 0 he skips his next
+    step instead."""
+    discard_item(st, s, WHISTLE)
+    n = st.rules.whistle_steps
+    if n == 0:
+        st.chiya_hold = True
+        say(st, "  the whistle holds Rize")
+        return
+    for _ in range(abs(n)):
+        rize_enters(st, route_next(st, st.rize, 1 if n > 0 else -1))
+        if st.over:
+            return
+    say(st, f"  the whistle calls Rize to {_dname(st.rize)}")
+    find_players(st, st.rize)
+
+
 def disguise(st, s) -> bool:
-    """Reaction when Rize finds you: discard a disguise and you are not found."""
-    if not held_item(st, s, DISGUISE_ITEM):
+    """Reaction when Rize finds you (the rules option ``disguise = "reaction"``): discard a
+    disguise and you are not found."""
+    if st.rules.disguise != "reaction" or not held_item(st, s, DISGUISE_ITEM):
         return False
     d = st.pos[s]
     if decide(st, s, DISGUISE, [option(st, s, O_NO, d), option(st, s, O_YES, d)]) == 1:
@@ -575,7 +627,8 @@ def disguise(st, s) -> bool:
     return False
 
 
-ITEM_ACTIONS = {LAMP: lamp, COFFEE: coffee, BICYCLE: bicycle, MAP: map_}
+ITEM_ACTIONS = {LAMP: lamp, COFFEE: coffee, BICYCLE: bicycle, MAP: map_,
+                DISGUISE_ITEM: disguise_action, WHISTLE: whistle}
 
 
 # ---------------------------------------------------------------- skills (rules section 8)
@@ -734,6 +787,9 @@ def find_players(st, d) -> None:
             if st.pos[s] != d or handled[s]:
                 continue
             handled[s] = True
+            if st.disguised[s]:
+                say(st, f"  {_who(st, s)} is in disguise: not found")
+                continue
             if disguise(st, s):
                 say(st, f"  {_who(st, s)} escapes in disguise")
                 continue
@@ -742,7 +798,7 @@ def find_players(st, d) -> None:
             st.game_stats[S.N_GAME + st.rules.districts + d] += 1
             lose_tile(st, s)
             group.append(s)
-            if s == st.acting:
+            if s == st.acting and st.rules.found_ends_turn:
                 st.turn_end = True
         if not group:
             return
@@ -845,6 +901,7 @@ def play(st) -> State:
         say(st, f"-- turn {st.turns}: {_who(st, cur)} in {_dname(st.pos[cur])}, Rize in "
                 f"{_dname(st.rize)}")
         st.chiya_hold = False
+        st.disguised[cur] = False        # a disguise hides until the own next turn
         if st.skip[cur]:
             st.skip[cur] -= 1
             say(st, f"{_who(st, cur)} skips the turn")
@@ -853,7 +910,7 @@ def play(st) -> State:
         if st.over:
             break
         if st.chiya_hold:
-            say(st, "Chiya holds Rize")
+            say(st, "Rize is held: he does not move")
         else:
             rize_moves(st)
             if st.over:
@@ -868,7 +925,8 @@ def play(st) -> State:
 
 def score(st) -> None:
     """Most treasure tiles wins, ties by brown rabbits, then shared; Inaba wins alone holding the
-    chest and otherwise (by default) cannot win."""
+    chest and otherwise (by default) cannot win. Another player's chest counts as a treasure
+    tile of 0 rabbits unless ``chest_counts_for_others`` is off."""
     p = st.n_players
     primary, secondary = np.zeros(p, np.int16), np.zeros(p, np.int16)
     for s in range(p):
@@ -877,6 +935,8 @@ def score(st) -> None:
         st.seat_stats[s, S.S_TREASURES], st.seat_stats[s, S.S_RABBITS] = tr, rab
         st.seat_stats[s, S.S_CHEST] = chest
         primary[s], secondary[s] = tr, rab
+        if chest and st.chars[s] != INABA and not st.rules.chest_counts_for_others:
+            primary[s] -= 1
         if st.chars[s] == INABA:
             if chest:
                 primary[s] = 127

@@ -22,16 +22,18 @@ from simcore.summary import read_rules_file
 DATA = Path(__file__).parent / "data" / "rules.json"
 
 # Components whose effects are code: the rules data sets how many of each there are.
-ITEMS = ("lamp", "coffee", "disguise", "bicycle", "map")
+ITEMS = ("lamp", "coffee", "disguise", "bicycle", "map", "whistle")
 TRAPS = ("alarm", "pitfall", "prank")
 CHARACTERS = ("lapin", "chimame", "aoyama", "inaba", "cocoa", "chiya")
-LAMP, COFFEE, DISGUISE, BICYCLE, MAP = range(5)
+LAMP, COFFEE, DISGUISE, BICYCLE, MAP, WHISTLE = range(6)
 ALARM, PITFALL, PRANK = range(3)
 LAPIN, CHIMAME, AOYAMA, INABA, COCOA, CHIYA = range(6)
 
 # Tile kinds.
 TREASURE, ITEM, TRAP = 0, 1, 2
 MAX_PLAYERS = 6
+CHARACTER_SELECTIONS = ("choice", "draw")   # rules field ``character_selection``
+DISGUISE_MODES = ("action", "reaction")     # rules field ``disguise``
 
 TAGS = {
     "players_min": ("R", "fewest players"),
@@ -52,13 +54,24 @@ TAGS = {
     "time_markers_permanent": ("D", "a refilled district keeps its time marker"),
     "coffee_ends_turn": ("D", "the coffee ends the turn like a search"),
     "max_player_turns": ("D", "safety cap on player turns (stalled games)"),
-    "characters": ("R", "the roster characters are drawn from"),
+    "characters": ("R", "the roster of characters players choose (or draw) from"),
+    "character_selection": ("R", "'choice': players choose their characters in seat order "
+                                 "(the seed); 'draw': dealt at random (for measuring "
+                                 "characters)"),
     "inaba_can_win_on_count": ("A", "Inaba may also win on treasure count"),
     "step_into_rize_next": ("D", "a player may step into the district Rize enters next"),
     "rize_finds": ("D", "Rize finds the players in a district he enters (false: nobody is "
                         "found, a what-if switch)"),
     "bicycle_steps": ("A", "steps the bicycle gives for one action"),
     "cocoa_steps": ("A", "steps Cocoa's skill gives for one action"),
+    "disguise": ("D", "'action': using the disguise costs an action on your turn and hides you "
+                      "until your next turn (the seed's turn); 'reaction': free when found"),
+    "whistle_steps": ("A", "the whistle moves Rize this many districts at once (negative: back "
+                           "against his route), he finds who is there; 0: he skips his next step"),
+    "chest_counts_for_others": ("A", "the chest counts as a treasure tile (0 rabbits) for anyone "
+                                     "but Inaba"),
+    "found_ends_turn": ("D", "being found on your own turn (alarm, whistle) ends the turn"),
+    "pitfall_skips": ("A", "turns a pitfall makes its player skip"),
 }
 
 # Where each field lives in a rules file (nested as the published defaults).
@@ -95,8 +108,8 @@ class Rules:
     rize_start: tuple = (2, 2, 7, 7)
     die_sides: int = 4
     treasures: tuple = ((1, 0, 5), (2, 0, 4), (3, 0, 4), (0, 4, 2))
-    items: dict = field(default_factory=lambda: {"lamp": 2, "coffee": 2, "disguise": 2,
-                                                 "bicycle": 1, "map": 1})
+    items: dict = field(default_factory=lambda: {"lamp": 2, "coffee": 2, "disguise": 1,
+                                                 "bicycle": 1, "map": 1, "whistle": 1})
     traps: dict = field(default_factory=lambda: {"alarm": 2, "pitfall": 3, "prank": 2})
     inaba_replaces_brown: int = 1
     white_pair_value: int = 4
@@ -110,6 +123,12 @@ class Rules:
     rize_finds: bool = True
     bicycle_steps: int = 3
     cocoa_steps: int = 3
+    character_selection: str = "choice"
+    disguise: str = "action"
+    whistle_steps: int = -1
+    chest_counts_for_others: bool = True
+    found_ends_turn: bool = True
+    pitfall_skips: int = 1
     source: str = field(default="<rules>", compare=False)
 
     def __post_init__(self):
@@ -170,6 +189,12 @@ class RuleArrays(NamedTuple):
     rize_finds: bool
     bicycle_steps: int
     cocoa_steps: int
+    choose_characters: bool   # character_selection == "choice"
+    disguise_action: bool     # disguise == "action"
+    whistle_steps: int
+    chest_for_others: bool
+    found_ends_turn: bool
+    pitfall_skips: int
     route: np.ndarray         # [D] int8: districts in patrol order
     route_pos: np.ndarray     # [D] int8: index of each district in the route
     adj: np.ndarray           # [D, D] bool: players may step between the two
@@ -179,7 +204,7 @@ class RuleArrays(NamedTuple):
     tile_brown: np.ndarray    # [2, N] int8
     tile_white: np.ndarray    # [2, N] int8: 1 for a white-rabbit tile
     tile_chest: np.ndarray    # [2, N] int8
-    roster: np.ndarray        # [C] int8: character ids players are drawn from
+    roster: np.ndarray        # [C] int8: character ids players choose (or draw) from
 
 
 def _arrays(r: Rules) -> RuleArrays:
@@ -200,7 +225,8 @@ def _arrays(r: Rules) -> RuleArrays:
         d, r.houses_per_district, r.actions_per_turn, r.die_sides, r.empty_districts_for_dawn,
         r.max_player_turns, r.white_pair_value, r.time_markers_permanent, r.coffee_ends_turn,
         r.inaba_can_win_on_count, r.step_into_rize_next, r.rize_finds, r.bicycle_steps,
-        r.cocoa_steps,
+        r.cocoa_steps, r.character_selection == "choice", r.disguise == "action",
+        r.whistle_steps, r.chest_counts_for_others, r.found_ends_turn, r.pitfall_skips,
         route, pos, adj, np.array([x - 1 for x in r.rize_start], np.int8), *cols,
         np.array([CHARACTERS.index(c) for c in r.characters], np.int8))
 
@@ -261,7 +287,8 @@ def _validate(r: Rules) -> None:
             "actions_per_turn": (1, 10), "districts": (3, 40), "houses_per_district": (1, 6),
             "die_sides": (1, 20), "inaba_replaces_brown": (0, 20), "white_pair_value": (0, 100),
             "empty_districts_for_dawn": (1, 40), "max_player_turns": (1, 30000),
-            "bicycle_steps": (1, 10), "cocoa_steps": (1, 10)}
+            "bicycle_steps": (1, 10), "cocoa_steps": (1, 10), "whistle_steps": (-3, 3),
+            "pitfall_skips": (0, 5)}
     for name, (lo, hi) in ints.items():
         v = getattr(r, name)
         if not _is_int(v):
@@ -269,9 +296,14 @@ def _validate(r: Rules) -> None:
         if not lo <= v <= hi:
             raise _err(r, name, f"must be from {lo} to {hi}, got {v}")
     for name in ("time_markers_permanent", "coffee_ends_turn", "inaba_can_win_on_count",
-                 "step_into_rize_next", "rize_finds"):
+                 "step_into_rize_next", "rize_finds", "chest_counts_for_others",
+                 "found_ends_turn"):
         if not isinstance(getattr(r, name), bool):
             raise _err(r, name, f"must be true or false, got {getattr(r, name)!r}")
+    for name, allowed in (("character_selection", CHARACTER_SELECTIONS),
+                          ("disguise", DISGUISE_MODES)):
+        if getattr(r, name) not in allowed:
+            raise _err(r, name, f"must be one of {list(allowed)}, got {getattr(r, name)!r}")
     if r.players_min > r.players_max:
         raise _err(r, "players_min", f"{r.players_min} exceeds players_max {r.players_max}")
     d = r.districts

@@ -76,6 +76,11 @@ class Game:
     headlines)."""
     assumptions: Mapping[str, str] = field(default_factory=dict)
     """Per kind of thing (``Things.kind``): the rules assumption a headline about it rests on."""
+    measuring: Mapping[str, Any] = field(default_factory=dict)
+    """Rules values the balance report plays with instead of the defaults, and why
+    (``measuring_note``): e.g. characters dealt at random rather than chosen, so that a table
+    by character measures the characters rather than who chose them from which seat."""
+    measuring_note: str = ""
     speed_goal: int = 0
     """Games per second the benchmarks expect for 4 random players on 2 threads."""
     lengths: tuple[str, ...] = ("decisions",)

@@ -15,7 +15,7 @@ BLOOM_ROLES = ["forest_witch", "meadow_witch", "hill_witch", "mountain_witch", "
 BLOOM_TOWERS = [f"T{i:02d}" for i in range(1, 22)] + [f"S{i:02d}" for i in range(1, 7)]
 BLOOM_CLOUDS = ["A03", "A05", "A12", "A14", "A15", "A16", "A20", "A24", "A26", "A30", "A34",
                 "A36", "A40", "A41", "A42", "A44", "A51", "A53"]
-RAPIN_ITEMS = ["lamp", "coffee", "disguise", "bicycle", "map"]
+RAPIN_ITEMS = ["lamp", "coffee", "disguise", "bicycle", "map", "whistle"]
 RAPIN_TRAPS = ["alarm", "pitfall", "prank"]
 RAPIN_CHARACTERS = ["lapin", "chimame", "aoyama", "inaba", "cocoa", "chiya"]
 

@@ -39,6 +39,9 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     assert any("rapinsim:" in m and "played in" in m for m in lines)
     # one rating table per registered game (a test may have registered a toy game)
     assert text.count("Bradley-Terry, Elo scale [95% CI]") == len(games.names())
+    # characters are dealt at random for the balance report (by default players choose)
+    chars = pl.read_parquet(tmp_path / "rep" / "rapinsim-results.parquet")["character"]
+    assert chars.n_unique() == 6 and "character_selection = draw" in text
     assert "Strongest policy by Bradley-Terry rating" in text
 
 

@@ -41,6 +41,12 @@ variants = st.fixed_dictionaries({}, optional={
     "empty_districts_for_dawn": st.integers(2, 8),
     "max_player_turns": st.integers(5, 120),
     "bicycle_steps": st.integers(1, 4),
+    "character_selection": st.sampled_from(["choice", "draw"]),
+    "disguise": st.sampled_from(["action", "reaction"]),
+    "whistle_steps": st.integers(-3, 3),
+    "chest_counts_for_others": st.booleans(),
+    "found_ends_turn": st.booleans(),
+    "pitfall_skips": st.integers(0, 3),
 })
 
 
@@ -60,7 +66,7 @@ BIG_BOARDS = [
     dict(districts=40, houses_per_district=3, route=tuple(range(40, 0, -1)),
          extra_edges=((3, 30), (1, 20), (5, 6)),
          treasures=((1, 0, 30), (2, 0, 30), (3, 0, 20), (0, 4, 10)),
-         items={"lamp": 5, "coffee": 5, "disguise": 4, "bicycle": 3, "map": 3},
+         items={"lamp": 3, "coffee": 5, "disguise": 4, "bicycle": 3, "map": 3, "whistle": 2},
          traps={"alarm": 4, "pitfall": 3, "prank": 3}, empty_districts_for_dawn=30),
     # the most houses per district, a big die
     dict(districts=20, houses_per_district=6, route=tuple(range(1, 21)), extra_edges=(),

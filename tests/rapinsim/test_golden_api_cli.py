@@ -10,16 +10,23 @@ from rapinsim import cli, policy, replay, simulate
 
 GOLDEN = Path(__file__).parent / "golden"
 GAMES = {
-    "four_players": (["careful", "greedy", "random", "random"], 1, 0, None),
-    "inaba_vs_lapin": (["greedy", "careful"], 2, 3, ["inaba", "lapin"]),
-    "six_players": (["random", "careful", "greedy", "random", "careful", "greedy"], 3, 1, None),
+    "four_players": (["careful", "greedy", "random", "random"], 1, 0, None, {}),
+    "inaba_vs_lapin": (["greedy", "careful"], 2, 3, ["inaba", "lapin"], {}),
+    "six_players": (["random", "careful", "greedy", "random", "careful", "greedy"], 3, 1, None,
+                    {}),
+    # the other readings: characters dealt at random, the disguise a free reaction, the
+    # whistle holding Rize, the chest no treasure for others
+    "draw_reaction": (["greedy", "careful", "greedy", "careful", "random"], 4, 2, None,
+                      dict(character_selection="draw", disguise="reaction", whistle_steps=0,
+                           chest_counts_for_others=False)),
 }
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_golden_transcripts(name):
-    policies, seed, game, chars = GAMES[name]
-    text = replay(policies, seed, game, characters=chars)
+    policies, seed, game, chars, options = GAMES[name]
+    rules = rapinsim.load_rules().replace(**options) if options else None
+    text = replay(policies, seed, game, characters=chars, rules=rules)
     path = GOLDEN / f"{name}.txt"
     if os.environ.get("REGEN_GOLDEN") == "1":
         path.write_text(text)
@@ -83,6 +90,10 @@ def first_option(kind, obs, opts, n_opts, rng):
 def test_illegal_user_choice_names_policy_seat_and_decision(engine):
     with pytest.raises(ValueError, match=r"'always_last' at seat 1 .*illegal choice \d+ for "
                                          r"decision 'place'"):
+        simulate(["random", always_last], 3, 0, engine=engine, progress=False,
+                 characters=["lapin", "cocoa"])
+    with pytest.raises(ValueError, match=r"'always_last' at seat 1 .*illegal choice \d+ for "
+                                         r"decision 'character'"):
         simulate(["random", always_last], 3, 0, engine=engine, progress=False)
 
 
@@ -104,6 +115,9 @@ def test_cli_simulate_replay_rules_and_errors(capsys, tmp_path):
     assert cli.main(["rules"]) == 0
     out = capsys.readouterr().out
     assert "[A] route" in out and "[D] coffee_ends_turn" in out
+    for option in ("[R] character_selection", "[D] disguise", "[A] whistle_steps",
+                   "[A] chest_counts_for_others", "[D] found_ends_turn", "[A] pitfall_skips"):
+        assert option in out
     assert cli.main(["simulate", "--policy", "random", "--games", "5", "--seed", "1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("rapinsim: error:") and err.count("\n") == 1

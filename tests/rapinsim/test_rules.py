@@ -30,6 +30,18 @@ def test_toml_file_with_some_keys(tmp_path):
     assert r.extra_edges == ((3, 8), (1, 6)) and r.source == str(p)
 
 
+def test_the_seeds_other_readings_from_a_file(tmp_path):
+    p = tmp_path / "r.toml"
+    p.write_text('character_selection = "draw"\ndisguise = "reaction"\nwhistle_steps = 0\n'
+                 'chest_counts_for_others = false\nfound_ends_turn = false\n'
+                 'pitfall_skips = 2\n')
+    r = load_rules(p)
+    assert (r.character_selection, r.disguise, r.whistle_steps) == ("draw", "reaction", 0)
+    assert not r.chest_counts_for_others and not r.found_ends_turn and r.pitfall_skips == 2
+    d = load_rules()
+    assert (d.character_selection, d.disguise, d.whistle_steps) == ("choice", "action", -1)
+
+
 def test_replace_overrides_and_rejects_unknown_fields():
     r = load_rules().replace(max_player_turns=50)
     assert r.max_player_turns == 50
@@ -58,6 +70,12 @@ def write(tmp_path, data):
     ({"board": {"size": 3}}, "unknown rules key 'board.size'"),
     ({"rize_start": {"d4_1_2": 2}}, "rize_start.*every die face"),
     ({"players": {"min": 4, "max": 3}}, "players_min"),
+    ({"character_selection": "pick"}, "character_selection.*one of \\['choice', 'draw'\\]"),
+    ({"disguise": True}, "disguise.*one of \\['action', 'reaction'\\]"),
+    ({"whistle_steps": 4}, "whistle_steps.*from -3 to 3"),
+    ({"pitfall_skips": -1}, "pitfall_skips.*from 0 to 5"),
+    ({"chest_counts_for_others": "yes"}, "chest_counts_for_others.*true or false"),
+    ({"found_ends_turn": 0}, "found_ends_turn.*true or false"),
 ])
 def test_bad_files_name_the_field_and_the_file(tmp_path, data, match):
     p = write(tmp_path, data)

@@ -20,61 +20,10 @@ from rapinsim.policies import (
     O_SEARCH,
     O_SKILL,
     O_STEP,
-    O_STOP,
     O_YES,
     STEP,
 )
-from rapinsim.rules import load_rules
-from simcore.rng import PyRng
-
-RULES = load_rules()
-
-
-class Script:
-    """A policy that answers from a list of wishes: a dict of feature values the chosen row
-    must match (first match wins) or an int index. Records (kind, n_opts) of each call."""
-
-    def __init__(self, *wishes):
-        self.wishes, self.calls = list(wishes), []
-
-    def __call__(self, kind, obs, opts, n, rng):
-        self.calls.append((kind, n))
-        if not self.wishes:
-            rows = [i for i in range(n) if opts[i, F_WHAT] in (O_PASS, O_STOP)]
-            return rows[0] if rows else 0
-        w = self.wishes.pop(0)
-        if isinstance(w, int):
-            return w
-        for i in range(n):
-            if all(opts[i, f] == v for f, v in w.items()):
-                return i
-        raise AssertionError(f"no option matches {w} in {opts[:n]}")
-
-
-class Dice(PyRng):
-    """Chance draws scripted: each randint on the chance stream returns the next value (a die
-    face - 1, or the index of a random pick)."""
-
-    def __init__(self, *values):
-        super().__init__(0, 0, 7)
-        self.values = list(values)
-
-    def randint(self, k, n):
-        if k != 0:
-            return super().randint(k, n)
-        v = self.values.pop(0)
-        assert 0 <= v < n
-        return v
-
-
-def game(chars, *policies, rules=RULES, inaba_set=None):
-    pols = list(policies) or [Script() for _ in chars]
-    st = ref.new_state(rules, chars, pols, inaba_set=inaba_set)
-    return st
-
-
-def house(d, k=0):
-    return 3 * d + k
+from rapin_helpers import RULES, Dice, Script, game, house
 
 
 # ---------------------------------------------------------------- setup
@@ -183,8 +132,9 @@ def test_coffee_second_search_stops_when_the_alarm_brought_rize():
     assert st.seat_stats[0, S.S_TAKEN + 0] == 0 and st.seat_stats[0, S.S_FOUND] == 1
 
 
-def test_disguise_is_a_reaction_that_cancels_the_find():
-    st = game(["cocoa", "chiya"], Script({F_WHAT: O_YES}), Script())
+def test_disguise_as_a_reaction_option_cancels_the_find():
+    st = game(["cocoa", "chiya"], Script({F_WHAT: O_YES}), Script(),
+              rules=RULES.replace(disguise="reaction"))
     ref.give(st, 0, "disguise")
     ref.give(st, 0, "brown2")
     st.pos, st.rize = [3, 8], 2

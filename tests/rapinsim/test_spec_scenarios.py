@@ -616,8 +616,11 @@ def test_coffee_needs_search_conditions():
     assert R.item_usable(t.st, 0, ITEMS.index("coffee"))
 
 
+REACTION = Rules(disguise="reaction")     # the disguise as a free reaction (rules option)
+
+
 def test_disguise_reaction_not_found():
-    t = new(("lapin", "cocoa", "chiya"))
+    t = new(("lapin", "cocoa", "chiya"), rules=REACTION)
     dis = t.give(0, "disguise")
     tr = t.give(0, "brown3")
     b = t.give(1, "brown1")
@@ -632,7 +635,7 @@ def test_disguise_reaction_not_found():
 
 
 def test_disguise_declined_is_found():
-    t = new()
+    t = new(rules=REACTION)
     dis = t.give(0, "disguise")
     tr = t.give(0, "brown3")
     t.fill().at(rize=4, p0=5, p1=1)
@@ -1442,7 +1445,7 @@ def test_dawn_marker_where_rize_ends_a_chain_move():
 
 
 def test_disguise_at_chain_end_stops_the_chain():
-    t = new(("lapin", "cocoa", "chiya"))
+    t = new(("lapin", "cocoa", "chiya"), rules=REACTION)
     a = t.give(0, "brown1")
     dis = t.give(1, "disguise")
     b = t.give(1, "brown2")

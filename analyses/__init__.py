@@ -6,6 +6,7 @@ Parquet dataset.
 """
 from .compare import Comparison, compare
 from .data import InputError, scan
+from .diff import diff
 from .event_impact import counterfactual_impact, event_impact, switch_offs
 from .metrics import designer_metrics
 from .report import report
@@ -16,6 +17,6 @@ from .tournament import Tournament, tournament
 from .winrates import win_rates
 
 __all__ = ["Comparison", "InputError", "Tournament", "compare", "counterfactual_impact",
-           "designer_metrics",
+           "designer_metrics", "diff",
            "event_impact", "report", "scan", "seat_advantage", "solve", "sweep", "switch_offs",
            "tournament", "win_rates"]

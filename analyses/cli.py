@@ -14,6 +14,8 @@ from .compare import compare
 from .data import scan
 from .event_impact import event_impact
 from .report import report
+from .diff import diff as balance_diff
+from .diff import page as diff_page
 from .metrics import designer_metrics
 from .precise import plan, precise
 from .seats import seat_advantage
@@ -109,6 +111,17 @@ def _parser() -> argparse.ArgumentParser:
     wi.add_argument("--host", default="127.0.0.1", help="listen address (default 127.0.0.1)")
     wi.add_argument("--policy", action="append", help="built-in policies (default: all)")
     wi.add_argument("--players", type=int)
+    df_ = sub.add_parser("diff", help="every balance metric under two rules sets on the same "
+                                      "games, B - A with intervals; writes DIR/index.html")
+    df_.add_argument("game", choices=games.names())
+    df_.add_argument("a", help="rules file A ('default': the defaults)")
+    df_.add_argument("b", help="rules file B ('default': the defaults)")
+    df_.add_argument("--policy", action="append", required=True)
+    df_.add_argument("--players", type=int, required=True)
+    df_.add_argument("--games", type=int, required=True, help="games per seating")
+    df_.add_argument("--seed", type=int, default=0)
+    df_.add_argument("--scheduler", default="inprocess", help="as for sweep")
+    df_.add_argument("--out", help="folder for the diff page (index.html)")
     pr = sub.add_parser("precise", help="play until every win-rate interval is at most "
                                         "+-PRECISION wide (or --plan: how many games first)")
     pr.add_argument("game", choices=games.names())
@@ -173,6 +186,15 @@ def _run(args: argparse.Namespace) -> None:
         t = seat_advantage(scan(args.results), args.score)
         print(display.to_text(display.seats_table(t)))
         print("\n".join(display.seats_notes(t)))
+    elif args.command == "diff":
+        rules = [None if r == "default" else r for r in (args.a, args.b)]
+        t = balance_diff(args.game, *rules, args.policy, args.players, args.games, args.seed,
+                         scheduler=args.scheduler)
+        print(display.to_text(t.sort("p_adj").select(
+            "metric", "group", "a", "b", "diff", "ci_low", "ci_high", "p_adj", "significant")))
+        if args.out:
+            page = diff_page(t, args.out, f"Balance diff: {args.game}", args.a, args.b)
+            print(f"diff page: {page.resolve()}")
     elif args.command == "whatif":
         from .whatif import serve
         serve(args.game, args.host, args.port, args.policy, args.players)

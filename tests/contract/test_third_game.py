@@ -1,6 +1,7 @@
 """A third game plugs in untouched: declared in a test module, it appears in the analyses'
 tables, the report and the benchmarks without any edit to those packages."""
 import polars as pl
+import pytest
 import toydice
 
 from analyses import counterfactual_impact, event_impact, report, seat_advantage, win_rates
@@ -115,3 +116,19 @@ def test_designer_metrics_per_variant_count_each_game_once():
     sweep_df = toydice.simulate(["bold", "safe"], 300, seed=1).with_columns(
         variant=pl.lit("x"))
     assert designer_metrics(sweep_df)["games"].to_list() == [300]
+
+
+def test_a_balance_diff_finds_a_planted_change_and_nothing_when_there_is_none(tmp_path):
+    from analyses.diff import diff, page
+    t = diff("toydice", None, {"first_bonus": 3}, ["bold", "safe"], 2, 3000, seed=2)
+    rows = {(r["metric"], r["group"]): r for r in t.to_dicts()}
+    seat0 = rows[("seat win rate", "0")]
+    assert seat0["significant"] and seat0["ci_low"] > 0.05      # +3 points to the start seat
+    assert rows[("seat win rate", "1")]["diff"] == pytest.approx(-seat0["diff"])
+    assert {("game", "decisions"), ("game", "margin"), ("game", "tie")} <= set(rows)
+    assert (t["p_adj"] >= t["p"]).all()                         # one Holm family, the table
+    html = page(t, tmp_path / "d", "Dice race: +3 to the start seat", "defaults",
+                "first_bonus = 3").read_text()
+    assert html.index("What changed significantly") < html.index("seat win rate")
+    same = diff("toydice", None, None, ["bold", "safe"], 2, 500, seed=2)
+    assert not same["significant"].any() and (same["diff"] == 0).all()

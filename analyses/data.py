@@ -40,14 +40,16 @@ def columns(lf: pl.LazyFrame) -> list[str]:
 
 
 def scan(path: str | os.PathLike) -> pl.LazyFrame:
-    """Open a results Parquet file or dataset directory lazily, checking it is one."""
+    """Open a results Parquet file or dataset directory lazily, checking it is one: a
+    ``simulate(out=...)`` dataset (parts in the folder) or a sweep's (parts in its
+    ``variant=/players=/seating=`` folders)."""
     p = Path(path)
     if p.is_dir():
-        parts = sorted(p.glob("part-*.parquet"))
-        if not parts:
+        pattern = "part-*.parquet" if any(p.glob("part-*.parquet")) else "**/part-*.parquet"
+        if not any(p.glob(pattern)):
             raise InputError(f"{p}: directory holds no part-*.parquet files (not a results "
-                             f"dataset written by simulate(out=...))")
-        target = str(p / "part-*.parquet")
+                             f"dataset written by simulate(out=...) or a sweep)")
+        target = str(p / pattern)
     elif p.is_file():
         target = str(p)
     else:

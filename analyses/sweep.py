@@ -28,6 +28,7 @@ from simcore.progress import Progress, ProgressArg
 from simcore.runner import check_int
 from simcore.summary import Z95
 
+from .data import scan
 from .tournament import rotations
 
 CHUNK = 20_000
@@ -301,7 +302,7 @@ def sweep(game: Any, variants: Any, policies: Sequence[str], players: int | Sequ
     finally:
         bar.close()
     if root is not None:
-        return pl.scan_parquet(root / "**" / "part-*.parquet", hive_partitioning=False)
+        return scan(root)
     return order(pl.concat(frames))
 
 

@@ -2,11 +2,9 @@
 benchmarks and tools need to know of it."""
 from __future__ import annotations
 
-import json
-from importlib import resources
 from typing import Any
 
-from simcore.games import Game, Things, Variant, register
+from simcore.games import Game, Things, Variant, default_players, register
 
 from .rules import PERILOUS_OPTIONS, RESHUFFLE_OPTIONS, START_PLAYER_OPTIONS
 
@@ -57,13 +55,8 @@ def board_plot(board: dict, lf: Any, default_rules: bool) -> Any:
     return draw(board, lf, default_rules)
 
 
-def _players() -> tuple[int, int]:
-    data = json.loads(resources.files(__package__).joinpath("data/rules.json").read_text())
-    return data["players"]["min"], data["players"]["max"]
-
-
 GAME = register(Game(
-    name="bloomsim", title="Broom Service", players=_players(), score="score",
+    name="bloomsim", title="Broom Service", players=default_players(__package__), score="score",
     marks=("score", "pts_towers"),
     things=(Things("event", "prefix", "event_", seat_level=False),
             Things("enchanted", "prefix", "enchanted_", seat_level=False)),

@@ -3,11 +3,9 @@ analyses, benchmarks and tools need to know of it."""
 from __future__ import annotations
 
 import dataclasses
-import json
-from importlib import resources
 from typing import Any
 
-from simcore.games import Game, Things, Variant, register
+from simcore.games import Game, Things, Variant, default_players, register
 
 from .rules import CHARACTER_SELECTIONS, DISGUISE_MODES
 
@@ -55,13 +53,9 @@ def rules_data(rules: Any) -> dict:
             if f.name != "source"}
 
 
-def _players() -> tuple[int, int]:
-    data = json.loads(resources.files(__package__).joinpath("data/rules.json").read_text())
-    return data["players"]["min"], data["players"]["max"]
-
-
 GAME = register(Game(
-    name="rapinsim", title="Lapin treasure hunt", players=_players(), score="treasures",
+    name="rapinsim", title="Lapin treasure hunt", players=default_players(__package__),
+    score="treasures",
     marks=("treasures", "character"),
     things=(Things("item", "prefix", "item_", seat_level=True),
             Things("trap", "prefix", "trap_", seat_level=True),

@@ -9,8 +9,10 @@ at run time with :func:`register` (a game defined in a script or a test).
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -96,6 +98,13 @@ class Game:
     def module(self) -> Any:
         """The game's public module (``simulate``, ``replay``, ``load_rules``, ``POLICIES``)."""
         return importlib.import_module(self.name)
+
+
+def default_players(package: str) -> tuple[int, int]:
+    """The player range of a game package's default rules data (``data/rules.json``'s
+    ``players``), read without importing its engine."""
+    data = json.loads(resources.files(package).joinpath("data/rules.json").read_text())
+    return data["players"]["min"], data["players"]["max"]
 
 
 _REGISTRY: dict[str, Game] = {}

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import polars as pl
 
+from simcore.runner import missing_parts
+
 Frame = pl.DataFrame | pl.LazyFrame
 
 GAMES = ("bloomsim", "rapinsim")
@@ -37,8 +39,15 @@ def scan(path: str | os.PathLike) -> pl.LazyFrame:
     """Open a results Parquet file or dataset directory lazily, checking it is one."""
     p = Path(path)
     if p.is_dir():
-        parts = sorted(p.glob("part-*.parquet"))
-        if not parts:
+        try:
+            missing = missing_parts(p)
+        except ValueError as e:
+            raise InputError(str(e)) from None
+        if missing and missing[0]:
+            raise InputError(f"{p}: incomplete dataset ({missing[0]} of {missing[1]} part "
+                             f"files missing: the run that wrote it stopped); run the same "
+                             f"simulate command again to finish it")
+        if not any(p.glob("part-*.parquet")):
             raise InputError(f"{p}: directory holds no part-*.parquet files (not a results "
                              f"dataset written by simulate(out=...))")
         target = str(p / "part-*.parquet")

@@ -2,16 +2,17 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 import polars as pl
+
+from simcore.cli import run_main
 
 from . import display
 from .balance import COUNTERFACTUAL_GAMES, GAMES_PER_GAME, balance
 from .compare import compare
 from .data import GAMES, scan
 from .event_impact import event_impact
-from .report import report
+from .report import partial_folder, report
 from .seats import seat_advantage
 from .tournament import tournament
 from .winrates import win_rates
@@ -94,9 +95,13 @@ def _run(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    try:
-        _run(args)
-    except (ValueError, OSError, pl.exceptions.PolarsError) as e:
-        print(f"analyses: error: {e}", file=sys.stderr)
-        return 2
-    return 0
+
+    def interrupted() -> str:
+        partial = partial_folder(args.out) if args.command == "balance" else None
+        files = sorted(p.name for p in partial.glob("*.parquet")) if partial else []
+        if not files:
+            return ""
+        return (f"the results finished so far are in {partial} ({', '.join(files)}); "
+                f"{args.out} is unchanged")
+    return run_main("analyses", lambda: _run(args), interrupted,
+                    errors=(pl.exceptions.PolarsError,))

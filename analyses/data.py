@@ -63,7 +63,14 @@ def scan(path: str | os.PathLike) -> pl.LazyFrame:
     missing = [c for c in COMMON if c not in names]
     if missing:
         raise InputError(f"{p}: not a results file, missing columns {missing}")
+    require_rows(lf, str(p))
     return lf
+
+
+def require_rows(lf: pl.LazyFrame, what: str = "results") -> None:
+    """Results with no game in them are an input error, not an empty table (or a crash)."""
+    if lf.head(1).collect().height == 0:
+        raise InputError(f"{what}: no games in these results (0 rows)")
 
 
 def detect_game(lf: pl.LazyFrame) -> str:

@@ -36,17 +36,18 @@ def one_line(e: BaseException) -> str:
 
 
 def run_main(prog: str, body: Callable[[], int | None],
-             interrupted: Callable[[], str] | None = None) -> int:
-    """Run a command: exit status 0; a bad input or a failed write is one line on stderr and
-    status 2; Ctrl-C is one line (``interrupted()`` may add where the partial results are)
-    and status 130."""
+             interrupted: Callable[[], str] | None = None,
+             errors: tuple[type[BaseException], ...] = ()) -> int:
+    """Run a command: exit status 0; a bad input or a failed write (or one of ``errors``) is
+    one line on stderr and status 2; Ctrl-C is one line (``interrupted()`` may add where the
+    partial results are) and status 130."""
     try:
         return body() or 0
     except KeyboardInterrupt:
         note = interrupted() if interrupted is not None else ""
         print(f"{prog}: interrupted{'; ' + note if note else ''}", file=sys.stderr)
         return 130
-    except (ValueError, OSError, MemoryError, RecursionError) as e:
+    except (ValueError, OSError, MemoryError, RecursionError, *errors) as e:
         print(f"{prog}: error: {describe(prog, e)}", file=sys.stderr)
         return 2
 

@@ -14,8 +14,8 @@ LINE_EVERY = 5.0
 
 class Progress:
     """Reports games done. ``progress``: None (on a terminal a bar for a run of 100,000 games
-    or more; elsewhere a plain line every ``LINE_EVERY`` seconds, so a short run prints
-    nothing), True (always a bar), False (silent) or a callable ``f(done, total)``."""
+    or more; elsewhere a plain line every ``LINE_EVERY`` seconds until the end, so a short
+    run prints nothing), True (always a bar), False (silent) or a callable ``f(done, total)``."""
 
     def __init__(self, progress: ProgressArg, total: int, label: str):
         self.total, self.label, self.done = total, label, 0
@@ -33,7 +33,8 @@ class Progress:
         if self.callback is not None:
             self.callback(self.done, self.total)
         now = time.perf_counter()
-        if not (self.bar or self.lines and now - self.last >= LINE_EVERY):
+        if not (self.bar or self.lines and now - self.last >= LINE_EVERY
+                and self.done < self.total):
             return
         self.last = now
         elapsed = now - self.start

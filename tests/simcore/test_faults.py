@@ -241,3 +241,37 @@ def test_the_manifest_is_written_whole(tmp_path):
     run(out)
     assert json.loads((out / runner.MANIFEST).read_text())["n_games"] == 300
     assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("args, line", [
+    (["bloomsim", "simulate", "--policy", "random", "--policy", "random", "--games", "10",
+      "--out", "/proc/bloomsim-test"],
+     "bloomsim: error: out='/proc/bloomsim-test': cannot write there ("),
+    (["rapinsim", "simulate", "--policy", "random", "random", "--games", "10", "--seed", "1",
+      "--out", "/proc/rapinsim-test"],
+     "rapinsim: error: out='/proc/rapinsim-test': cannot write there ("),
+    (["bloomsim", "replay", "--policy", "random", "--policy", "random", "--game", str(2 ** 64)],
+     "bloomsim: error: game must be a non-negative integer below 72,057,594,037,927,936"),
+    (["rapinsim", "replay", "--policy", "random", "random", "--seed", "1", "--game",
+      str(2 ** 64)],
+     "rapinsim: error: game must be a non-negative integer below 72,057,594,037,927,936"),
+    (["bloomsim", "simulate", "--policy", "nobody", "--policy", "random"],
+     "bloomsim: error: unknown policy 'nobody' at seat 0;"),
+    (["rapinsim", "simulate", "--policy", "random", "--games", "5", "--seed", "1"],
+     "rapinsim: error: rapinsim is played by 2 to 6 players"),
+    (["bloomsim", "rules", "--rules", "/tmp"],
+     "bloomsim: error: rules file '/tmp' is a directory, not a file"),
+    (["rapinsim", "simulate", "--policy", "random", "random", "--games", "10",
+      "--seed", "1", "--rules", "/tmp"],
+     "rapinsim: error: rules file '/tmp' is a directory, not a file"),
+])
+def test_command_line_errors_are_one_line_with_status_2(args, line):
+    r = cli(*args)
+    assert r.returncode == 2, r.stderr
+    assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith(line), r.stderr
+
+
+def test_bloomsim_rules_points_to_files_in_the_clone():
+    r = cli("bloomsim", "rules")
+    about = json.loads(r.stdout.split("\n", 1)[1].split("\n\n#")[0])["about"]
+    assert "docs/bloomsim-rules.md" in about and (ROOT / "docs/bloomsim-rules.md").exists()

@@ -63,9 +63,9 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
     p = len(pol.names)
     seat, win, game, chars = S.new_arrays(n, p, rules.districts)
     logs = [] if log else None
+    funcs = _reference_policies(pol)
+    fc = None if fixed[0] < 0 else [int(c) for c in fixed[:p]]
     if engine == "reference":
-        funcs = _reference_policies(pol)
-        fc = None if fixed[0] < 0 else [int(c) for c in fixed[:p]]
         for g in range(n):
             st = ref.play_game(rules, funcs, pol.names, key, start + g, fc)
             seat[:, g], win[g], game[:, g], chars[g] = (np.transpose(st.seat_stats), st.win,
@@ -78,8 +78,7 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
     E.play_batch(rules, pol.ids, user_addresses(pol.user_py, E.P), np.uint64(key), start, p,
                  fixed, seat, win, game, chars, err, buf)
     raise_policy_fault("rapinsim", pol, KIND_NAMES, start, err,
-                       lambda g: ref.play_game(rules, _reference_policies(pol), pol.names, key,
-                                               g, None if fixed[0] < 0 else list(fixed[:p])))
+                       lambda g: ref.play_game(rules, funcs, pol.names, key, g, fc))
     if log:
         logs = [buf[g, :min(game[S.G_DECISIONS, g], LOG_LEN)] for g in range(n)]
     return seat, win, game, chars, logs

@@ -13,7 +13,7 @@ from simcore import games as registry
 from simcore.runner import check_int
 
 from .event_impact import counterfactual_impact
-from .report import game_section, write_page
+from .report import game_section, staged, write_page
 from .tournament import lineups, rotations, tournament
 
 GAMES_PER_GAME = 200_000
@@ -30,7 +30,9 @@ def say(message: str) -> None:
 def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, players: int = 4,
             seed: int = 0, counterfactual_games: int = COUNTERFACTUAL_GAMES,
             log: Callable[[str], None] = say) -> Path:
-    """Run every registered game and write ``out/index.html``; the results go to
+    """Run every registered game and write ``out/index.html`` (swapped in whole when done: an
+    interrupted run leaves ``out`` as it was and its finished results in ``OUT.partial``); the
+    results go to
     ``out/<game>-results.parquet``, the counterfactual table to
     ``out/<game>-counterfactual.parquet``. Each game: a tournament of all its built-in policies at
     ``players`` seats (every line-up, every rotation, at least ``games`` games in all on shared
@@ -39,8 +41,14 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     The report is computed from the frames in memory (the Parquet files are for the user)."""
     check_int("games", games)
     check_int("counterfactual_games", counterfactual_games)
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    check_int("players", players, 2)
+    with staged(out, keep_partial=True) as folder:
+        page = _write(folder, games, players, seed, counterfactual_games, log)
+    return Path(out) / page.name
+
+
+def _write(out: Path, games: int, players: int, seed: int, counterfactual_games: int,
+           log: Callable[[str], None]) -> Path:
     sections = []
     specs = registry.all_games()
     for spec in specs:

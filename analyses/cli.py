@@ -2,22 +2,22 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 import polars as pl
 
 from simcore import games
+from simcore.cli import run_main
 
 from . import display
 from .balance import COUNTERFACTUAL_GAMES, GAMES_PER_GAME, balance
 from .compare import compare
 from .data import scan
 from .event_impact import event_impact
-from .report import report
 from .diff import diff as balance_diff
 from .diff import page as diff_page
 from .metrics import designer_metrics
 from .precise import plan, precise
+from .report import partial_folder, report
 from .seats import seat_advantage
 from .solve import solve
 from .sweep import CHUNK, variants_of, sweep
@@ -247,9 +247,13 @@ def _run(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    try:
-        _run(args)
-    except (ValueError, OSError, pl.exceptions.PolarsError) as e:
-        print(f"analyses: error: {e}", file=sys.stderr)
-        return 2
-    return 0
+
+    def interrupted() -> str:
+        partial = partial_folder(args.out) if args.command == "balance" else None
+        files = sorted(p.name for p in partial.glob("*.parquet")) if partial else []
+        if not files:
+            return ""
+        return (f"the results finished so far are in {partial} ({', '.join(files)}); "
+                f"{args.out} is unchanged")
+    return run_main("analyses", lambda: _run(args), interrupted,
+                    errors=(pl.exceptions.PolarsError,))

@@ -9,6 +9,7 @@ from pathlib import Path
 import polars as pl
 
 from simcore import games
+from simcore.runner import missing_parts
 
 Frame = pl.DataFrame | pl.LazyFrame
 
@@ -45,6 +46,14 @@ def scan(path: str | os.PathLike) -> pl.LazyFrame:
     ``variant=/players=/seating=`` folders)."""
     p = Path(path)
     if p.is_dir():
+        try:
+            missing = missing_parts(p)
+        except ValueError as e:
+            raise InputError(str(e)) from None
+        if missing and missing[0]:
+            raise InputError(f"{p}: incomplete dataset ({missing[0]} of {missing[1]} part "
+                             f"files missing: the run that wrote it stopped); run the same "
+                             f"simulate command again to finish it")
         pattern = "part-*.parquet" if any(p.glob("part-*.parquet")) else "**/part-*.parquet"
         if not any(p.glob(pattern)):
             raise InputError(f"{p}: directory holds no part-*.parquet files (not a results "
@@ -62,6 +71,7 @@ def scan(path: str | os.PathLike) -> pl.LazyFrame:
     missing = [c for c in COMMON if c not in names]
     if missing:
         raise InputError(f"{p}: not a results file, missing columns {missing}")
+    require_rows(lf, str(p))
     return lf
 
 
@@ -71,6 +81,12 @@ def game_of(lf: pl.LazyFrame) -> games.Game:
         return games.of_columns(columns(lf))
     except ValueError as e:
         raise InputError(str(e)) from None
+
+
+def require_rows(lf: pl.LazyFrame, what: str = "results") -> None:
+    """Results with no game in them are an input error, not an empty table (or a crash)."""
+    if lf.head(1).collect().height == 0:
+        raise InputError(f"{what}: no games in these results (0 rows)")
 
 
 def detect_game(lf: pl.LazyFrame) -> str:

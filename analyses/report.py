@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import html
 import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,7 +15,8 @@ import matplotlib.pyplot as plt
 import polars as pl
 
 from . import display, plots
-from .data import Frame, collect, columns, detect_game, lazy, score_column
+from .data import (Frame, InputError, collect, columns, detect_game, lazy, require_rows,
+                   score_column)
 from .event_impact import event_impact
 from .games import game_spec
 from .seats import CONFOUNDED, DESIGN_NOTE, ROTATED, seat_advantage, seat_design
@@ -93,6 +97,7 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
     its part of the page. ``board`` (plain data, see ``board_data``) defaults to the board of
     the rules in force (``rules_path`` or the defaults)."""
     lf = lazy(df)
+    require_rows(lf)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     game = detect_game(lf)
@@ -313,6 +318,48 @@ def write_page(sections: list[Section], out: str | os.PathLike, title: str) -> P
 
 def report(results: Frame, out: str | os.PathLike, rules_path: str | None = None,
            board: dict | None = None) -> Path:
-    """Write ``out/index.html`` for one results frame or dataset (either game)."""
-    sec = game_section(results, out, rules_path, board=board)
-    return write_page([sec], out, f"Balance report: {sec.title}")
+    """Write ``out/index.html`` for one results frame or dataset (either game), swapped in
+    whole (``staged``)."""
+    with staged(out) as folder:
+        sec = game_section(results, folder, rules_path, board=board)
+        write_page([sec], folder, f"Balance report: {sec.title}")
+    return Path(out) / "index.html"
+
+
+def partial_folder(out: str | os.PathLike) -> Path:
+    """Where a report is written before it replaces ``out``: ``OUT.partial`` beside it."""
+    out = Path(out)
+    return out.with_name(out.name + ".partial")
+
+
+@contextmanager
+def staged(out: str | os.PathLike, keep_partial: bool = False) -> Iterator[Path]:
+    """A fresh folder ``OUT.partial`` to write a whole report in; when the block ends it
+    replaces ``out`` (an old report goes only then), so ``out`` never mixes an old report with
+    a new one. When the block fails or is interrupted ``out`` is left as it was, and the partial
+    folder is removed, or kept with ``keep_partial`` if it holds anything (the balance job's
+    finished results)."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"out={str(out)!r} exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()) and not (out / "index.html").exists():
+        raise InputError(f"out={str(out)!r} is a non-empty folder that holds no report; "
+                         f"choose another path")
+    tmp = partial_folder(out)
+    try:
+        shutil.rmtree(tmp, ignore_errors=True)      # a stopped run's: this run starts anew
+        tmp.mkdir(parents=True)
+    except OSError as e:
+        raise InputError(f"out={str(out)!r}: cannot write there ({e.strerror or e})") from None
+    try:
+        yield tmp
+    except BaseException:
+        if not (keep_partial and any(tmp.iterdir())):
+            shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    old = out.with_name(out.name + ".old")
+    if out.exists():
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(out, old)
+    os.replace(tmp, out)
+    shutil.rmtree(old, ignore_errors=True)

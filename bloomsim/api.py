@@ -15,7 +15,7 @@ import polars as pl
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from simcore import runner
-from simcore.policy import SeatPolicies, illegal_choice_error, resolve, user_addresses
+from simcore.policy import SeatPolicies, raise_policy_fault, resolve, user_addresses
 from simcore.progress import ProgressArg
 from simcore.results import frame
 from simcore.rng import root_key
@@ -85,23 +85,20 @@ def _empty(rules: Rules, n: int, n_players: int, start: int) -> Batch:
                  np.zeros((width, n), np.int32))
 
 
-def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
+def play_compiled(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int,
                   log: bool = False) -> Batch:
-    """Games start .. start+n-1 on the compiled engine (``log``: keep the decision logs)."""
+    """Games start .. start+n-1 on the compiled engine (``log``: keep the decision logs); a
+    policy's error is raised as the reference engine names it (``raise_policy_fault``)."""
     b = _empty(rules, n, len(sp.ids), start)
     errors = np.zeros((n, 6), np.int64)
     logs = np.zeros((n, LOG_CAP if log else 0, 4), np.int16)
     with warnings.catch_warnings():    # numba flags first-class functions as experimental
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-        E.play_batch(flat_tables(rules), np.uint64(key), start, sp.ids,
+        E.play_batch(flat_tables(rules), np.uint64(root_key(seed)), start, sp.ids,
                      user_addresses(sp.user_py, E.MAX_PLAYERS),
                      b.seat_out, b.rank, b.win, b.game_out, errors, logs)
-    bad = np.flatnonzero(errors[:, 0])
-    if bad.size:
-        i = int(bad[0])
-        seat, kind, choice, n_opts = (int(x) for x in errors[i, 1:5])
-        raise illegal_choice_error("bloomsim", sp.names, seat, KIND_NAMES[kind], choice,
-                                   n_opts, start + i)
+    raise_policy_fault("bloomsim", sp, KIND_NAMES, start, errors,
+                       lambda game: reference_game(rules, sp, seed, game))
     if log:
         if (errors[:, 5] > LOG_CAP).any():
             raise RuntimeError(f"a game made more than {LOG_CAP} decisions; raise LOG_CAP")
@@ -175,7 +172,7 @@ def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None,
     """
     rules = as_rules(rules)
     sp = seat_policies(policies, rules)
-    key = root_key(seed)
+    root_key(seed)
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     if progress is not None and not isinstance(progress, bool) and not callable(progress):
@@ -183,7 +180,7 @@ def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None,
 
     def play(start: int, n: int) -> Batch:
         if engine == "compiled":
-            return play_compiled(rules, sp, key, start, n)
+            return play_compiled(rules, sp, seed, start, n)
         return play_reference(rules, sp, seed, start, n)
 
     manifest = {"game": "bloomsim", "policies": list(sp.names), "seed": seed,

@@ -6,6 +6,7 @@ import json
 import sys
 
 
+from simcore.cli import load_policy, run_main
 from simcore.summary import win_table
 
 from .rules import ASSUMPTIONS
@@ -22,7 +23,8 @@ def _parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="cmd", required=True)
     sim = sub.add_parser("simulate", help="play many games and print win rates")
     sim.add_argument("--policy", action="append", required=True,
-                     help="one per seat, seat 0 first: a built-in name")
+                     help="one per seat, seat 0 first: a built-in name or FILE.py:NAME "
+                          "(a @bloomsim.policy function in a script)")
     sim.add_argument("--games", type=int, default=10_000)
     sim.add_argument("--seed", type=int, default=0)
     sim.add_argument("--out", help="stream results to this Parquet dataset folder")
@@ -30,7 +32,8 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--threads", type=int)
     sim.add_argument("--engine", default="compiled", choices=("compiled", "reference"))
     rep = sub.add_parser("replay", help="print the log of one game")
-    rep.add_argument("--policy", action="append", required=True)
+    rep.add_argument("--policy", action="append", required=True,
+                     help="one per seat: a built-in name or FILE.py:NAME")
     rep.add_argument("--seed", type=int, default=0)
     rep.add_argument("--game", type=int, default=0)
     rep.add_argument("--rules")
@@ -41,30 +44,28 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    return run_main("bloomsim", lambda: _run(args))
+
+
+def _run(args) -> None:
     from . import api
+    from .policies import POLICIES
     from .rules import load_rules
-    try:
-        if args.cmd == "simulate":
-            df = api.simulate(args.policy, args.games, args.seed, rules=args.rules,
-                              engine=args.engine, threads=args.threads,
-                              out=args.out)
-            if args.out:
-                df = df.collect()
-                print(f"wrote {args.games} games to {args.out}")
-            print(win_table(df, "policy", score="score"))
-        elif args.cmd == "replay":
-            print(api.replay(args.policy, args.seed, args.game, rules=args.rules), end="")
-        else:
-            r = load_rules(args.rules)
-            print(f"# rules from {r.source}")
-            print(json.dumps(r.to_dict(), indent=1))
-            print("\n# assumptions and rules options (replace them in your own rules file):")
-            for k, v in ASSUMPTIONS.items():
-                print(f"- {k}: {v}")
-    except ValueError as e:
-        print(f"bloomsim: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("bloomsim: interrupted", file=sys.stderr)
-        return 130
-    return 0
+    if args.cmd == "rules":
+        r = load_rules(args.rules)
+        print(f"# rules from {r.source}")
+        print(json.dumps(r.to_dict(), indent=1))
+        print("\n# assumptions and rules options (replace them in your own rules file):")
+        for k, v in ASSUMPTIONS.items():
+            print(f"- {k}: {v}")
+        return
+    pols = [load_policy(p, POLICIES) for p in args.policy]
+    if args.cmd == "simulate":
+        df = api.simulate(pols, args.games, args.seed, rules=args.rules,
+                          engine=args.engine, threads=args.threads, out=args.out)
+        if args.out:
+            df = df.collect()
+            print(f"wrote {args.games} games to {args.out}")
+        print(win_table(df, "policy", score="score"))
+    else:
+        print(api.replay(pols, args.seed, args.game, rules=args.rules), end="")

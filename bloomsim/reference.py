@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simcore.policy import illegal_choice_error
+from simcore.policy import call_policy
 from simcore.rng import CHANCE, PyRng, root_key
 
 from . import policies as P
@@ -268,11 +268,10 @@ def decide(g: Game, seat: int, kind: int, rows: list) -> int:
     opts = np.zeros((n, P.N_FEATURES), np.float32)
     opts[:] = rows
     rng = g.rng.stream_array(1 + seat)
-    choice = int(g.policies[seat](kind, observe(g, seat), opts, n, rng))
+    choice = call_policy(g.policies[seat], kind, observe(g, seat), opts, n, rng,
+                         game="bloomsim", names=g.names, seat=seat,
+                         kind_name=P.KIND_NAMES[kind], game_index=g.game_index)
     g.rng.set_stream(1 + seat, rng)
-    if not 0 <= choice < n:
-        raise illegal_choice_error("bloomsim", g.names, seat, P.KIND_NAMES[kind], choice, n,
-                                   g.game_index)
     g.decisions.append((seat, kind, n, choice))
     return choice
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, fields
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -332,7 +333,7 @@ class Rules:
             ids[a["id"]] = a["terrain"]
 
         def area(where, name):
-            if name not in ids:
+            if not isinstance(name, str) or name not in ids:
                 c.fail(where, f"unknown area {name!r}")
             return name
 
@@ -356,6 +357,8 @@ class Rules:
             if ids[area(f"board.cloud_spaces[{i}]", n)] in (CASTLE, WATER):
                 c.fail(f"board.cloud_spaces[{i}]",
                        f"a cloud space cannot be on {ids[n]} area {n!r}")
+        if len(set(b["cloud_spaces"])) != len(b["cloud_spaces"]):
+            c.fail("board.cloud_spaces", "names an area twice")
         c.list("board.towers", b["towers"], 1)
         seen = set()
         for i, t in enumerate(b["towers"]):
@@ -374,6 +377,8 @@ class Rules:
                     c.fail(f"{w}.areas", f"tower {t['id']!r} touches water area {n!r}")
             if len(set(t["areas"])) != len(t["areas"]):
                 c.fail(f"{w}.areas", "names an area twice")
+        check_board_sense(ids, b["adjacent"], b["castles"], b["cloud_spaces"], b["towers"],
+                          c.fail)
 
     def _validate_roles(self, c: _Check) -> None:
         c.list("roles", self.roles, 1)
@@ -414,7 +419,7 @@ class Rules:
             if not isinstance(e, dict | MappingProxyType) or "id" not in e:
                 c.fail(w, "each event needs an 'id'")
             kind = e.get("kind", e["id"])
-            if kind not in EVENT_KINDS:
+            if not isinstance(kind, str) or kind not in EVENT_KINDS:
                 c.fail(w, f"event {e['id']!r} has unknown kind {kind!r}; known kinds: "
                        f"{sorted(EVENT_KINDS)} (set 'kind' to reuse one under a new id)")
             timing, params = EVENT_KINDS[kind]
@@ -499,6 +504,36 @@ RO_KIND, RO_TERRAINS, RO_COWARDLY, RO_BRAVE = 0, 1, 2, 6
 # allowed); then points per pawn by terrain code from ev_terrain_col(n_roles)
 EC_KIND, EC_LIMIT, EC_POINTS, EC_PAYS, EC_ANY_POTION, EC_GAIN, EC_HAND = 0, 1, 2, 3, 4, 5, 9
 NO_HAND = -32768
+
+
+def check_board_sense(terrain: Mapping[str, str], adjacent: Sequence, castles: Sequence[str],
+                      cloud_spaces: Sequence[str], towers: Sequence[Mapping],
+                      fail: Callable[[str, str], Any]) -> None:
+    """A board that can be played: every cloud space next to an area a pawn can stand on (else
+    nothing could charm its cloud), every land area reachable from a castle over land (else
+    its clouds, towers and deliveries are out of play). ``terrain``: area id -> terrain, the
+    other arguments as in ``board``; ``fail(where, message)`` raises. Clouds do not count as
+    walls here: a cloud next to a reachable area can be charmed away."""
+    nbrs: dict[str, list[str]] = {a: [] for a in terrain}
+    for x, y in adjacent:
+        nbrs[x].append(y)
+        nbrs[y].append(x)
+    for i, a in enumerate(cloud_spaces):
+        if all(terrain[n] == WATER for n in nbrs[a]):
+            fail(f"board.cloud_spaces[{i}]", f"cloud space {a!r} is next to no land or castle "
+                 f"area, so no pawn could ever charm its cloud")
+    seen, todo = set(castles), list(castles)
+    while todo:                     # pawns leave the castles and walk over land, never water
+        for n in nbrs[todo.pop()]:
+            if n not in seen and terrain[n] not in (CASTLE, WATER):
+                seen.add(n)
+                todo.append(n)
+    cut = [a for a, t in terrain.items() if t not in (CASTLE, WATER) and a not in seen]
+    if cut:
+        on = [t["id"] for t in towers if not set(t["areas"]) & seen]
+        fail("board.adjacent", f"land area {cut[0]!r} cannot be reached from a castle over "
+             f"land" + (f" (nor can {len(cut) - 1} more: {cut[1:6]})" if len(cut) > 1 else "")
+             + (f"; towers {on} stand only there" if on else ""))
 
 
 def ev_terrain_col(n_roles: int) -> int:

@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from simcore import runner
-from simcore.policy import SeatPolicies, illegal_choice_error, resolve, user_addresses
+from simcore.policy import SeatPolicies, raise_policy_fault, resolve, user_addresses
 from simcore.progress import ProgressArg
 from simcore.rng import root_key
 
@@ -63,9 +63,9 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
     p = len(pol.names)
     seat, win, game, chars = S.new_arrays(n, p, rules.districts)
     logs = [] if log else None
+    funcs = _reference_policies(pol)
+    fc = None if fixed[0] < 0 else [int(c) for c in fixed[:p]]
     if engine == "reference":
-        funcs = _reference_policies(pol)
-        fc = None if fixed[0] < 0 else [int(c) for c in fixed[:p]]
         for g in range(n):
             st = ref.play_game(rules, funcs, pol.names, key, start + g, fc)
             seat[:, g], win[g], game[:, g], chars[g] = (np.transpose(st.seat_stats), st.win,
@@ -77,12 +77,8 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
     buf = np.zeros((n, LOG_LEN if log else 0, 4), np.int16)
     E.play_batch(rules, pol.ids, user_addresses(pol.user_py, E.P), np.uint64(key), start, p,
                  fixed, seat, win, game, chars, err, buf)
-    bad = np.flatnonzero(err[:, 0])
-    if bad.size:
-        g = bad[0]
-        raise illegal_choice_error("rapinsim", pol.names, int(err[g, 1]),
-                                   KIND_NAMES[err[g, 2]], int(err[g, 3]), int(err[g, 4]),
-                                   start + int(g))
+    raise_policy_fault("rapinsim", pol, KIND_NAMES, start, err,
+                       lambda g: ref.play_game(rules, funcs, pol.names, key, g, fc))
     if log:
         logs = [buf[g, :min(game[S.G_DECISIONS, g], LOG_LEN)] for g in range(n)]
     return seat, win, game, chars, logs

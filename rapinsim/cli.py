@@ -2,13 +2,11 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
-from pathlib import Path
 
 import polars as pl
 
-from simcore.policy import UserPolicy
+from simcore.cli import load_policy, run_main
 from simcore.summary import win_table
 
 from .api import replay, simulate
@@ -26,23 +24,6 @@ def summary(df: pl.DataFrame) -> str:
     for col in ("policy", "character"):
         lines.append("\n" + win_table(df, col))
     return "\n".join(lines)
-
-
-def _policy(spec: str):
-    """A built-in name, or FILE.py:NAME naming a @simcore.policy function in a script."""
-    if spec in POLICIES or ":" not in spec:
-        return spec
-    path, name = spec.rsplit(":", 1)
-    if not Path(path).is_file():
-        raise ValueError(f"policy {spec!r}: file {path!r} does not exist")
-    mod_spec = importlib.util.spec_from_file_location(Path(path).stem, path)
-    mod = importlib.util.module_from_spec(mod_spec)
-    mod_spec.loader.exec_module(mod)
-    obj = getattr(mod, name, None)
-    if not isinstance(obj, UserPolicy):
-        raise ValueError(f"policy {spec!r}: {name!r} in {path} is not a @simcore.policy "
-                         f"function")
-    return obj
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -74,30 +55,29 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
-    try:
-        if args.cmd == "rules":
-            rules = load_rules(args.rules)
-            print(f"rules from {rules.source}\n[R] the rules say so, [D] a decision where "
-                  f"they are unclear, [A] an assumption\n")
-            for name, (tag, doc) in TAGS.items():
-                print(f"[{tag}] {name:<26} {getattr(rules, name)!s:<32} {doc}")
-            return 0
-        pols = [_policy(p) for p in args.policy]
-        if args.cmd == "replay":
-            sys.stdout.write(replay(pols, args.seed, args.game, rules=args.rules,
-                                    characters=args.character))
-            return 0
-        res = simulate(pols, args.games, args.seed, rules=args.rules,
-                       characters=args.character, engine=args.engine, threads=args.threads,
-                       out=args.out)
-        if args.out:
-            res = res.collect()
-            print(f"results written to {args.out}")
-        print(summary(res))
-        return 0
-    except ValueError as e:
-        print(f"rapinsim: error: {e}", file=sys.stderr)
-        return 2
+    return run_main("rapinsim", lambda: _run(args))
+
+
+def _run(args) -> None:
+    if args.cmd == "rules":
+        rules = load_rules(args.rules)
+        print(f"rules from {rules.source}\n[R] the rules say so, [D] a decision where "
+              f"they are unclear, [A] an assumption\n")
+        for name, (tag, doc) in TAGS.items():
+            print(f"[{tag}] {name:<26} {getattr(rules, name)!s:<32} {doc}")
+        return
+    pols = [load_policy(p, POLICIES) for p in args.policy]
+    if args.cmd == "replay":
+        sys.stdout.write(replay(pols, args.seed, args.game, rules=args.rules,
+                                characters=args.character))
+        return
+    res = simulate(pols, args.games, args.seed, rules=args.rules,
+                   characters=args.character, engine=args.engine, threads=args.threads,
+                   out=args.out)
+    if args.out:
+        res = res.collect()
+        print(f"results written to {args.out}")
+    print(summary(res))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simcore.policy import illegal_choice_error
+from simcore.policy import call_policy
 from simcore.results import rank_and_share
 from simcore.rng import CHANCE, PyRng
 
@@ -304,11 +304,10 @@ def decide(st, s, kind, options: list[list[float]]) -> int:
     opts = np.zeros((MAX_OPTS, N_FEATURES), np.float32)
     opts[:n] = options
     rng = st.rng.stream_array(1 + s)
-    choice = int(st.policies[s](kind, observation(st, s), opts, n, rng))
+    choice = call_policy(st.policies[s], kind, observation(st, s), opts, n, rng,
+                         game="rapinsim", names=st.names, seat=s, kind_name=KIND_NAMES[kind],
+                         game_index=st.game_index)
     st.rng.set_stream(1 + s, rng)
-    if not 0 <= choice < n:
-        raise illegal_choice_error("rapinsim", st.names, s, KIND_NAMES[kind], choice, n,
-                                   st.game_index)
     st.decisions.append((s, kind, n, choice))
     st.game_stats[S.G_DECISIONS] += 1
     return choice

@@ -282,6 +282,18 @@ def _faces_from_keys(r: Rules, m: dict) -> list:
     return [faces[f] for f in range(1, r.die_sides + 1)]
 
 
+def check_board_sense(r: Rules) -> None:
+    """A town that can be played, once the route, edges and Rize's start are known to name
+    districts: a dawn that can come (it needs more empty districts than the town has
+    otherwise). Every district is reachable and Rize starts on the board by construction: the
+    route is a ring through every district (``route`` must be a permutation of them) and each
+    die face names a district."""
+    if r.empty_districts_for_dawn > r.districts:
+        raise _err(r, "empty_districts_for_dawn", f"{r.empty_districts_for_dawn} empty "
+                   f"districts can never happen in a town of {r.districts}: the dawn would "
+                   f"never come")
+
+
 def _validate(r: Rules) -> None:
     ints = {"players_min": (2, MAX_PLAYERS), "players_max": (2, MAX_PLAYERS),
             "actions_per_turn": (1, 10), "districts": (3, 40), "houses_per_district": (1, 6),
@@ -322,6 +334,7 @@ def _validate(r: Rules) -> None:
                                                      for x in r.rize_start):
         raise _err(r, "rize_start", f"must give a district of 1..{d} for each of the "
                                     f"{r.die_sides} die faces, got {list(r.rize_start)}")
+    check_board_sense(r)
     for t in r.treasures:
         if not all(_is_int(x) and x >= 0 for x in t) or t[0] > 20 or t[1] > 20:
             raise _err(r, "treasures", f"entry {list(t)} must be (brown, white, count) of "

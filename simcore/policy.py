@@ -14,10 +14,18 @@ Signature (fixed, so that a new user policy never recompiles an engine)::
 random stream (draw with ``simcore.rng.randint(rng, 0, n)``). Built-in policies are dispatched
 by a non-negative integer id inside the engine; user policies enter as numba first-class
 functions and get the id ``-1 - i``.
+
+A user policy may raise or return something that is no choice (a float, a huge integer). The
+reference engines call it from Python (``call_policy``). The compiled engines call it through
+its C wrapper, which would swallow an exception (printing "Exception ignored" and returning 0),
+so they call a compiled guard instead (``guarded``): it catches the exception and answers a
+negative sentinel, which the engine records in the game's error slots like any illegal
+choice; ``raise_policy_fault`` then replays that one game in the reference engine to name the
+real exception or value.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,8 +60,8 @@ def policy(name: str | None = None):
     ... def always_first(kind, obs, opts, n_opts, rng):
     ...     return 0
     """
-    def wrap(fn):
-        return UserPolicy(name or fn.__name__, njit(POLICY_SIG, cache=False)(fn))
+    def wrap(fn):   # the return type is inferred, so that a float is seen, not truncated
+        return UserPolicy(name or fn.__name__, njit(POLICY_SIG.args, cache=False)(fn))
     if callable(name):
         fn, name = name, None
         return wrap(fn)
@@ -92,12 +100,46 @@ def first_class(func, sig) -> FirstClass:
     return _FIRST_CLASS[func, sig]
 
 
+RAISED = -(2 ** 31)
+"""What ``guarded`` answers when the policy raised (recorded as an illegal choice)."""
+NOT_INT = RAISED + 1
+"""What ``guarded`` answers when the policy's return type is not an integer."""
+
+_GUARDS: dict = {}
+
+
+def guarded(func):
+    """``func`` behind a compiled guard of the exact policy signature: an exception becomes
+    ``RAISED``, a value of a non-integer type ``NOT_INT`` (numba supports only a bare
+    ``except Exception`` in compiled code; the replay names the exception)."""
+    if func not in _GUARDS:
+        if isinstance(func.nopython_signatures[0].return_type, types.Integer):
+            @njit(POLICY_SIG, cache=False)
+            def guard(kind, obs, opts, n_opts, rng):
+                try:
+                    c = func(kind, obs, opts, n_opts, rng)
+                except Exception:  # noqa: BLE001 - the replay names it
+                    return RAISED
+                return np.int64(c)  # an unsigned value past int64 wraps below 0: illegal
+        else:
+            @njit(POLICY_SIG, cache=False)
+            def guard(kind, obs, opts, n_opts, rng):
+                try:
+                    func(kind, obs, opts, n_opts, rng)
+                except Exception:  # noqa: BLE001 - the replay names it
+                    return RAISED
+                return NOT_INT
+        _GUARDS[func] = guard
+    return _GUARDS[func]
+
+
 def user_addresses(user_py: Sequence, count: int) -> np.ndarray:
-    """The addresses of the user policies' compiled code, padded to ``count`` with a
-    never-called placeholder's: the same argument whatever the seats play, so one compiled
-    kernel serves built-in and user policies alike."""
+    """The addresses of the user policies' guarded compiled code (``guarded``), padded to
+    ``count`` with a never-called placeholder's: the same argument whatever the seats play, so
+    one compiled kernel serves built-in and user policies alike."""
     return np.array([first_class(f, POLICY_SIG).address
-                     for f in (*user_py, *[_placeholder] * (count - len(user_py)))], np.int64)
+                     for f in (*map(guarded, user_py),
+                               *[_placeholder] * (count - len(user_py)))], np.int64)
 
 
 @intrinsic
@@ -167,8 +209,65 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
     return SeatPolicies(np.array(ids, dtype=np.int64), tuple(names), tuple(pys))
 
 
+class PolicyError(ValueError):
+    """A policy raised, or returned something that is not a legal choice; the message names
+    the policy, the seat, the decision and the game."""
+
+
+def _where(game: str, names: Sequence[str], seat: int) -> str:
+    return f"{game}: policy {names[seat]!r} at seat {seat}"
+
+
 def illegal_choice_error(game: str, names: Sequence[str], seat: int, kind_name: str,
-                         choice: int, n_opts: int, game_index: int) -> ValueError:
-    return ValueError(
-        f"{game}: policy {names[seat]!r} at seat {seat} returned illegal choice {choice} for "
+                         choice: int, n_opts: int, game_index: int) -> PolicyError:
+    return PolicyError(
+        f"{_where(game, names, seat)} returned illegal choice {choice} for "
         f"decision {kind_name!r} (legal: 0..{n_opts - 1}) in game {game_index}")
+
+
+def call_policy(func, kind: int, obs, opts, n_opts: int, rng, *, game: str,
+                names: Sequence[str], seat: int, kind_name: str, game_index: int) -> int:
+    """The reference engines' call of a policy: its choice, checked to be an integer from 0 to
+    ``n_opts - 1``; else a ``PolicyError`` with the exception it raised or the value it
+    returned."""
+    try:
+        value = func(kind, obs, opts, n_opts, rng)
+    except Exception as e:  # noqa: BLE001 - reported whatever it is
+        msg = str(e).splitlines()[0] if str(e) else ""
+        raise PolicyError(f"{_where(game, names, seat)} raised {type(e).__name__}"
+                          f"{': ' + msg if msg else ''} at decision {kind_name!r} in game "
+                          f"{game_index}") from e
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise PolicyError(f"{_where(game, names, seat)} returned {value!r} "
+                          f"({type(value).__name__}), not an integer, for decision "
+                          f"{kind_name!r} in game {game_index}")
+    if not 0 <= value < n_opts:
+        raise illegal_choice_error(game, names, seat, kind_name, int(value), n_opts, game_index)
+    return int(value)
+
+
+def raise_policy_fault(game: str, sp: SeatPolicies, kind_names: Sequence[str], start: int,
+                       errors: np.ndarray, replay: Callable[[int], Any]) -> None:
+    """Raise the first policy error a compiled batch of games ``start ..`` recorded, if any.
+
+    ``errors``: [G, >= 5] int (flag, seat, kind, choice, n_opts) per game. ``replay(game)``
+    plays that one game in the reference engine, which raises the error with the real
+    exception or value; should it not, the compiled engine's record is reported."""
+    bad = np.flatnonzero(errors[:, 0])
+    if not bad.size:
+        return
+    i = int(bad[0])
+    seat, kind, choice, n_opts = (int(x) for x in errors[i, 1:5])
+    try:
+        replay(start + i)
+    except PolicyError as e:
+        raise PolicyError(str(e)) from None     # the reference engine's traceback is noise
+    where = (f"{_where(game, sp.names, seat)} at decision {kind_names[kind]!r} in game "
+             f"{start + i}")
+    if choice == RAISED and sp.ids[seat] < 0:
+        raise PolicyError(f"{where} raised an exception in the compiled engine")
+    if choice == NOT_INT and sp.ids[seat] < 0:
+        rt = sp.user_py[-1 - sp.ids[seat]].nopython_signatures[0].return_type
+        raise PolicyError(f"{where} returned a {rt}, not an integer")
+    raise illegal_choice_error(game, sp.names, seat, kind_names[kind], choice, n_opts,
+                               start + i)

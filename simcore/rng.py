@@ -33,6 +33,11 @@ _U8 = np.uint64(8)
 _U1 = np.uint64(1)
 
 
+GAMES_LIMIT = 1 << 56
+"""Game indices below this get their own streams (``seed_streams`` shifts the index 8 bits
+into 64): a larger index would replay a smaller one's game."""
+
+
 def root_key(seed: int) -> int:
     """The 64-bit root key of a user's seed (any non-negative int)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:

@@ -12,13 +12,16 @@ returned frame is the chunks' frames concatenated without copying: one polars ch
 
 With ``out=`` each chunk is written to its own Parquet file (``part-000000.parquet``, ...) in a
 directory, through a temporary name and an atomic rename, so an interrupted run leaves only
-complete chunks and a rerun with the same settings resumes where it stopped. Memory stays
-bounded by about two chunks.
+complete chunks and a rerun with the same settings resumes where it stopped; the manifest is
+written the same way, and the parts already there are checked before any game is played. Memory
+stays bounded by about two chunks. Without ``out`` the frame's size is estimated first (from
+one game's frame) and a run that would not fit in memory is refused.
 """
 from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -28,18 +31,22 @@ import numba
 import polars as pl
 
 from .progress import Progress, ProgressArg
+from .rng import GAMES_LIMIT
 
 CHUNK = 1 << 16
 MANIFEST = "_manifest.json"
 
 
-def check_int(name: str, value: Any, least: int = 1) -> int:
-    """``value`` if it is an int of at least ``least``, else a ValueError naming ``name`` (a
-    count of games of 0 must not quietly become 1, nor a bool pass as a number)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+def check_int(name: str, value: Any, least: int = 1, below: int = GAMES_LIMIT) -> int:
+    """``value`` if it is an int from ``least`` to ``below - 1``, else a ValueError naming
+    ``name`` (a count of games of 0 must not quietly become 1, nor a bool pass as a number,
+    nor a game index past the streams' range quietly replay another game)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value < below:
         what = {0: "a non-negative integer", 1: "a positive integer"}.get(
             least, f"an integer >= {least}")
-        raise ValueError(f"{name} must be {what}, got {value!r}")
+        raise ValueError(f"{name} must be {what} below {below:,} (2**{below.bit_length() - 1})"
+                         f", got {value!r}" if isinstance(value, int) and value >= below
+                         else f"{name} must be {what}, got {value!r}")
     return value
 
 
@@ -81,16 +88,25 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
         bar.update(job[1])
 
     def write(k: int, start: int, raw: Any) -> None:
-        tmp = folder / f".part-{k:06d}.parquet.tmp"
-        build(start, raw).write_parquet(tmp, compression="zstd")
-        os.replace(tmp, folder / f"part-{k:06d}.parquet")
+        frame = build(start, raw)
+        done = folder / part_name(k)
+        try:
+            atomic_write(done, lambda tmp: frame.write_parquet(tmp, compression="zstd"))
+        except OSError as e:
+            raise ValueError(f"out={str(folder)!r}: cannot write {done.name} "
+                             f"({e.strerror or e}); the parts already there are complete: "
+                             f"free space (or fix the folder) and run the same command again "
+                             f"to resume") from None
 
     try:
         with ThreadPoolExecutor(1, thread_name_prefix=f"{label}-frames") as frames:
+            if folder is None and n_games > chunk:      # one game's frame, times n_games
+                one = frames.submit(build, first_game, play(first_game, 1)).result()
+                check_memory(one.estimated_size() * n_games, n_games)
             end = first_game + n_games
             for k, start in enumerate(range(first_game, end, chunk)):
                 n = min(chunk, end - start)
-                if folder is not None and (folder / f"part-{k:06d}.parquet").exists():
+                if folder is not None and (folder / part_name(k)).exists():
                     bar.update(n)
                     continue
                 raw = play(start, n)
@@ -108,8 +124,106 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
     return pl.concat(parts, rechunk=False)
 
 
+def part_name(k: int) -> str:
+    return f"part-{k:06d}.parquet"
+
+
+def atomic_write(path: Path, write: Callable[[Path], Any]) -> None:
+    """``write(tmp)`` to a temporary file beside ``path``, then rename it to ``path``: a reader
+    sees the old file or the whole new one, never a part (the temporary file is removed if
+    the write fails)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def available_memory() -> int:
+    """Bytes of memory available to a new frame (``MemAvailable`` on Linux, else physical
+    memory)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def check_memory(need: int, n_games: int) -> None:
+    """Refuse a frame that would not fit in memory (with a margin for building it)."""
+    have = available_memory()
+    if need > have * 0.8:
+        raise ValueError(f"{n_games:,} games need about {_size(need)} of memory for the "
+                         f"results frame, but only {_size(have)} is available; stream them to "
+                         f"disk with out=DIR (command line: --out DIR)")
+
+
+def _size(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB"):
+        if n < 1000 or unit == "TB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1000
+    raise AssertionError
+
+
+def read_manifest(meta: Path) -> dict:
+    """A dataset's manifest; an unreadable one is a one-line error naming it and the fix."""
+    try:
+        old = json.loads(meta.read_text())
+        if not isinstance(old, dict):
+            raise ValueError("not a JSON object")
+        return old
+    except (OSError, ValueError) as e:
+        raise ValueError(f"{meta}: unreadable dataset manifest ({e}); delete the folder "
+                         f"{str(meta.parent)!r} (or move it away) and run again") from None
+
+
+def missing_parts(folder: Path) -> tuple[int, int] | None:
+    """(parts missing, parts in all) of a dataset folder whose manifest says how many games
+    it holds, or None when the folder has no manifest."""
+    meta = folder / MANIFEST
+    if not meta.exists():
+        return None
+    m = read_manifest(meta)
+    try:
+        total = -(-int(m["n_games"]) // int(m["chunk"]))
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        raise ValueError(f"{meta}: dataset manifest lacks n_games and chunk; delete the "
+                         f"folder {str(folder)!r} and run again") from None
+    return sum(not (folder / part_name(k)).exists() for k in range(total)), total
+
+
+def check_parts(folder: Path, manifest: dict) -> None:
+    """The part files already written must be readable Parquet with whole chunks of games:
+    a corrupt one is reported before any game is played, not after."""
+    import pyarrow.parquet as pq
+    n_games, chunk = manifest["n_games"], manifest["chunk"]
+    for k, start in enumerate(range(0, n_games, chunk)):
+        part = folder / part_name(k)
+        if not part.exists():
+            continue
+        games = min(chunk, n_games - start)
+        try:
+            rows = pq.ParquetFile(part).metadata.num_rows
+        except Exception as e:  # noqa: BLE001 - pyarrow raises several kinds
+            why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        else:
+            if rows > 0 and rows % games == 0:
+                continue
+            why = f"{rows} rows, not whole games of chunk {k}"
+        raise ValueError(f"{part}: corrupt part file ({why}); delete it and run the same "
+                         f"command again to play its games anew")
+
+
 def _open_dataset(folder: Path, manifest: dict) -> Path:
-    """Create the dataset folder, or check that an existing one is this same run."""
+    """Create the dataset folder, or check that an existing one is this same run (and that
+    its parts are sound)."""
     meta = folder / MANIFEST
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"out={str(folder)!r} exists and is not a directory")
@@ -117,13 +231,19 @@ def _open_dataset(folder: Path, manifest: dict) -> Path:
         if not meta.exists():
             raise ValueError(f"out={str(folder)!r} is a non-empty directory that is not a "
                              f"results dataset; choose another path")
-        old = json.loads(meta.read_text())
+        old = read_manifest(meta)
         if old != json.loads(json.dumps(manifest)):
             diff = sorted(k for k in set(old) | set(manifest) if old.get(k) != manifest.get(k))
             raise ValueError(f"out={str(folder)!r} holds a run with other settings "
                              f"({', '.join(diff)} differ); delete it or choose another path "
                              f"to start anew")
+        check_parts(folder, manifest)
         return folder
-    folder.mkdir(parents=True, exist_ok=True)
-    meta.write_text(json.dumps(manifest, indent=1, sort_keys=True))
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        atomic_write(meta, lambda tmp: tmp.write_text(
+            json.dumps(manifest, indent=1, sort_keys=True)))
+    except OSError as e:
+        raise ValueError(f"out={str(folder)!r}: cannot write there "
+                         f"({e.strerror or e}{': ' + e.filename if e.filename else ''})") from None
     return folder

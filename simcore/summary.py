@@ -47,16 +47,50 @@ def win_table(df: pl.DataFrame, by: str, score: str | None = None) -> str:
 def read_rules_file(path: str | os.PathLike) -> dict:
     """The mapping in a JSON or TOML rules file; a ValueError naming the file otherwise."""
     p = Path(path)
+    if p.is_dir():
+        raise ValueError(f"rules file {str(p)!r} is a directory, not a file")
     if not p.is_file():
         raise ValueError(f"rules file {str(p)!r} does not exist")
     kind = {".json": "JSON", ".toml": "TOML"}.get(p.suffix.lower())
     if kind is None:
         raise ValueError(f"rules file {str(p)!r}: use a .json or .toml file")
     try:
+        if p.stat().st_size > MAX_RULES_BYTES:
+            raise ValueError(f"rules file {str(p)!r} is {p.stat().st_size:,} bytes, more than "
+                             f"the {MAX_RULES_BYTES:,} a rules file may have (rules data is a "
+                             f"few tens of KB)")
         text = p.read_text(encoding="utf-8")
         data = tomllib.loads(text) if kind == "TOML" else json.loads(text)
+    except OSError as e:
+        raise ValueError(f"rules file {str(p)!r} cannot be read ({e.strerror or e})") from None
     except (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"rules file {str(p)!r} is not a valid {kind} file: {e}") from None
+    except RecursionError:
+        data = None
+    if data is None or nesting(data) > MAX_NESTING:
+        raise ValueError(f"rules file {str(p)!r}: nested more than {MAX_NESTING} levels deep "
+                         f"(rules data is a few levels of tables and lists)")
     if not isinstance(data, dict):
         raise ValueError(f"rules file {str(p)!r}: the top level must be a table/object")
     return data
+
+
+MAX_RULES_BYTES = 1_000_000
+"""The largest rules file read (the default rules are about 20 KB): a huge file is a mistake,
+not rules, and parsing it would take minutes."""
+MAX_NESTING = 16
+"""Levels of tables and lists a rules file may nest (the rules need four or five)."""
+
+
+def nesting(data) -> int:
+    """How deep ``data`` nests dicts and lists, without recursion (so that a hostile document
+    cannot exhaust the stack), stopping past ``MAX_NESTING``."""
+    deepest, todo = 0, [(data, 0)]
+    while todo:
+        x, d = todo.pop()
+        if isinstance(x, dict | list):
+            if d + 1 > MAX_NESTING:
+                return d + 1
+            deepest = max(deepest, d + 1)
+            todo.extend((v, d + 1) for v in (x.values() if isinstance(x, dict) else x))
+    return deepest

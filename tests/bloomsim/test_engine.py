@@ -7,7 +7,7 @@ import pytest
 import bloomsim
 from bloomsim import api
 from bloomsim.rules import default_rules
-from simcore.rng import randint, root_key
+from simcore.rng import randint
 
 PTS = ["pts_start", "pts_towers", "pts_brave", "pts_events", "pts_enchanted", "pts_lightning",
        "pts_sets", "pts_floor"]
@@ -109,9 +109,9 @@ def test_thread_count_does_not_change_games():
 
 def test_batch_split_does_not_change_games(rules):
     sp = api.seat_policies(MIXED, rules)
-    whole = api.play_compiled(rules, sp, root_key(9), 0, 200)
-    first = api.play_compiled(rules, sp, root_key(9), 0, 100)
-    second = api.play_compiled(rules, sp, root_key(9), 100, 100)
+    whole = api.play_compiled(rules, sp, 9, 0, 200)
+    first = api.play_compiled(rules, sp, 9, 0, 100)
+    second = api.play_compiled(rules, sp, 9, 100, 100)
     assert (whole.seat_out == np.concatenate([first.seat_out, second.seat_out], axis=1)).all()
     assert (whole.game_out == np.concatenate([first.game_out, second.game_out], axis=1)).all()
 

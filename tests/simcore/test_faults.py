@@ -1,0 +1,277 @@
+"""Fault injection: a user policy that raises or answers nonsense, output that cannot be
+written, interrupted writes, damaged datasets. Each fault is one clear line (a ValueError, or
+exit status 2 on the command line), and what was already finished is kept, never mixed."""
+import errno
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import bloomsim
+import rapinsim
+from analyses.data import InputError, scan
+from simcore import policy, randint, runner
+from simcore.policy import PolicyError
+from simcore.results import frame
+
+GAMES = {"bloomsim": bloomsim, "rapinsim": rapinsim}
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@policy("raiser")
+def raiser(kind, obs, opts, n_opts, rng):
+    raise ZeroDivisionError("my policy divided by zero")
+
+
+@policy("half")
+def half(kind, obs, opts, n_opts, rng):
+    return 0.5
+
+
+@policy("huge")
+def huge(kind, obs, opts, n_opts, rng):
+    return 2 ** 40
+
+
+@policy("unsigned_huge")
+def unsigned_huge(kind, obs, opts, n_opts, rng):
+    return np.uint64(2 ** 64 - 1)
+
+
+@policy("rarely_raises")
+def rarely_raises(kind, obs, opts, n_opts, rng):
+    if randint(rng, 0, 3000) == 0:
+        raise KeyError("rare")
+    return randint(rng, 0, n_opts)
+
+
+@pytest.mark.parametrize("engine", ["compiled", "reference"])
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("pol, said", [
+    (raiser, "raised ZeroDivisionError: my policy divided by zero at decision"),
+    (half, "returned 0.5 (float), not an integer, for decision"),
+    (huge, f"returned illegal choice {2 ** 40} for decision"),
+    (unsigned_huge, f"returned illegal choice {2 ** 64 - 1} for decision"),
+])
+def test_a_faulty_policy_stops_the_run_naming_policy_seat_game_and_fault(game, engine, pol,
+                                                                         said, capfd):
+    with pytest.raises(PolicyError) as e:
+        GAMES[game].simulate(["random", pol, "random"], 40, 3, engine=engine)
+    msg = str(e.value)
+    assert "\n" not in msg
+    assert msg.startswith(f"{game}: policy {pol.name!r} at seat 1 {said}")
+    assert msg.endswith(" in game 0")
+    assert "Exception ignored" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_compiled_engine_names_the_first_game_the_reference_engine_fails(game):
+    mod = GAMES[game]
+    with pytest.raises(PolicyError, match="raised KeyError: 'rare'") as e:
+        mod.simulate([rarely_raises, "random"], 2000, 5)
+    first = int(str(e.value).rsplit(" ", 1)[1])
+    assert first > 0
+    mod.simulate([rarely_raises, "random"], first, 5, engine="reference")   # all fine
+    with pytest.raises(PolicyError) as r:
+        mod.simulate([rarely_raises, "random"], first + 1, 5, engine="reference")
+    assert str(r.value) == str(e.value)
+
+
+def cli(*args, cwd=None, timeout=300):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=timeout)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_raising_policy_on_the_command_line_is_one_line_and_status_2(game, tmp_path):
+    script = tmp_path / "mine.py"
+    script.write_text(textwrap.dedent("""
+        from simcore import policy
+
+        @policy("raiser")
+        def raiser(kind, obs, opts, n_opts, rng):
+            raise ValueError("bad idea")
+    """))
+    out = tmp_path / "out"
+    r = cli(game, "simulate", "--policy", f"{script}:raiser", "--policy", "random",
+            "--games", "300", "--seed", "1", "--out", str(out))
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.splitlines() == [
+        f"{game}: error: policy 'raiser' at seat 0 raised ValueError: bad idea at decision "
+        f"{r.stderr.split('at decision ')[1].split(' in game')[0]} in game 0"]
+    assert r.stdout == ""
+    assert sorted(p.name for p in out.iterdir()) == ["_manifest.json"]   # nothing played
+    with pytest.raises(InputError, match="incomplete dataset"):
+        scan(out)
+
+
+# ---------------------------------------------------------------- the runner's writes
+
+def play(start, n):
+    return n
+
+
+def build(start, n):
+    g = np.arange(start, start + n)
+    return frame(start, ["x", "y"], {"v": np.stack([g, 2 * g], axis=1)}, {})
+
+
+def run(out, n=300, **kw):
+    return runner.run(kw.pop("play", play), build, n, threads=1, progress=False, out=out,
+                      manifest={"seed": 1}, label="t", chunk=100)
+
+
+def test_a_full_disk_keeps_the_parts_written_and_the_rerun_resumes(tmp_path, monkeypatch):
+    out = tmp_path / "ds"
+    real = pl.DataFrame.write_parquet
+    writes = []
+
+    def full_after_one(self, path, *a, **k):
+        writes.append(path)
+        if len(writes) > 1:
+            Path(path).write_bytes(b"PAR1 half")           # a torn write, then the fault
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(self, path, *a, **k)
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", full_after_one)
+    with pytest.raises(ValueError) as e:
+        run(out)
+    assert str(e.value) == (
+        f"out={str(out)!r}: cannot write part-000001.parquet (No space left on device); the "
+        f"parts already there are complete: free space (or fix the folder) and run the same "
+        f"command again to resume")
+    assert sorted(p.name for p in out.iterdir()) == ["_manifest.json", "part-000000.parquet"]
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", real)
+    assert run(out).collect().sort("game", "seat").equals(build(0, 300))
+
+
+def test_a_full_disk_while_writing_the_manifest_leaves_no_manifest(tmp_path, monkeypatch):
+    out = tmp_path / "ds"
+
+    def full(self, *a, **k):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(Path, "write_text", full)
+    with pytest.raises(ValueError, match=r"cannot write there \(No space left on device"):
+        run(out)
+    monkeypatch.undo()
+    assert list(out.iterdir()) == []
+    assert run(out).collect().height == 600
+
+
+@pytest.mark.parametrize("where", ["/proc/bloomsim-test", "/dev/null/x"])
+def test_an_unwritable_out_is_one_line(where):
+    with pytest.raises(ValueError, match=f"out='{where}': cannot write there"):
+        run(where)
+
+
+def test_a_truncated_manifest_names_the_file_and_the_fix(tmp_path):
+    out = tmp_path / "ds"
+    run(out)
+    meta = out / runner.MANIFEST
+    meta.write_text(meta.read_text()[:7])
+    with pytest.raises(ValueError) as e:
+        run(out)
+    assert str(e.value).startswith(f"{meta}: unreadable dataset manifest (")
+    assert str(e.value).endswith(f"delete the folder {str(out)!r} (or move it away) and run "
+                                 f"again")
+
+
+def test_a_corrupt_part_is_found_before_any_game_is_played(tmp_path):
+    out = tmp_path / "ds"
+    run(out, n=300)
+    (out / "part-000002.parquet").unlink()
+    (out / "part-000001.parquet").write_bytes(b"not parquet at all")
+    played = []
+    with pytest.raises(ValueError, match=r"part-000001.parquet: corrupt part file \(.*\); "
+                                         r"delete it and run the same command again"):
+        run(out, play=lambda s, n: played.append(s) or n)
+    assert played == []
+
+
+def test_an_interrupted_run_leaves_whole_parts_and_an_incomplete_dataset(tmp_path):
+    out = tmp_path / "ds"
+
+    def interrupted(start, n):
+        if start == 200:
+            raise KeyboardInterrupt
+        return n
+    with pytest.raises(KeyboardInterrupt):
+        run(out, n=400, play=interrupted)
+    assert sorted(p.name for p in out.iterdir()) == [
+        "_manifest.json", "part-000000.parquet", "part-000001.parquet"]
+    with pytest.raises(InputError, match=r"incomplete dataset \(2 of 4 part files missing"):
+        scan(out)
+    assert run(out, n=400).collect().sort("game", "seat").equals(build(0, 400))
+    assert runner.missing_parts(out) == (0, 4)
+
+
+def test_a_frame_that_cannot_fit_in_memory_is_refused_before_playing(monkeypatch):
+    monkeypatch.setattr(runner, "available_memory", lambda: 10_000)
+    played = []
+    with pytest.raises(ValueError, match=r"1,000 games need about .* of memory for the results "
+                                         r"frame, but only 10.0 KB is available; stream them to "
+                                         r"disk with out=DIR \(command line: --out DIR\)"):
+        runner.run(lambda s, n: played.append(n) or n, build, 1000, threads=1, progress=False,
+                   out=None, manifest={}, label="t", chunk=100)
+    assert played == [1]                                     # the one game of the estimate
+
+
+def test_progress_without_a_terminal_is_a_plain_line_every_few_seconds(monkeypatch, capsys):
+    from simcore import progress
+    clock = iter(range(0, 100, 3))
+    monkeypatch.setattr(progress.time, "perf_counter", lambda: next(clock))
+    monkeypatch.setattr(progress.sys.stderr, "isatty", lambda: False, raising=False)
+    bar = progress.Progress(None, 1000, "bloomsim")
+    for _ in range(4):
+        bar.update(100)
+    bar.close()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["bloomsim: 200/1,000 games (20.0%), 33/s, eta 24s",
+                     "bloomsim: 400/1,000 games (40.0%), 33/s, eta 18s"]
+
+
+def test_the_manifest_is_written_whole(tmp_path):
+    out = tmp_path / "ds"
+    run(out)
+    assert json.loads((out / runner.MANIFEST).read_text())["n_games"] == 300
+    assert not [p for p in out.iterdir() if p.name.endswith(".tmp")]
+
+
+@pytest.mark.parametrize("args, line", [
+    (["bloomsim", "simulate", "--policy", "random", "--policy", "random", "--games", "10",
+      "--out", "/proc/bloomsim-test"],
+     "bloomsim: error: out='/proc/bloomsim-test': cannot write there ("),
+    (["rapinsim", "simulate", "--policy", "random", "random", "--games", "10", "--seed", "1",
+      "--out", "/proc/rapinsim-test"],
+     "rapinsim: error: out='/proc/rapinsim-test': cannot write there ("),
+    (["bloomsim", "replay", "--policy", "random", "--policy", "random", "--game", str(2 ** 64)],
+     "bloomsim: error: game must be a non-negative integer below 72,057,594,037,927,936"),
+    (["rapinsim", "replay", "--policy", "random", "random", "--seed", "1", "--game",
+      str(2 ** 64)],
+     "rapinsim: error: game must be a non-negative integer below 72,057,594,037,927,936"),
+    (["bloomsim", "simulate", "--policy", "nobody", "--policy", "random"],
+     "bloomsim: error: unknown policy 'nobody' at seat 0;"),
+    (["rapinsim", "simulate", "--policy", "random", "--games", "5", "--seed", "1"],
+     "rapinsim: error: rapinsim is played by 2 to 6 players"),
+    (["bloomsim", "rules", "--rules", "/tmp"],
+     "bloomsim: error: rules file '/tmp' is a directory, not a file"),
+    (["rapinsim", "simulate", "--policy", "random", "random", "--games", "10",
+      "--seed", "1", "--rules", "/tmp"],
+     "rapinsim: error: rules file '/tmp' is a directory, not a file"),
+])
+def test_command_line_errors_are_one_line_with_status_2(args, line):
+    r = cli(*args)
+    assert r.returncode == 2, r.stderr
+    assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith(line), r.stderr
+
+
+def test_bloomsim_rules_points_to_files_in_the_clone():
+    r = cli("bloomsim", "rules")
+    about = json.loads(r.stdout.split("\n", 1)[1].split("\n\n#")[0])["about"]
+    assert "docs/bloomsim-rules.md" in about and (ROOT / "docs/bloomsim-rules.md").exists()

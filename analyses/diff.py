@@ -83,7 +83,7 @@ def diff(game: Any, rules_a: Any, rules_b: Any, policies: Sequence[str], players
 
     ``rules_a``, ``rules_b``: a rules file, a mapping of values over the defaults, or None
     (the defaults). Rows: each policy's win rate and mean score, each seat's win rate, each
-    value-thing's win rate (Lapin: each character), and the game's designer metrics (length,
+    value-thing's win rate (e.g. each character), and the game's designer metrics (length,
     margin, ties, endings); ``diff`` with ``ci_low``/``ci_high``, ``p`` and ``p_adj``
     (``adjust`` over the whole table) and ``significant`` (p_adj < 0.05)."""
     spec = games.get(game) if isinstance(game, str) else games.of_module(game)

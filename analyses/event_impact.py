@@ -29,9 +29,9 @@ class Thing:
 
 def things(df: Frame) -> list[Thing]:
     """The things of the results' game, read off its columns as the game declares them
-    (``simcore.games.Things``): e.g. Broom Service's event cards and enchanted roles, the Lapin
-    game's items, traps, characters and being found at least k times (k the quartiles of times
-    found: most players are found at least once)."""
+    (``simcore.games.Things``): e.g. event cards and enchanted roles, or items, traps,
+    characters and being found at least k times (k the quartiles of times found: most players
+    are found at least once)."""
     lf = lazy(df)
     names = columns(lf)
     out: list[Thing] = []
@@ -68,7 +68,7 @@ def event_impact(df: Frame, by: str | None = "auto", score: str | None = None,
     A game-level thing (an event card, an enchanted role) changes every seat's game, and the
     win shares of a game always sum to 1, so its win-rate effect only shows per seat or per
     policy: ``by="auto"`` groups those by ``policy`` when several policies played, else by
-    ``seat``. Seat-level things (rapinsim items, traps, characters, being found) compare the
+    ``seat``. Seat-level things (items, traps, characters, being found) compare the
     seat-games that had it with those that did not, over all rows (``by`` groups them too
     when it names a column). Rows where the thing happened always or never are left out.
     This is association, not cause: a player who uses the lamp may be

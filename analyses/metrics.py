@@ -30,10 +30,10 @@ def designer_metrics(df: Frame, by: Sequence[str] | None = None) -> pl.DataFrame
     """Per group of ``by`` (default: ``variant`` and ``n_players`` where present): ``games``
     (game indices) and, for each metric, its mean with ``<metric>_low`` / ``<metric>_high``:
 
-    - each length column the game declares (``decisions``; Lapin: ``turns``),
+    - each length column the game declares (``decisions``, ``turns``, ...),
     - ``margin``: the winner's score minus the runner-up's,
     - ``tie``: the share of games with tied winners,
-    - ``ended_<column>``: the share of games that ended each way the game declares (Lapin:
+    - ``ended_<column>``: the share of games that ended each way the game declares (e.g.
       at dawn, at the turn cap).
 
     Lead changes over a game and how often the leader after each round wins need the scores

@@ -217,14 +217,11 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                  "<p class=note>Each row replays the same seeds with the thing switched off in "
                  "the rules data (column <i>change</i> says how); the difference is with minus "
                  "without on paired games (unit: the game index), so it is the thing's causal "
-                 "effect under these rules. An event card <i>replaced in place</i> by a card "
-                 "with no effect leaves every other draw as it was: the same games minus the "
-                 "card. A card <i>removed from the deck</i> changes which events are drawn: the "
-                 "deck with against without it. An enchanted role is left out of the "
-                 "enchanted deck (other roles are enchanted in its place, as many per round); "
-                 "being found is switched off by letting Rize find nobody (the policies still "
-                 f"keep away from him). P-values Holm-adjusted as one family: all {n_tests} "
-                 f"tests of this table.</p>")
+                 "effect under these rules. A card <i>replaced in place</i> by a card with no "
+                 "effect leaves every other draw as it was: the same games minus the card. A "
+                 "card <i>removed from the deck</i>, or a thing left out of a deck or roster, "
+                 "changes what is drawn: the rules with against without it. P-values "
+                 f"Holm-adjusted as one family: all {n_tests} tests of this table.</p>")
         b.append(_figure(plots.forest_plot(counterfactual, "win",
                                            title=f"{game}: causal win-rate effect"),
                          out, f"{p}-counterfactual.png", "counterfactual effects"))
@@ -277,6 +274,7 @@ def _balance_headlines(t: pl.DataFrame, causal: bool, game: str,
                        rules_path: str | None) -> list[str]:
     """Most and least balanced thing: the largest win-rate change it makes to any group."""
     how = "causal, replayed without it" if causal else "observational"
+    labels = {t.kind: t.label or t.kind for t in game_spec(game).things}
     per = (t.filter(pl.col("win_diff").is_not_nan()).with_columns(size=pl.col("win_diff").abs())
            .sort("size", descending=True).group_by("kind", "thing", maintain_order=True)
            .first().sort("size", descending=True))
@@ -286,7 +284,7 @@ def _balance_headlines(t: pl.DataFrame, causal: bool, game: str,
     def say(r: dict) -> str:
         who = "the win rate" if r["group"] == "all" else \
             f"the win rate of {r['by']} {html.escape(str(r['group']))}"
-        kind = "enchanted role" if r["kind"] == "enchanted" else r["kind"]
+        kind = labels.get(r["kind"], r["kind"])
         change = f" ({html.escape(r['change'])})" if causal and "change" in r else ""
         return (f"<b>{html.escape(kind)} {html.escape(r['thing'])}</b>{change} moves {who} by "
                 f"{r['win_diff'] * 100:+.1f} percentage points "

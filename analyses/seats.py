@@ -54,7 +54,7 @@ def seat_advantage(df: Frame, score: str | None = None) -> pl.DataFrame:
     seating) it is the cluster-robust Wald test of equal seat shares, P - 1 degrees of freedom.
     ``design`` (``seat_design``): where each policy sat in a fixed seat (``"confounded"``) the
     seats cannot be compared and the test is left out (NaN). ``score`` defaults to the game's
-    own score (bloomsim ``score``, rapinsim ``treasures``).
+    own score (``simcore.games.Game.score``).
     """
     lf = lazy(df)
     score = score_column(lf, score)

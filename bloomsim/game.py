@@ -59,7 +59,8 @@ GAME = register(Game(
     name="bloomsim", title="Broom Service", players=default_players(__package__), score="score",
     marks=("score", "pts_towers"),
     things=(Things("event", "prefix", "event_", seat_level=False),
-            Things("enchanted", "prefix", "enchanted_", seat_level=False)),
+            Things("enchanted", "prefix", "enchanted_", seat_level=False,
+                   label="enchanted role")),
     switch_offs=switch_offs, board=board, board_plot=board_plot,
     assumption_note="The board is the rules data's default approximation of the printed map, "
                     "not the map itself; the cloud tiles, the lightning table and several "

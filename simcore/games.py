@@ -43,6 +43,7 @@ class Things:
     how: str
     column: str
     seat_level: bool
+    label: str = ""     # how pages name one of them ("enchanted role"); default: the kind
 
     def __post_init__(self):
         if self.how not in ("prefix", "value", "at_least"):

@@ -357,8 +357,6 @@ class Rules:
             if ids[area(f"board.cloud_spaces[{i}]", n)] in (CASTLE, WATER):
                 c.fail(f"board.cloud_spaces[{i}]",
                        f"a cloud space cannot be on {ids[n]} area {n!r}")
-        if len(set(b["cloud_spaces"])) != len(b["cloud_spaces"]):
-            c.fail("board.cloud_spaces", "names an area twice")
         c.list("board.towers", b["towers"], 1)
         seen = set()
         for i, t in enumerate(b["towers"]):

@@ -13,6 +13,8 @@ GAMES = {
     "four_players": (["careful", "greedy", "random", "random"], 1, 0, None),
     "inaba_vs_lapin": (["greedy", "careful"], 2, 3, ["inaba", "lapin"]),
     "six_players": (["random", "careful", "greedy", "random", "careful", "greedy"], 3, 1, None),
+    "keeper_and_evader": (["keeper", "evader", "careful", "random"], 4, 2,
+                          ["inaba", "aoyama", "cocoa", "chiya"]),
 }
 
 

@@ -24,10 +24,10 @@ from rapinsim.policies import (
     O_YES,
     STEP,
 )
-from rapinsim.rules import load_rules
+from rapinsim.rules import RING10, load_rules
 from simcore.rng import PyRng
 
-RULES = load_rules()
+RULES = load_rules(RING10)   # positions on the specification's ring of 10 districts
 
 
 class Script:

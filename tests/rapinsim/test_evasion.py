@@ -13,7 +13,7 @@ import rapinsim
 from rapinsim import engine as E
 from rapinsim import policies as P
 from rapinsim import reference as ref
-from rapinsim.rules import load_rules
+from rapinsim.rules import ITEMS, load_rules
 
 RULES = load_rules()        # the default town: a 4 x 4 grid, Rize's route a serpentine 1..16
 
@@ -195,3 +195,26 @@ def test_inaba_keeps_the_chest_more_often_with_the_keeper():
                                characters=["inaba", "lapin", "cocoa", "chiya"], progress=False)
         rate[pol] = df.filter(df["seat"] == 0)["chest"].mean()
     assert rate["keeper"] > 2 * rate["evader"] and rate["keeper"] > 0.08
+
+
+# ---------------------------------------------------------------- as careful: disguise, whistle
+
+@pytest.mark.parametrize("pid", [P.CAREFUL, P.EVADER, P.KEEPER])
+def test_the_whistle_where_rize_steps_next_before_the_search(pid):
+    """The whistle (「アイテムを使った時などを除く」) sends Rize one district back when he
+    would step into the player's district next: the evader and the keeper use it as careful
+    does, to stay and search there."""
+    st = table(["aoyama", "cocoa"], [pid, P.RANDOM], rize=0, pos=[1, 14])
+    ref.put(st, "brown3", 3 * 1)
+    ref.give(st, 0, "whistle")
+    assert first_action(st, 0) == (P.O_ITEM, ITEMS.index("whistle"))
+
+
+@pytest.mark.parametrize("pid", [P.CAREFUL, P.EVADER, P.KEEPER])
+def test_the_disguise_as_an_action_with_a_treasure_when_rize_may_come(pid):
+    """The disguise as an action (hides its player until its next turn): holding a treasure,
+    with Rize within as many steps as there are players, all three use it first."""
+    st = table(["aoyama", "cocoa"], [pid, P.RANDOM], rize=0, pos=[2, 14])
+    ref.give(st, 0, "brown2")
+    ref.give(st, 0, "disguise")
+    assert first_action(st, 0) == (P.O_ITEM, ITEMS.index("disguise"))

@@ -128,11 +128,14 @@ def test_fixed_characters_override_the_choice(engine):
     assert all(CHARACTER not in lg[:, 1] for lg in log)
 
 
-def test_heuristics_choose_the_free_character_of_highest_value():
-    """careful and greedy take the free character of the highest ``CHARACTER_VALUE``."""
+@pytest.mark.parametrize("lineup", [["careful", "greedy", "careful"],
+                                    ["evader", "keeper", "evader"]])
+def test_heuristics_choose_the_free_character_of_highest_value(lineup):
+    """careful, greedy, evader and keeper take the free character of the highest
+    ``CHARACTER_VALUE``."""
     order = sorted(range(6), key=lambda c: -CHARACTER_VALUE[c])
     assert CHARACTER_VALUE[order[1]] - CHARACTER_VALUE[order[2]] > 0.5   # no near tie
-    df = same_games(["careful", "greedy", "careful"], 10, 3, RULES)[3]
+    df = same_games(lineup, 10, 3, RULES)[3]
     assert (df[:, 0] == order[0]).all() and (df[:, 1] == order[1]).all()
     assert np.isin(df[:, 2], [c for c in order[2:] if CHARACTER_VALUE[c] >
                               CHARACTER_VALUE[order[2]] - 0.5]).all()

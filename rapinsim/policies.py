@@ -53,7 +53,9 @@ on the board), ``OB_DAWN`` (dawn district, -1 before dawn), ``OB_CHAR`` (own cha
 ``OB_NITEMS + s``, ``OB_CHARS + s``, ``OB_CHEST_HELD + s`` (1 while seat s holds Inaba's chest:
 treasures lie face up, so it is public; it tells the chest from a lone white-rabbit tile, both
 one treasure of 0 rabbits), ``OB_RIZE_TO + s`` (Rize's patrol steps until he enters seat s's
-district, 0: he is there); then ``OB_DIE`` (sides of the escort die).
+district, 0: he is there); then ``OB_DIE`` (sides of the escort die). The compiled engine
+writes these last three only for the policies that may read them (evader, keeper, user
+policies); careful and greedy never read them.
 
 Built-in policies (``POLICIES``, dispatched by id inside the engine):
 
@@ -132,10 +134,11 @@ RANDOM, CAREFUL, GREEDY, EVADER, KEEPER = range(5)
 
 # What the heuristic policies think a character is worth when they choose one (by character
 # id, rules.CHARACTERS order): the characters' win rates in percent in 4-player games of
-# careful and greedy play with the characters dealt at random (50,000 games, seed 15; the
+# careful and greedy play on the default town with the characters dealt at random (50,000
+# games, seed 15; the
 # snippet in docs/rapinsim-rules.md, "Choosing characters"), so a heuristic player takes the
 # character that wins most often with such play.
-CHARACTER_VALUE = (29.7, 33.0, 27.2, 4.2, 28.1, 27.6)
+CHARACTER_VALUE = (28.7, 36.3, 28.3, 2.5, 26.1, 27.9)
 POLICIES = {"random": RANDOM, "careful": CAREFUL, "greedy": GREEDY, "evader": EVADER,
             "keeper": KEEPER}
 

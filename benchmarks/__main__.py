@@ -20,7 +20,8 @@ from pathlib import Path
 from . import isolated, ledger, peer, throughput
 from .goals import evaluate
 from .machine import info
-from .plan import PLANS, SEED, all_games, game
+from .plan import PLANS, SEED, all_games
+from .plan import game as game_named
 from .report import markdown, plot
 from .stats import load
 
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace, command: str) -> dict:
     plan = dataclasses.replace(plan, reps=args.reps or plan.reps,
                                sweep_batch=args.sweep_batch or plan.sweep_batch,
                                memory_games=args.memory_games or plan.memory_games)
-    games = [game(g) for g in args.games]
+    games = [game_named(g) for g in args.games]
     start = time.perf_counter()
     res = {"schema_version": 1, "command": command, "mode": plan.mode, "seed": SEED,
            "started_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     for name in args.games:
         try:
-            engine = game(name).load()
+            engine = game_named(name).load()
         except ImportError as exc:
             p.error(f"the {name} engine cannot be imported: {exc}")
         if not callable(getattr(engine, "simulate", None)):

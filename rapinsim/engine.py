@@ -41,10 +41,11 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        F_PLAYERS, F_RIZE, F_SUB, F_TILE, F_TILES, F_UNSEEN, F_VALUE, F_WHAT,
                        HOUSE, MAX_OPTS, N_FEATURES, N_OBS, O_DISTRICT, O_HOUSE, O_ITEM, O_NO,
                        O_PASS, O_PLAYER, O_SEARCH, O_SKILL, O_STEP, O_STOP, O_YES, OB_ACTIONS,
-                       OB_CHAR, OB_CHARS, OB_DAWN, OB_DISTRICT, OB_ITEMS, OB_LETTER, OB_MARKERS,
-                       OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_STEPS,
-                       OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS, OB_TREASURES, OB_TURN, PLACE,
-                       STEP, TARGET, CHEST_TILE, RANDOM, choose_builtin, data_ptr)
+                       OB_CHAR, OB_CHARS, OB_CHEST_HELD, OB_DAWN, OB_DIE, OB_DISTRICT, OB_ITEMS,
+                       OB_LETTER, OB_MARKERS, OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE,
+                       OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS,
+                       OB_TREASURES, OB_TURN, PLACE, STEP, TARGET, CHEST_TILE, EVADER, RANDOM,
+                       choose_builtin, data_ptr)
 from .policies import CHARACTER, O_CHARACTER
 from .reference import EMPTY
 from .rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
@@ -372,6 +373,16 @@ def observe(G, s):
             ob[OB_CHARS + q] = G[CHARS + q]
         else:
             ob[OB_POS + q] = ob[OB_TREAS + q] = ob[OB_NITEMS + q] = ob[OB_CHARS + q] = -1
+    pid = G[PID + s]
+    if pid < 0 or pid >= EVADER:          # careful and greedy read neither the held chest
+        ob[OB_DIE] = G[R_DIE]             # nor Rize's path: written for those that may
+        rize_row = R_STEPS + G[RIZE] * MAXD
+        for q in range(MAX_PLAYERS):
+            if q < np_:
+                ob[OB_CHEST_HELD + q] = G[HCHEST + q]
+                ob[OB_RIZE_TO + q] = G[rize_row + G[POS + q]] if G[POS + q] >= 0 else -1
+            else:
+                ob[OB_CHEST_HELD + q] = ob[OB_RIZE_TO + q] = -1
     ob[OB_TREASURES] = G[HTRE + s]
     ob[OB_RABBITS] = G[HBROWN + s] + G[R_WHITE_PAIR] * (G[HWHITE + s] // 2)
 

@@ -31,10 +31,11 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        F_PLAYERS, F_RIZE, F_SUB, F_TILE, F_TILES, F_UNSEEN, F_VALUE, F_WHAT,
                        HOUSE, KIND_NAMES, MAX_OPTS, N_FEATURES, N_OBS, O_HOUSE, O_ITEM, O_NO,
                        O_PASS, O_PLAYER, O_SEARCH, O_SKILL, O_STEP, O_STOP, O_YES, OB_ACTIONS,
-                       OB_CHAR, OB_CHARS, OB_DAWN, OB_DISTRICT, OB_ITEMS, OB_LETTER, OB_MARKERS,
-                       OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_STEPS,
-                       OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS, OB_TREASURES, OB_TURN, PLACE,
-                       STEP, TARGET, CHEST_TILE, O_DISTRICT, choose_builtin)
+                       OB_CHAR, OB_CHARS, OB_CHEST_HELD, OB_DAWN, OB_DIE, OB_DISTRICT, OB_ITEMS,
+                       OB_LETTER, OB_MARKERS, OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE,
+                       OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS,
+                       OB_TREASURES, OB_TURN, PLACE, STEP, TARGET, CHEST_TILE, O_DISTRICT,
+                       choose_builtin)
 from .policies import CHARACTER, O_CHARACTER
 from .rules import (AOYAMA, BICYCLE, CHARACTERS, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as
                     DISGUISE_ITEM, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, TRAP,
@@ -151,6 +152,11 @@ def held(st, s, kind):
     return [t for t, where in enumerate(st.loc) if where == HAND + s and kind_of(st, t) == kind]
 
 
+def holds_chest(st, s) -> bool:
+    """Seat s holds Inaba's chest (public: treasures lie face up)."""
+    return any(is_chest(st, t) for t in held(st, s, TREASURE))
+
+
 def held_item(st, s, item):
     return [t for t in held(st, s, ITEM) if sub_of(st, t) == item]
 
@@ -262,12 +268,16 @@ def observation(st, s) -> np.ndarray:
     obs[OB_SEARCHED] = st.searched if mine else 0
     for i in range(len(ITEMS)):
         obs[OB_ITEMS + i] = len(held_item(st, s, i))
+    obs[OB_DIE] = st.rules.die_sides
     for q in range(MAX_PLAYERS):
         if q < st.n_players:
             obs[OB_POS + q], obs[OB_TREAS + q] = st.pos[q], treasures_and_rabbits(st, q)[0]
             obs[OB_NITEMS + q], obs[OB_CHARS + q] = len(held(st, q, ITEM)), st.chars[q]
+            obs[OB_CHEST_HELD + q] = holds_chest(st, q)
+            obs[OB_RIZE_TO + q] = rize_steps(st, st.pos[q]) if st.pos[q] >= 0 else -1
         else:
             obs[OB_POS + q] = obs[OB_TREAS + q] = obs[OB_NITEMS + q] = obs[OB_CHARS + q] = -1
+            obs[OB_CHEST_HELD + q] = obs[OB_RIZE_TO + q] = -1
     return obs
 
 
@@ -930,7 +940,7 @@ def score(st) -> None:
     primary, secondary = np.zeros(p, np.int16), np.zeros(p, np.int16)
     for s in range(p):
         tr, rab = treasures_and_rabbits(st, s)
-        chest = any(is_chest(st, t) for t in held(st, s, TREASURE))
+        chest = holds_chest(st, s)
         st.seat_stats[s, S.S_TREASURES], st.seat_stats[s, S.S_RABBITS] = tr, rab
         st.seat_stats[s, S.S_CHEST] = chest
         primary[s], secondary[s] = tr, rab

@@ -20,6 +20,7 @@ import numpy as np
 from simcore.summary import read_rules_file
 
 DATA = Path(__file__).parent / "data" / "rules.json"
+RING10 = DATA.parent / "ring10.json"   # the specification's board: a ring of 10, bridge 3-8
 
 # Components whose effects are code: the rules data sets how many of each there are.
 ITEMS = ("lamp", "coffee", "disguise", "bicycle", "map", "whistle")
@@ -101,16 +102,17 @@ class Rules:
     players_min: int = 2
     players_max: int = 6
     actions_per_turn: int = 3
-    districts: int = 10
+    districts: int = 16
     houses_per_district: int = 3
-    route: tuple = tuple(range(1, 11))
-    extra_edges: tuple = ((3, 8),)
+    route: tuple = tuple(range(1, 17))
+    extra_edges: tuple = ((1, 8), (2, 7), (3, 6), (5, 12), (6, 11), (7, 10), (9, 16), (10, 15),
+                          (11, 14))
     rize_start: tuple = (2, 2, 7, 7)
     die_sides: int = 4
-    treasures: tuple = ((1, 0, 5), (2, 0, 4), (3, 0, 4), (0, 4, 2))
-    items: dict = field(default_factory=lambda: {"lamp": 2, "coffee": 2, "disguise": 1,
-                                                 "bicycle": 1, "map": 1, "whistle": 1})
-    traps: dict = field(default_factory=lambda: {"alarm": 2, "pitfall": 3, "prank": 2})
+    treasures: tuple = ((1, 0, 8), (2, 0, 6), (3, 0, 6), (0, 4, 4))
+    items: dict = field(default_factory=lambda: {"lamp": 3, "coffee": 3, "disguise": 2,
+                                                 "bicycle": 2, "map": 2, "whistle": 1})
+    traps: dict = field(default_factory=lambda: {"alarm": 3, "pitfall": 5, "prank": 3})
     inaba_replaces_brown: int = 1
     white_pair_value: int = 4
     empty_districts_for_dawn: int = 6

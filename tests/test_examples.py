@@ -16,3 +16,13 @@ def test_example_runs_and_reports_its_policy(script, policy):
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert policy in proc.stdout
+
+
+def test_the_evasion_measurement_runs_and_prints_both_boards():
+    """docs/rapinsim-rules.md ("The default town") quotes this script's tables."""
+    proc = subprocess.run([sys.executable, str(EXAMPLES / "rapinsim_evasion.py"), "--games",
+                           "200"], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "default town" in proc.stdout and "ring of 10" in proc.stdout
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| ") and "±" in line]
+    assert len(rows) == 10

@@ -2,10 +2,10 @@
 of the reference engine (districts and houses 0-based: house = 3 * d + k)."""
 from rapinsim import reference as ref
 from rapinsim.policies import F_WHAT, O_PASS, O_STOP
-from rapinsim.rules import load_rules
+from rapinsim.rules import RING10, load_rules
 from simcore.rng import PyRng
 
-RULES = load_rules()
+RULES = load_rules(RING10)   # positions on the specification's ring of 10 districts
 
 
 class Script:

@@ -8,12 +8,13 @@ from hypothesis import strategies as st
 from rapinsim import api, simulate
 from rapinsim import reference as ref
 from rapinsim import stats as S
-from rapinsim.rules import CHARACTERS, ITEMS, TRAPS, load_rules
+from rapinsim.rules import CHARACTERS, ITEMS, RING10, TRAPS, load_rules
 from simcore.policy import policy
 from simcore.rng import root_key
 
 RULES = load_rules()
-NAMES = ["random", "careful", "greedy"]
+BOARDS = [RULES, load_rules(RING10)]     # the default town (4 x 4) and the spec's ring of 10
+NAMES = ["random", "careful", "greedy", "evader", "keeper"]
 
 
 def both(policies, n, seed, rules=RULES, characters=None, start=0):
@@ -52,13 +53,26 @@ variants = st.fixed_dictionaries({}, optional={
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), n_players=st.integers(2, 6), data=st.data(),
-       overrides=variants)
-def test_reference_and_compiled_play_the_same_games(seed, n_players, data, overrides):
+       overrides=variants, board=st.sampled_from(BOARDS))
+def test_reference_and_compiled_play_the_same_games(seed, n_players, data, overrides, board):
     policies = data.draw(st.lists(st.sampled_from(NAMES), min_size=n_players,
                                   max_size=n_players))
     chars = data.draw(st.none() | st.permutations(CHARACTERS).map(lambda c: c[:n_players]))
-    c, r = both(policies, 3, seed, RULES.replace(**overrides), chars)
+    c, r = both(policies, 3, seed, board.replace(**overrides), chars)
     assert_same(c, r)
+
+
+@pytest.mark.parametrize("board", range(len(BOARDS)))
+def test_evader_and_keeper_play_the_same_games_in_both_engines(board):
+    """The two policies that read Rize's predicted path and the held chest (the observation's
+    ``OB_RIZE_TO``, ``OB_CHEST_HELD``, ``OB_DIE``), with Inaba in every game so the keeper
+    holds, guards and loses the chest."""
+    pols = ["keeper", "evader", "random", "keeper", "evader", "careful"]
+    chars = ["inaba", "aoyama", "lapin", "cocoa", "chiya", "chimame"]
+    for n in (2, 4, 6):
+        c, r = both(pols[:n], 6, 40 + board, BOARDS[board], chars[:n])
+        assert_same(c, r)
+    assert c[0][S.S_CHEST].sum() > 0               # someone held the chest at the end
 
 
 BIG_BOARDS = [
@@ -157,7 +171,7 @@ def check_invariants(st):
         else:
             assert loc == ref.DISCARDED and ref.kind_of(st, t) == 1
             where["item"] += 1
-    assert sum(where.values()) == n == 30
+    assert sum(where.values()) == n == st.rules.n_tiles
     assert where["bag"] == len(st.bag) and where["board"] == sum(b != ref.EMPTY for b in st.board)
     for s in range(st.n_players):
         if st.chars[s] == 3:
@@ -188,24 +202,26 @@ def test_conformance_invariants_over_many_reference_games(monkeypatch):
     monkeypatch.setattr(ref, "search", search)
     monkeypatch.setattr(ref, "play_turn", play_turn)
     key = root_key(5)
-    pols = [ref.builtin(i % 3) for i in range(5)]
+    pols = [ref.builtin(i % 5) for i in range(5)]
     for g in range(25):
-        game = ref.play_game(RULES, pols, NAMES + NAMES[:2], key, g)
+        game = ref.play_game(BOARDS[g % 2], pols, NAMES, key, g)
         check_invariants(game)
         assert game.over or game.stalled
-        assert game.turns <= RULES.max_player_turns
+        assert game.turns <= game.rules.max_player_turns
     assert steps and searches
 
 
 def test_frame_counters_agree():
-    df = simulate(["greedy", "careful", "random", "random"], 2000, 21, progress=False)
+    # characters dealt at random: the four heuristics would all choose past Inaba
+    df = simulate(["greedy", "careful", "evader", "keeper"], 2000, 21, progress=False,
+                  rules=RULES.replace(character_selection="draw"))
     assert df.height == 8000
     assert (df["tiles_treasure"] + df["tiles_item"] + df["tiles_trap"] >= df["searches"]).all()
     assert (sum(df[f"trap_{t}"].cast(pl.Int32) for t in TRAPS) == df["tiles_trap"]).all()
     games = df.group_by("game").agg(
         pl.col("found").sum(), pl.col("searches").sum(),
-        pl.sum_horizontal([pl.col(f"found_d{k}").first() for k in range(1, 11)]).alias("fd"),
-        pl.sum_horizontal([pl.col(f"searches_d{k}").first() for k in range(1, 11)]).alias("sd"),
+        pl.sum_horizontal([pl.col(f"found_d{k}").first() for k in range(1, 17)]).alias("fd"),
+        pl.sum_horizontal([pl.col(f"searches_d{k}").first() for k in range(1, 17)]).alias("sd"),
         pl.col("win").sum().alias("w"), pl.col("stalled").first(), pl.col("dawn").first())
     assert (games["found"] == games["fd"]).all() and (games["searches"] == games["sd"]).all()
     assert ((games["w"] - 1).abs() < 1e-5).all()

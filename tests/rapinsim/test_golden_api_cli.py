@@ -19,6 +19,8 @@ GAMES = {
     "draw_reaction": (["greedy", "careful", "greedy", "careful", "random"], 4, 2, None,
                       dict(character_selection="draw", disguise="reaction", whistle_steps=0,
                            chest_counts_for_others=False)),
+    "keeper_and_evader": (["keeper", "evader", "careful", "random"], 4, 2,
+                          ["inaba", "aoyama", "cocoa", "chiya"], {}),
 }
 
 

@@ -3,13 +3,13 @@ import json
 
 import pytest
 
-from rapinsim.rules import DATA, Rules, load_rules
+from rapinsim.rules import DATA, RING10, Rules, load_rules
 
 
 def test_defaults_file_equals_dataclass_defaults():
     r = load_rules()
     assert r == Rules()
-    assert r.n_tiles == 30 and len(r.tile_set(False)) == 30
+    assert r.n_tiles == 48 and len(r.tile_set(False)) == 48
     assert r.rize_start == (2, 2, 7, 7)
 
 
@@ -57,9 +57,11 @@ def write(tmp_path, data):
 
 @pytest.mark.parametrize("data, match", [
     ({"board": {"route": [1, 2, 3, 4, 5, 6, 7, 8, 9, 9]}}, "route.*permutation"),
-    ({"board": {"extra_edges": [[3, 11]]}}, "extra_edges.*edge \\[3, 11\\]"),
+    ({"board": {"extra_edges": [[3, 17]]}}, "extra_edges.*edge \\[3, 17\\]"),
     ({"tiles": {"item": {"lamp": 3, "coffee": 2, "disguise": 2, "bicycle": 1, "map": 1}}},
-     "treasures.*must match the 30 houses"),
+     "treasures.*must match the 48 houses"),
+    ({"board": {"districts": 10, "route": list(range(1, 11)), "extra_edges": []}},
+     "treasures.*must match the 30 houses \\(10 districts x 3\\)"),
     ({"tiles": {"item": {"laser": 1}}}, "items.*unknown item 'laser'"),
     ({"tiles": {"trap": {"alarm": 2, "pitfall": 3, "quicksand": 2}}}, "unknown trap"),
     ({"characters": ["lapin", "rize"]}, "unknown character 'rize'"),
@@ -95,4 +97,33 @@ def test_unreadable_and_missing_files(tmp_path):
 
 def test_shipped_defaults_are_the_published_ones():
     data = json.loads(DATA.read_text())
-    assert data["board"]["extra_edges"] == [[3, 8]] and data["max_player_turns"] == 400
+    assert data["board"]["districts"] == 16 and len(data["board"]["extra_edges"]) == 9
+    assert data["rize_start"] == {"d4_1_2": 2, "d4_3_4": 7} and data["max_player_turns"] == 400
+
+
+def test_the_default_town_is_a_4x4_grid_walked_as_a_serpentine():
+    """Rize's route 1..16 snakes through four rows of four (1-4, 8-5, 9-12, 16-13) and the
+    roads also join each district to the ones above and below it, so a district next to
+    Rize's path is often far behind him along it."""
+    r = load_rules()
+    row = {d: (d - 1) // 4 for d in range(1, 17)}
+    col = {d: (d - 1) % 4 if row[d] % 2 == 0 else 3 - (d - 1) % 4 for d in range(1, 17)}
+    grid = {(a, b) for a in range(1, 17) for b in range(a + 1, 17)
+            if abs(row[a] - row[b]) + abs(col[a] - col[b]) == 1}
+    ring = {(a, a + 1) for a in range(1, 16)} | {(1, 16)}
+    assert r.route == tuple(range(1, 17))
+    assert set(r.extra_edges) == grid - ring
+    assert r.n_tiles == 48 and sum(c for _, _, c in r.treasures) == 24
+    assert sum(r.items.values()) == 13 and sum(r.traps.values()) == 11
+
+
+def test_the_specifications_ring_of_ten_is_shipped_as_a_rules_file():
+    r = load_rules(RING10)
+    assert r.districts == 10 and r.route == tuple(range(1, 11)) and r.extra_edges == ((3, 8),)
+    assert r.n_tiles == 30 and r.treasures == ((1, 0, 5), (2, 0, 4), (3, 0, 4), (0, 4, 2))
+    assert r.items == {"lamp": 2, "coffee": 2, "disguise": 1, "bicycle": 1, "map": 1,
+                       "whistle": 1}
+    assert r.traps == {"alarm": 2, "pitfall": 3, "prank": 2}
+    assert r == load_rules().replace(                  # only the board and its tiles differ
+        districts=10, route=tuple(range(1, 11)), extra_edges=((3, 8),),
+        treasures=r.treasures, items=r.items, traps=r.traps)

@@ -18,9 +18,10 @@ import pytest
 
 from rapinsim import reference as R
 from rapinsim import policies as P
-from rapinsim.rules import Rules, ITEMS
+from rapinsim.rules import ITEMS, RING10, load_rules
 
 HOUSES = 3
+SPEC = load_rules(RING10)   # the specification's board: a ring of 10 districts, bridge 3-8
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -133,7 +134,7 @@ class Table:
     """A hand-built position: characters, a scripted policy per seat, a scripted chance stream."""
 
     def __init__(self, chars, rules=None, inaba_set=None, dice=()):
-        self.rules = rules or Rules()
+        self.rules = rules or SPEC
         self.journal: list[tuple[int, int, np.ndarray]] = []   # (seat, kind, obs), all seats
         self.pol = [Script(s, self.journal) for s in range(len(chars))]
         kw = {} if inaba_set is None else {"inaba_set": inaba_set}
@@ -266,7 +267,7 @@ def _kinds_on_board(st):
 
 
 def test_setup_tiles_30_face_down_15_8_7():
-    st = R.new_state(Rules(), ["lapin", "cocoa"], policies=[], key=7)
+    st = R.new_state(SPEC, ["lapin", "cocoa"], policies=[], key=7)
     R.shuffle_tiles(st)
     assert all(st.board[h] != R.EMPTY for h in range(30))
     assert sorted(st.board) == list(range(30))
@@ -278,7 +279,7 @@ def test_setup_tiles_30_face_down_15_8_7():
 
 
 def test_setup_inaba_set_chest_replaces_a_brown1():
-    st = R.new_state(Rules(), ["inaba", "cocoa"], policies=[], key=7)
+    st = R.new_state(SPEC, ["inaba", "cocoa"], policies=[], key=7)
     assert st.inaba_set
     R.shuffle_tiles(st)
     names = [R.tile_name(st, st.board[h]) for h in range(30)]
@@ -291,7 +292,7 @@ def test_setup_inaba_set_chest_replaces_a_brown1():
 
 
 def test_setup_full_game_start_is_consistent():
-    st = R.setup(Rules(), [R.builtin(0)] * 4, ["a", "b", "c", "d"], key=11, game=3)
+    st = R.setup(SPEC, [R.builtin(0)] * 4, ["a", "b", "c", "d"], key=11, game=3)
     assert st.rize in (D(2), D(7))
     assert len(set(st.pos)) == 4 and st.rize not in st.pos
     assert sum(1 for h in range(30) if st.board[h] != R.EMPTY) == 30
@@ -616,7 +617,7 @@ def test_coffee_needs_search_conditions():
     assert R.item_usable(t.st, 0, ITEMS.index("coffee"))
 
 
-REACTION = Rules(disguise="reaction")     # the disguise as a free reaction (rules option)
+REACTION = SPEC.replace(disguise="reaction")     # the disguise as a free reaction (rules option)
 
 
 def test_disguise_reaction_not_found():
@@ -703,7 +704,7 @@ def test_alarm_rize_jumps_drops_tiles_and_finds_everyone_there():
 
 
 def test_pitfall_skips_next_turn_but_rize_still_moves():
-    rules = Rules().replace(max_player_turns=2)
+    rules = SPEC.replace(max_player_turns=2)
     t = new(rules=rules).fill().at(rize=1, p0=5, p1=9)
     t.st.skip[0] = 1
     R.play(t.st)
@@ -937,7 +938,7 @@ def test_cocoa_three_steps_for_one_action():
 
 
 def test_chiya_rize_does_not_move_after_her_turn():
-    rules = Rules().replace(max_player_turns=1)
+    rules = SPEC.replace(max_player_turns=1)
     t = new(("chiya", "cocoa"), rules=rules).fill().at(rize=1, p0=5, p1=2)
     t.script(0, want(P.ACTION, P.O_SKILL))
     R.play(t.st)
@@ -947,7 +948,7 @@ def test_chiya_rize_does_not_move_after_her_turn():
 
 
 def test_chiya_hold_dawn_check_still_happens():
-    rules = Rules().replace(max_player_turns=1)
+    rules = SPEC.replace(max_player_turns=1)
     t = new(("chiya", "cocoa"), rules=rules)
     t.put("brown1", H(8, 2))
     _five_marked(t, {H(8, 0), H(8, 1)})
@@ -989,7 +990,7 @@ def test_time_marker_stays_when_district_refilled():
 
 
 def test_time_marker_option_not_permanent():
-    rules = Rules().replace(time_markers_permanent=False)
+    rules = SPEC.replace(time_markers_permanent=False)
     t = new(rules=rules)
     b = t.give(1, "brown1")
     t.put("brown2", H(5, 2))
@@ -1144,7 +1145,7 @@ def test_score_inaba_never_wins_on_count():
 # ---------------------------------------------------------------------------- more edges
 
 def test_turn_order_clockwise_rize_moves_after_every_turn():
-    rules = Rules().replace(max_player_turns=3)
+    rules = SPEC.replace(max_player_turns=3)
     t = new(("lapin", "cocoa", "chiya"), rules=rules).fill().at(rize=1, p0=5, p1=7, p2=9)
     R.play(t.st)
     order = [(s, int(o[P.OB_RIZE])) for s, k, o in t.journal if k == P.ACTION]
@@ -1160,7 +1161,7 @@ def test_search_needs_a_tile_in_the_district():
 
 def test_step_option_forbids_district_rize_enters_next():
     # the named option step_into_rize_next = False forbids the district Rize enters next
-    rules = Rules().replace(step_into_rize_next=False)
+    rules = SPEC.replace(step_into_rize_next=False)
     t = new(rules=rules).fill().at(rize=2, p0=4, p1=8).turn(0)
     assert set(R.legal_steps(t.st, 0)) == {D(5)}
 
@@ -1263,7 +1264,7 @@ def test_chest_is_a_treasure_of_zero_rabbits_for_others():
 
 
 def test_inaba_can_win_on_count_option():
-    rules = Rules().replace(inaba_can_win_on_count=True)
+    rules = SPEC.replace(inaba_can_win_on_count=True)
     t = new(("inaba", "cocoa"), rules=rules)
     t.give(0, "brown3")
     t.fill().at(rize=1, p0=2, p1=3)
@@ -1282,7 +1283,7 @@ def test_inaba_found_loses_his_only_tile():
 
 
 def test_pitfall_skips_only_one_turn():
-    rules = Rules().replace(max_player_turns=3)
+    rules = SPEC.replace(max_player_turns=3)
     t = new(rules=rules).fill().at(rize=1, p0=5, p1=9)
     t.st.skip[0] = 1
     R.play(t.st)
@@ -1292,7 +1293,7 @@ def test_pitfall_skips_only_one_turn():
 
 
 def test_alarm_then_rize_still_patrols_after_the_turn():
-    rules = Rules().replace(max_player_turns=1)
+    rules = SPEC.replace(max_player_turns=1)
     t = new(rules=rules)
     t.put("alarm", H(8, 1))
     t.fill().at(rize=2, p0=8, p1=4)
@@ -1399,7 +1400,7 @@ def test_chimame_all_looked_tiles_traps_with_an_empty_house():
 
 
 def test_chiya_hold_lasts_one_rize_move():
-    rules = Rules().replace(max_player_turns=2)
+    rules = SPEC.replace(max_player_turns=2)
     t = new(("chiya", "cocoa"), rules=rules).fill().at(rize=1, p0=5, p1=8)
     t.script(0, want(P.ACTION, P.O_SKILL))
     R.play(t.st)

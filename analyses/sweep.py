@@ -25,7 +25,7 @@ import polars as pl
 
 from simcore import games
 from simcore.progress import Progress, ProgressArg
-from simcore.runner import check_int
+from simcore.runner import check_int, open_folder
 from simcore.summary import Z95
 
 from .data import scan
@@ -204,30 +204,6 @@ def _check(game: Any, variants: Any, policies: Any, players: Any, n_games: Any, 
     return spec, chosen, counts
 
 
-def _open(out: Path, manifest: dict) -> None:
-    meta = out / MANIFEST
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"out={str(out)!r} exists and is not a directory")
-    if out.is_dir() and any(out.iterdir()):
-        if not meta.is_file():
-            raise ValueError(f"out={str(out)!r} is a non-empty directory that is not a sweep; "
-                             f"choose another path")
-        try:
-            old = json.loads(meta.read_text())
-        except json.JSONDecodeError:
-            raise ValueError(f"{meta} is unreadable; delete the folder to start the sweep "
-                             f"anew") from None
-        if old != manifest:
-            diff = sorted(k for k in set(old) | set(manifest) if old.get(k) != manifest.get(k))
-            raise ValueError(f"out={str(out)!r} holds a sweep with other settings "
-                             f"({', '.join(diff)} differ); delete it or choose another path")
-        return
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = meta.with_suffix(".tmp")
-    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True))
-    os.replace(tmp, meta)
-
-
 def _write(df: pl.DataFrame, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
@@ -286,9 +262,10 @@ def sweep(game: Any, variants: Any, policies: Sequence[str], players: int | Sequ
     root = None if out is None else Path(out)
     if root is not None:
         digest = hashlib.sha256("".join(v.key() for v in chosen).encode()).hexdigest()[:16]
-        _open(root, {"game": spec.name, "variants": [v.label for v in chosen],
-                     "variants_sha": digest, "policies": list(policies), "players": counts,
-                     "n_games": n_games, "seed": seed, "chunk": chunk})
+        open_folder(root, {"game": spec.name, "variants": [v.label for v in chosen],
+                           "variants_sha": digest, "policies": list(policies),
+                           "players": counts, "n_games": n_games, "seed": seed,
+                           "chunk": chunk}, MANIFEST, "sweep")
         tasks = [t for t in tasks if not t.part(root).exists()]
     bar = Progress(progress, sum(t.n for t in tasks), f"sweep {spec.name}")
     frames = []

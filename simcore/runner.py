@@ -221,24 +221,24 @@ def check_parts(folder: Path, manifest: dict) -> None:
                          f"command again to play its games anew")
 
 
-def _open_dataset(folder: Path, manifest: dict) -> Path:
-    """Create the dataset folder, or check that an existing one is this same run (and that
-    its parts are sound)."""
-    meta = folder / MANIFEST
+def open_folder(folder: Path, manifest: dict, meta_name: str = MANIFEST,
+                what: str = "results dataset") -> bool:
+    """Create an output folder with its manifest (written atomically), or check that an
+    existing one holds this same run; True when it existed (a run to resume)."""
+    meta = folder / meta_name
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"out={str(folder)!r} exists and is not a directory")
     if folder.is_dir() and any(folder.iterdir()):
         if not meta.exists():
             raise ValueError(f"out={str(folder)!r} is a non-empty directory that is not a "
-                             f"results dataset; choose another path")
+                             f"{what}; choose another path")
         old = read_manifest(meta)
         if old != json.loads(json.dumps(manifest)):
             diff = sorted(k for k in set(old) | set(manifest) if old.get(k) != manifest.get(k))
             raise ValueError(f"out={str(folder)!r} holds a run with other settings "
                              f"({', '.join(diff)} differ); delete it or choose another path "
                              f"to start anew")
-        check_parts(folder, manifest)
-        return folder
+        return True
     try:
         folder.mkdir(parents=True, exist_ok=True)
         atomic_write(meta, lambda tmp: tmp.write_text(
@@ -246,4 +246,13 @@ def _open_dataset(folder: Path, manifest: dict) -> Path:
     except OSError as e:
         raise ValueError(f"out={str(folder)!r}: cannot write there "
                          f"({e.strerror or e}{': ' + e.filename if e.filename else ''})") from None
+    return False
+
+
+def _open_dataset(folder: Path, manifest: dict) -> Path:
+    """Create the dataset folder, or check that an existing one is this same run (and that
+    its parts are sound)."""
+    if open_folder(folder, manifest):
+        check_parts(folder, manifest)
     return folder
+

@@ -20,6 +20,7 @@ from simcore import games
 from simcore.summary import Z95
 
 from .data import columns
+from .games import game_spec
 from .stats import adjust_pvalues, two_sided_p
 from .sweep import Variant, sweep, variants_of
 
@@ -86,9 +87,7 @@ def diff(game: Any, rules_a: Any, rules_b: Any, policies: Sequence[str], players
     value-thing's win rate (e.g. each character), and the game's designer metrics (length,
     margin, ties, endings); ``diff`` with ``ci_low``/``ci_high``, ``p`` and ``p_adj``
     (``adjust`` over the whole table) and ``significant`` (p_adj < 0.05)."""
-    spec = games.get(game) if isinstance(game, str) else games.of_module(game)
-    if spec is None:
-        raise ValueError(f"{game!r} is not a registered game")
+    spec = game_spec(game)
     chosen = [_variant("A", rules_a), _variant("B", rules_b)]
     df = sweep(spec.name, chosen, policies, players, n_games, seed, scheduler=scheduler)
     t = paired(per_game_values(df, spec), ["metric", "group"], "A", "B")

@@ -29,6 +29,7 @@ from simcore.runner import check_int, open_folder
 from simcore.summary import Z95
 
 from .data import scan
+from .games import game_spec
 from .tournament import rotations
 
 CHUNK = 20_000
@@ -55,7 +56,7 @@ class Variant:
                 path = Path(tmp) / f"rules{self.file_suffix}"
                 path.write_text(self.file_text, encoding="utf-8")
                 rules = mod.load_rules(path)
-        return rules.replace(**_nested(rules, self.changes)) if self.changes else rules
+        return apply_changes(rules, self.changes)
 
     def key(self) -> str:
         return json.dumps([self.label, self.file_text, dict(self.changes)], sort_keys=True,
@@ -68,7 +69,13 @@ def _plain(x: Any) -> Any:
                                  else list(o)))
 
 
-def _nested(rules: Any, changes: Mapping[str, Any]) -> dict[str, Any]:
+def apply_changes(rules: Any, changes: Mapping[str, Any]) -> Any:
+    """``rules`` with ``changes`` laid over them (validated by the game's ``replace``); a key
+    may reach into a mapping with dots (``_replacements``)."""
+    return rules.replace(**_replacements(rules, changes)) if changes else rules
+
+
+def _replacements(rules: Any, changes: Mapping[str, Any]) -> dict[str, Any]:
     """Top-level replacements from ``changes``, whose keys may reach into a mapping with dots:
     ``{"start_wands.first_player": 2}`` replaces one entry of ``start_wands``."""
     out: dict[str, Any] = {}
@@ -176,9 +183,7 @@ def plan(game: str, variants: list[Variant], policies: Sequence[str], players: S
 
 def _check(game: Any, variants: Any, policies: Any, players: Any, n_games: Any, seed: Any,
            chunk: Any) -> tuple[games.Game, list[Variant], list[int]]:
-    spec = games.get(game) if isinstance(game, str) else games.of_module(game)
-    if spec is None:
-        raise ValueError(f"{game!r} is not a registered game")
+    spec = game_spec(game)
     check_int("n_games", n_games)
     check_int("seed", seed, 0)
     check_int("chunk", chunk)

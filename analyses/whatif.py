@@ -28,7 +28,7 @@ from simcore import games
 from simcore.summary import Z95
 
 from .diff import paired
-from .sweep import Task, Variant, _nested, play_task, seatings
+from .sweep import Task, Variant, apply_changes, play_task, seatings
 
 STEP = 500
 """Games per step, per rules set and seating: the first tables arrive after one step."""
@@ -131,7 +131,7 @@ def changes_of(spec: games.Game, rules: Any, request: Any) -> dict[str, Any]:
 def variant_rules(spec: games.Game, rules: Any, changes: Mapping[str, Any]) -> Any:
     """The rules with ``changes`` applied, validated by the game; ValueError otherwise."""
     try:
-        return rules.replace(**_nested(rules, changes)) if changes else rules
+        return apply_changes(rules, changes)
     except (TypeError, KeyError) as e:
         raise ValueError(str(e)) from None
 

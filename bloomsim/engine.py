@@ -43,7 +43,7 @@ from simcore.bits import nth_set_bit, popcount
 from simcore.parallel import claim, spread
 from simcore.policy import POLICY_SIG, first_class, policy_at
 from simcore.results import rank_and_share
-from simcore.rng import CHANCE, randint, seed_streams, shuffle
+from simcore.rng import CHANCE, randint, reseed, seed_streams, shuffle
 
 from . import policies as P
 from .rules import (DRUID, EC_ANY_POTION, EC_GAIN, EC_HAND, EC_KIND, EC_LIMIT, EC_PAYS,
@@ -70,7 +70,13 @@ N_G = 18          # setup clears g[:N_G]
 G_LOG_CAP, G_LOG_AT, G_NP = 18, 19, 20   # log size (0: none) and start, number of players
 G_READERS = 21    # some seat reads features (its policy is not the built-in random one)
 G_BEST, G_BEST_V = 22, 23    # a built-in heuristic's best option so far and its value (``offer``)
-G_UF = 24         # user policy i's compiled code (address, see policy_at) at G_UF + i
+# the forward model (``forward.py``): G_FM 1 takes the first G_FM_STOP decisions from the log
+# and halts at the next (G_HALTED, its seat, kind and number of options at G_PEND); G_MARKS
+# holds G_N_MARKS determinizations (decision, seat, seed: ``determinize``)
+G_FM, G_FM_STOP, G_HALTED, G_PEND, G_N_MARKS = 24, 25, 26, 27, 30
+MAX_MARKS = 4
+G_MARKS = 31
+G_UF = G_MARKS + 3 * MAX_MARKS    # user policy i's compiled code (address, policy_at) at G_UF + i
 G_ST = G_UF + MAX_PLAYERS    # the game's random streams (uint64 bits): chance, one per seat
 G_SEAT = G_ST + 1 + MAX_PLAYERS    # seat p's columns S_* at G_SEAT + N_SEAT * p
 # State.seat columns. S_SCORE .. S_FLOOR are also the order of the results' score columns.
@@ -379,12 +385,77 @@ def builtin_choice(g, seat, kind, n):
     return c
 
 
+@njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def determinize(t, g, seat, seed):
+    """Resample what the seat cannot see, consistently with all it has seen: each other
+    seat's hand (as many roles as it holds, from the roles nobody played this round: a holder
+    must follow a led role), the events still face down, the enchanted deck's unseen cards,
+    and the coming draws of chance and of the other seats (``simcore.rng.reseed``)."""
+    n_players = g[G_NP]
+    st = g[G_ST:G_ST + 1 + n_players].view(np.uint64)
+    reseed(st, seed, 1 + seat)
+    R, N, E = t[P_N_ROLES], t[T_N_TILES], t[T_N_EVENT]
+    free = ((np.int64(1) << R) - 1) & ~g[G_PLAYED]
+    for p in range(n_players):
+        if p != seat:
+            hand = 0
+            for i in range(g[sc(p, S_NHAND)]):
+                hand |= np.int64(1) << nth_set_bit(free & ~hand, randint(st, CHANCE,
+                                                                        popcount(np.uint64(free & ~hand))))
+            g[sc(p, S_HAND)] = hand
+    d0 = t[T_DECKS] + N
+    rnd = g[G_ROUND]
+    shuffle(st, CHANCE, g[d0 + rnd:d0 + E], E - rnd)
+    at = d0 + E + g[G_ENCH_PTR]
+    shuffle(st, CHANCE, g[at:d0 + E + g[G_ENCH_N]], g[G_ENCH_N] - g[G_ENCH_PTR])
+
+
+@njit((TT, ST, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def fm_decide(t, s, seat, kind, n):
+    """``decide`` in the forward model: the logged choice while the log lasts (after any
+    determinization marked at this decision), then halt: the seat, kind, number of options,
+    every seat's observation, the option rows and a copy of the state are kept (after the log:
+    the rows as float64), and choice 0 lets the game run
+    out without asking anyone (``forward.py``)."""
+    g = s.g
+    if g[G_HALTED]:
+        return 0
+    k = g[G_DECISIONS]
+    for m in range(g[G_N_MARKS]):
+        if g[G_MARKS + 3 * m] == k:
+            determinize(t, g, g[G_MARKS + 3 * m + 1], g[G_MARKS + 3 * m + 2])
+    if k < g[G_FM_STOP]:
+        c = g[g[G_LOG_AT] + 4 * k + 3]
+        if c < 0 or c >= n:
+            if g[G_ERROR] == 0:
+                g[G_ERROR], g[G_ERR_SEAT], g[G_ERR_KIND] = 2, seat, kind
+                g[G_ERR_CHOICE], g[G_ERR_N] = c, n
+            c = 0
+        record(g, seat, kind, n, c)
+        return c
+    g[G_HALTED] = 1
+    g[G_PEND], g[G_PEND + 1], g[G_PEND + 2] = seat, kind, n
+    snap = g[G_LOG_AT] + 4 * g[G_LOG_CAP]
+    for i in range(t[T_LOG]):
+        g[snap + i] = g[i]
+    rows = g.view(np.float64)[snap + t[T_LOG]:snap + t[T_LOG] + n * P.N_FEATURES]
+    for i in range(n):
+        for f in range(P.N_FEATURES):
+            rows[i * P.N_FEATURES + f] = s.opts[i, f]
+    for p in range(g[G_NP]):
+        observe(t, g, s.obs[OBS_LEN * (1 + p):OBS_LEN * (2 + p)], p)
+        g[sc(p, S_POLICY)] = P.RANDOM    # nobody writes option rows any more
+    return 0
+
+
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def decide(t, s, seat, kind, n):
     """Ask the seat's policy (a single option is taken without asking): a built-in one by
-    ``builtin_choice``, a user policy by ``ask``."""
+    ``builtin_choice``, a user policy by ``ask``; in the forward model ``fm_decide``."""
     if n == 1:
         return 0
+    if s.g[G_FM]:
+        return fm_decide(t, s, seat, kind, n)
     if s.g[sc(seat, S_POLICY)] >= 0:
         return builtin_choice(s.g, seat, kind, n)
     return ask(t, s.g, s.obs, s.opts, seat, kind, n)
@@ -1277,6 +1348,8 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
     n_players = s.g[G_NP]
     N = t[T_N_TILES]
     for rnd in range(1, t[P_ROUNDS] + 1):
+        if s.g[G_HALTED]:
+            break
         s.g[G_ROUND] = rnd
         s.g[G_TURN] = 0
         s.g[G_PLAYED] = 0
@@ -1336,11 +1409,31 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
     return 0
 
 
-def new_state(t: np.ndarray, log_cap: int) -> State:
+def new_state(t: np.ndarray, log_cap: int, forward: bool = False) -> State:
     """A zeroed ``State`` for a batch with these tables (allocated here, in numpy: compiled,
-    each dtype's allocation code had cost the cold start its own compile)."""
-    return State(np.zeros(t[T_LOG] + 4 * log_cap, np.int64), np.zeros(OBS_LEN, np.float32),
+    each dtype's allocation code had cost the cold start its own compile). ``forward``: room
+    for what the forward model keeps when it halts (``fm_decide``): a copy of the state after
+    the log and the pending option rows, every seat's observation after the decider's."""
+    keep = t[T_LOG] + t[T_MAXO] * P.N_FEATURES
+    return State(np.zeros(t[T_LOG] + keep * forward + 4 * log_cap, np.int64),
+                 np.zeros(OBS_LEN * (1 + MAX_PLAYERS * forward), np.float32),
                  np.zeros((t[T_MAXO] + t[P_N_ROLES], P.N_FEATURES), np.float32))
+
+
+FM_SEAT = -1 - MAX_PLAYERS
+"""The policy id of every seat in the forward model: a reader of option rows that no user
+policy has, so every decision, a built-in heuristic's included, goes through ``decide``."""
+
+
+@njit(cache=True)
+def fm_game(t, s, key, game, log, seat_out, rank, win, game_out, errors, keys):
+    """Game ``game`` in the forward model (``init_state`` with ``FM_SEAT`` everywhere, G_FM 1,
+    the choices in the log): played to its end, or to the first decision past the log."""
+    s.g[G_HALTED] = 0
+    for p in range(s.g[G_NP]):      # a halt made them random (fm_decide)
+        s.g[sc(p, S_POLICY)] = FM_SEAT
+    play_game(t, s, key, game, log, 0, keys[0], keys[1], seat_out, rank, win, game_out, errors)
+    return s.g[G_HALTED]
 
 
 @njit((TT, ST, I8, types.int64[::1], types.int64[::1], I8), cache=True, _nrt=False)

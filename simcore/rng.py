@@ -63,6 +63,16 @@ def seed_streams(key, game, state):
         state[s] = mix64(np.uint64(key) ^ mix64((g << _U8) + np.uint64(s) + _U1))
 
 
+@njit(cache=True, _nrt=False)
+def reseed(state, seed, keep):
+    """New streams from ``seed`` for every stream of ``state`` but ``keep`` (a seat's own, or
+    -1): a determinized game's chance and the other seats' coming draws, which the seat
+    cannot know."""
+    for k in range(state.shape[0]):
+        if k != keep:
+            state[k] = mix64(np.uint64(seed) ^ mix64(np.uint64(k) + _U_GOLDEN))
+
+
 @njit(cache=True, inline="always")
 def next_u64(state, k):
     state[k] = state[k] + _U_GOLDEN

@@ -1,0 +1,125 @@
+"""Broom Service's forward model (``simcore.forward``): ``new_game`` and the engine side that
+replays a position in the compiled kernel (``engine.fm_game``)."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from numba.core.errors import NumbaExperimentalFeatureWarning
+
+from simcore import runner
+from simcore.forward import ForwardGame, Halt
+from simcore.rng import root_key, seed_streams
+
+from . import engine as E
+from .api import LOG_CAP, Batch, _empty, as_rules, flat_tables, to_frame
+from .policies import (ALTERNATIVE, BID, CHARM, COLOUR, DELIVER, F_BRAVE, F_PASS, F_ROLE,
+                       F_TARGET, FOLLOW, GATHER, KIND_NAMES, LEAD, MOVE, PAY, SELECT, WORKS)
+from .rules import Rules
+
+RESOURCES = ("green", "purple", "orange", "wand")
+
+
+class Engine:
+    """One game's identity and a forward-model ``State`` to replay it in (not thread-safe: one
+    replay at a time; ``ForwardGame.copy`` shares it)."""
+
+    name = "Broom Service"
+    kind_names = KIND_NAMES
+
+    def __init__(self, rules: Rules, n_players: int, seed: int, game: int):
+        self.rules, self.n_players, self.seed, self.game = rules, n_players, seed, game
+        self.t = flat_tables(rules)
+        self.key = np.uint64(root_key(seed))
+        self.s = E.new_state(self.t, LOG_CAP, forward=True)
+        E.init_state(self.t, self.s, n_players, np.full(n_players, E.FM_SEAT, np.int64),
+                     np.zeros(E.MAX_PLAYERS, np.int64), LOG_CAP)
+        self.s.g[E.G_FM] = 1
+        self._log = np.zeros((1, LOG_CAP, 4), np.int16)
+
+    def run(self, choices: np.ndarray, marks: np.ndarray) -> Halt:
+        g, t = self.s.g, self.t
+        if len(choices) > LOG_CAP:
+            raise ValueError(f"a Broom Service game has at most {LOG_CAP} decisions")
+        at = g[E.G_LOG_AT]
+        g[at + 3:at + 4 * len(choices):4] = choices
+        g[E.G_FM_STOP] = len(choices)
+        g[E.G_N_MARKS] = len(marks)
+        g[E.G_MARKS:E.G_MARKS + 3 * len(marks)] = marks.ravel()
+        b = _empty(self.rules, 1, self.n_players, self.game)
+        errors = np.zeros((1, 6), np.int64)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+            halted = E.fm_game(t, self.s, self.key, self.game, self._log, b.seat_out, b.rank,
+                               b.win, b.game_out, errors, np.zeros((2, self.n_players), np.int64))
+        if errors[0, 0]:
+            raise RuntimeError(f"the forward model's replay diverged at decision "
+                               f"{errors[0, 5]} (choice {errors[0, 3]} of {errors[0, 4]})")
+        if not halted:
+            return Halt(True, result=b)
+        seat, kind, n = (int(x) for x in g[E.G_PEND:E.G_PEND + 3])
+        snap = at + 4 * LOG_CAP
+        obs = self.s.obs[E.OBS_LEN:].reshape(E.MAX_PLAYERS, E.OBS_LEN)[:self.n_players]
+        rows = g.view(np.float64)[snap + t[E.T_LOG]:snap + t[E.T_LOG] + n * E.P.N_FEATURES]
+        return Halt(False, seat, kind, rows.reshape(n, -1).astype(np.float32), obs.copy(),
+                    g[snap:snap + t[E.T_LOG]].copy())
+
+    def streams(self) -> np.ndarray:
+        """Each seat's policy stream at the start of the game (the batch engine's)."""
+        st = np.zeros(1 + self.n_players, np.uint64)
+        seed_streams(self.key, self.game, st)
+        return st[1:].copy()
+
+    def frame(self, halt: Halt):
+        b: Batch = halt.result
+        return to_frame(self.rules, ["forward"] * self.n_players, b)
+
+    def views(self, g: np.ndarray) -> dict[str, np.ndarray]:
+        t, P_ = self.t, self.n_players
+        seats = g[E.G_SEAT:E.G_SEAT + E.N_SEAT * P_].reshape(P_, E.N_SEAT)
+        N, Ev = t[E.T_N_TILES], t[E.T_N_EVENT]
+        d0 = t[E.T_DECKS]
+        return {"round": g[E.G_ROUND:E.G_ROUND + 1], "hands": seats[:, E.S_HAND],
+                "hand_sizes": seats[:, E.S_NHAND], "played": seats[:, E.S_PLAYED],
+                "scores": seats[:, E.S_SCORE], "event_deck": g[d0 + N:d0 + N + Ev],
+                "enchanted_deck": g[d0 + N + Ev:t[E.T_REC]][g[E.G_ENCH_PTR]:g[E.G_ENCH_N]],
+                "streams": g[E.G_ST:E.G_ST + 1 + P_].view(np.uint64)}
+
+    def describe(self, kind: int, row: np.ndarray) -> str:
+        r = self.rules
+        role = r.role_ids[int(row[F_ROLE])] if row[F_ROLE] >= 0 else ""
+        target = int(row[F_TARGET])
+        if row[F_PASS] > 0:
+            return "stop" if kind == SELECT else "decline"
+        if kind == SELECT:
+            return f"select {role}"
+        if kind in (LEAD, FOLLOW):
+            return f"{role} {'brave' if row[F_BRAVE] > 0 else 'cowardly'}"
+        if kind == ALTERNATIVE:
+            return f"event {r.event_ids[target]}" if target >= 0 else f"{role} (the card)"
+        if kind in (COLOUR, PAY):
+            return f"{'take' if kind == COLOUR else 'pay'} {RESOURCES[target]}"
+        if kind == MOVE:
+            return f"move to {r.area_ids[target]}"
+        if kind == DELIVER:
+            return f"deliver to {r.tower_ids[target]}"
+        if kind == CHARM:
+            return f"charm the cloud in {r.area_ids[target]}"
+        if kind == BID:
+            return f"bid {target}"
+        return {GATHER: "gather", WORKS: "pay a set of four"}.get(kind, f"option ({kind})")
+
+
+def new_game(n_players: int, seed: int, game: int = 0, *, rules=None) -> ForwardGame:
+    """Game ``game`` of seed ``seed`` at ``n_players`` seats, stopped at its first decision
+    (``simcore.forward.ForwardGame``: ``.current``, ``.step(i)``, ``.copy()``,
+    ``.determinize(seat, seed)``, ``.done``, ``.result()``). The chance draws are those of
+    ``simulate(..., seed)``'s game ``game``; the decisions are yours."""
+    rules = as_rules(rules)
+    lo, hi = rules.players["min"], rules.players["max"]
+    runner.check_int("n_players", n_players, lo)
+    if n_players > hi:
+        raise ValueError(f"Broom Service is played by {lo} to {hi} players, got {n_players}")
+    root_key(seed)
+    runner.check_int("game", game, 0)
+    return ForwardGame(Engine(rules, n_players, seed, game))

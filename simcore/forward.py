@@ -1,0 +1,196 @@
+"""The forward model every game offers: a game stopped at a decision, to inspect, copy, step
+and determinize (``bloomsim.new_game``, ``rapinsim.new_game``).
+
+A position is its game's identity (rules, players, seed, game index) plus the choices made so
+far and the determinizations asked for. The compiled engine plays it: the same kernel as the
+batches, taking the decisions from the choices and halting at the first decision past them,
+where it keeps the acting seat, the kind, the options (the same feature rows a policy gets),
+every seat's observation and a copy of the state. So the forward model and the batch engine
+cannot disagree on a rule: there is one implementation of the rules. Each query replays the
+game from its start (tens of microseconds for a whole game), so stepping a game to its end
+costs the square of its length in replays: fine from Python, and cheap enough for search.
+
+``determinize(seat, seed)`` resamples everything the seat cannot see, consistently with what
+it has seen (the rules of each game's ``determinize`` kernel), and new coming chance draws:
+the result is a position the seat cannot tell from the true one. It is defined at the seat's
+own decisions (where search agents need it); the pending options stay those the seat has.
+
+Each game supplies an engine object with ``run(choices, marks) -> Halt``, ``n_players``,
+``kind_names``, ``describe(kind, row) -> str``, ``streams() -> uint64 array`` (each seat's
+policy stream at the start of the game), ``views(state) -> dict`` and ``frame(halt)``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+MAX_MARKS = 4
+"""Determinizations one position can carry (a search determinizes once, at its root)."""
+
+
+@dataclass(frozen=True)
+class Halt:
+    """What the engine keeps where it stopped: ``done`` (the game ended: ``result`` holds the
+    engine's output for ``frame``), else the pending decision: ``seat``, ``kind``, the ``n``
+    options' feature rows ``opts``, every seat's observation ``obs`` [players, obs_len] and the
+    state ``state`` (the engine's packed arrays, for ``views``)."""
+
+    done: bool
+    seat: int = -1
+    kind: int = -1
+    opts: np.ndarray | None = None
+    obs: np.ndarray | None = None
+    state: np.ndarray | None = None
+    result: Any = None
+
+    @property
+    def n(self) -> int:
+        return 0 if self.opts is None else self.opts.shape[0]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The pending decision: who acts, what kind of decision, and each legal option described
+    (option i is ``step(i)``)."""
+
+    seat: int
+    kind: str
+    options: tuple[str, ...]
+
+    @property
+    def n(self) -> int:
+        return len(self.options)
+
+
+class ForwardGame:
+    """One game stopped at a decision (or finished). ``step`` advances this game; ``copy`` and
+    ``determinize`` return new ones. Decisions with a single legal option are taken by the
+    rules and never stop the game (as in the batch engine)."""
+
+    def __init__(self, engine, choices: Sequence[int] = (),
+                 marks: Sequence[tuple[int, int, int]] = ()):
+        self._engine = engine
+        self._choices = list(choices)
+        self._marks = list(marks)
+        self._halt: Halt | None = None
+
+    # ---- where the game stands
+    @property
+    def _at(self) -> Halt:
+        if self._halt is None:
+            self._halt = self._engine.run(np.asarray(self._choices, np.int64),
+                                          np.asarray(self._marks, np.int64).reshape(-1, 3))
+        return self._halt
+
+    @property
+    def n_players(self) -> int:
+        return self._engine.n_players
+
+    @property
+    def done(self) -> bool:
+        return self._at.done
+
+    @property
+    def history(self) -> tuple[int, ...]:
+        """The choices made so far (option indices), one per decision that had a choice."""
+        return tuple(self._choices)
+
+    @property
+    def current(self) -> Decision | None:
+        """The pending decision, None once the game is over."""
+        h = self._at
+        if h.done:
+            return None
+        return Decision(h.seat, self._engine.kind_names[h.kind],
+                        tuple(self._engine.describe(h.kind, row) for row in h.opts))
+
+    def options(self) -> np.ndarray:
+        """The pending decision's option rows (float32 [n, features]), as a policy gets them."""
+        return self._pending().opts.copy()
+
+    def observation(self, seat: int) -> np.ndarray:
+        """What ``seat`` sees now (float32, as a policy gets it)."""
+        h = self._pending()
+        self._check_seat(seat)
+        return h.obs[seat].copy()
+
+    def state(self) -> dict[str, np.ndarray]:
+        """The whole state at the pending decision as named arrays (hidden parts included:
+        for tests and debugging, never for a policy)."""
+        return self._engine.views(self._pending().state)
+
+    # ---- moving on
+    def step(self, i: int) -> ForwardGame:
+        """Take option ``i`` of the pending decision; returns this game."""
+        h = self._pending()
+        if isinstance(i, bool) or not isinstance(i, int | np.integer) or not 0 <= i < h.n:
+            raise ValueError(f"option must be an integer in [0, {h.n}) for this "
+                             f"{self._engine.kind_names[h.kind]} decision of seat {h.seat}, "
+                             f"got {i!r}")
+        self._choices.append(int(i))
+        self._halt = None
+        return self
+
+    def copy(self) -> ForwardGame:
+        twin = ForwardGame(self._engine, self._choices, self._marks)
+        twin._halt = self._halt
+        return twin
+
+    def determinize(self, seat: int, seed: int) -> ForwardGame:
+        """A copy in which everything ``seat`` cannot see is resampled (``seed``: which
+        sample), consistently with all it has seen; the seat's observation and options are
+        unchanged. ``seat`` must be the seat to act."""
+        h = self._pending()
+        self._check_seat(seat)
+        if seat != h.seat:
+            raise ValueError(f"determinize is defined at the seat's own decisions: seat {seat} "
+                             f"asked, seat {h.seat} is to act")
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        if len(self._marks) == MAX_MARKS:
+            raise ValueError(f"a position carries at most {MAX_MARKS} determinizations")
+        return ForwardGame(self._engine, self._choices,
+                           self._marks + [(len(self._choices), seat, int(seed) & (2**63 - 1))])
+
+    def play(self, policies: Sequence[Callable] | Callable) -> ForwardGame:
+        """Step to the end, each seat's decisions by its policy (``f(kind, obs, opts, n, rng)``,
+        built-in policies included), each drawing from its seat's own stream: from a new game
+        this is the batch engine's game for the same policies, seed and game index."""
+        if callable(policies):
+            policies = [policies] * self.n_players
+        if len(policies) != self.n_players:
+            raise ValueError(f"play needs {self.n_players} policies, one per seat, "
+                             f"got {len(policies)}")
+        rng = self._engine.streams()
+        while not self.done:
+            h = self._at
+            c = policies[h.seat](h.kind, h.obs[h.seat], h.opts, h.n, rng[h.seat:h.seat + 1])
+            self.step(int(c))
+        return self
+
+    def result(self):
+        """The finished game's rows of the results frame (one per seat)."""
+        if not self.done:
+            raise ValueError("the game is not over: result() needs a finished game "
+                             f"({len(self._choices)} choices made)")
+        return self._engine.frame(self._at)
+
+    # ---- helpers
+    def _pending(self) -> Halt:
+        h = self._at
+        if h.done:
+            raise ValueError("the game is over: no decision is pending")
+        return h
+
+    def _check_seat(self, seat: int) -> None:
+        if isinstance(seat, bool) or not isinstance(seat, int | np.integer) \
+                or not 0 <= seat < self.n_players:
+            raise ValueError(f"seat must be an integer in [0, {self.n_players}), got {seat!r}")
+
+    def __repr__(self) -> str:
+        d = self.current
+        where = "over" if d is None else f"seat {d.seat} to {d.kind} ({d.n} options)"
+        return f"<{self._engine.name} game: {len(self._choices)} choices made, {where}>"

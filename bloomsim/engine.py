@@ -400,8 +400,9 @@ def determinize(t, g, seat, seed):
         if p != seat:
             hand = 0
             for i in range(g[sc(p, S_NHAND)]):
-                hand |= np.int64(1) << nth_set_bit(free & ~hand, randint(st, CHANCE,
-                                                                        popcount(np.uint64(free & ~hand))))
+                left = free & ~hand
+                k = randint(st, CHANCE, popcount(np.uint64(left)))
+                hand |= np.int64(1) << nth_set_bit(left, k)
             g[sc(p, S_HAND)] = hand
     d0 = t[T_DECKS] + N
     rnd = g[G_ROUND]

@@ -1427,13 +1427,14 @@ policy has, so every decision, a built-in heuristic's included, goes through ``d
 
 
 @njit(cache=True)
-def fm_game(t, s, key, game, log, seat_out, rank, win, game_out, errors, keys):
+def fm_game(t, s, key, game, game_fn, log, seat_out, rank, win, game_out, errors, keys):
     """Game ``game`` in the forward model (``init_state`` with ``FM_SEAT`` everywhere, G_FM 1,
-    the choices in the log): played to its end, or to the first decision past the log."""
+    the choices in the log): played to its end, or to the first decision past the log.
+    ``game_fn``: ``play_game`` by address, as in ``play_games``."""
     s.g[G_HALTED] = 0
     for p in range(s.g[G_NP]):      # a halt made them random (fm_decide)
         s.g[sc(p, S_POLICY)] = FM_SEAT
-    play_game(t, s, key, game, log, 0, keys[0], keys[1], seat_out, rank, win, game_out, errors)
+    game_fn(t, s, key, game, log, 0, keys[0], keys[1], seat_out, rank, win, game_out, errors)
     return s.g[G_HALTED]
 
 

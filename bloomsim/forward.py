@@ -9,6 +9,7 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from simcore import runner
 from simcore.forward import ForwardGame, Halt
+from simcore.policy import first_class
 from simcore.rng import root_key, seed_streams
 
 from . import engine as E
@@ -36,6 +37,9 @@ class Engine:
                      np.zeros(E.MAX_PLAYERS, np.int64), LOG_CAP)
         self.s.g[E.G_FM] = 1
         self._log = np.zeros((1, LOG_CAP, 4), np.int16)
+        self._game_fn = first_class(E.play_game, E.GAME_SIG)
+        self.obs_len, self.n_features = E.OBS_LEN, E.P.N_FEATURES
+        self.max_options = int(self.t[E.T_MAXO])
 
     def run(self, choices: np.ndarray, marks: np.ndarray) -> Halt:
         g, t = self.s.g, self.t
@@ -50,8 +54,9 @@ class Engine:
         errors = np.zeros((1, 6), np.int64)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-            halted = E.fm_game(t, self.s, self.key, self.game, self._log, b.seat_out, b.rank,
-                               b.win, b.game_out, errors, np.zeros((2, self.n_players), np.int64))
+            halted = E.fm_game(t, self.s, self.key, self.game, self._game_fn, self._log,
+                               b.seat_out, b.rank, b.win, b.game_out, errors,
+                               np.zeros((2, self.n_players), np.int64))
         if errors[0, 0]:
             raise RuntimeError(f"the forward model's replay diverged at decision "
                                f"{errors[0, 5]} (choice {errors[0, 3]} of {errors[0, 4]})")
@@ -108,6 +113,16 @@ class Engine:
         if kind == BID:
             return f"bid {target}"
         return {GATHER: "gather", WORKS: "pay a set of four"}.get(kind, f"option ({kind})")
+
+
+def env(n_players: int = 4, seed: int = 0, *, rules=None, render_mode: str | None = None):
+    """A PettingZoo AEC environment of Broom Service at ``n_players`` seats (``simcore.pz``;
+    needs the ``rl`` extra)."""
+    from simcore.pz import ForwardEnv
+    rules = as_rules(rules)
+    new_game(n_players, seed, rules=rules)      # bad arguments fail here, by name
+    return ForwardEnv("bloomsim", lambda s, g: new_game(n_players, s, g, rules=rules), seed,
+                      render_mode)
 
 
 def new_game(n_players: int, seed: int, game: int = 0, *, rules=None) -> ForwardGame:

@@ -1,0 +1,175 @@
+"""The forward model (``bloomsim.new_game``): stepping a game is the batch engine's game, and
+``determinize`` resamples exactly what the acting seat cannot see."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.stats import chi2_contingency
+
+import bloomsim
+from bloomsim import api
+from bloomsim.forward import new_game
+from bloomsim.policies import LEAD, POLICIES
+from bloomsim.rules import default_rules
+
+RULES = default_rules()
+VARIANTS = {"default": RULES,
+            "lead_holder": RULES.replace(next_start_player="lead_holder", events_used=7),
+            "hand3": RULES.replace(hand_size=3, enchanted_penalty=4)}
+
+
+def _same_game(fwd, batch):
+    cols = [c for c in batch.columns if c != "policy"]
+    assert fwd.select(cols).equals(batch.select(cols))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**40), game=st.integers(0, 10**6), players=st.integers(2, 5),
+       policy=st.sampled_from(sorted(POLICIES)), variant=st.sampled_from(sorted(VARIANTS)))
+def test_stepping_with_a_policy_is_the_batch_engines_game(seed, game, players, policy, variant):
+    rules = VARIANTS[variant]
+    g = new_game(players, seed, game, rules=rules).play(POLICIES[policy])
+    assert g.done and g.current is None
+    batch = bloomsim.simulate([policy] * players, 1, seed, rules=rules, first_game=game)
+    _same_game(g.result(), batch)
+
+
+def test_replaying_the_batch_log_reaches_the_same_end():
+    sp = api.seat_policies(["greedy", "random", "cloud"], RULES)
+    b = api.play_compiled(RULES, sp, 11, 5, 1, log=True)
+    g = new_game(3, 11, 5)
+    for seat, kind, n, choice in b.logs[0]:
+        d = g.current
+        assert (d.seat, bloomsim.policies.KIND_NAMES[kind], d.n) == (
+            seat, d.kind, n)
+        g.step(choice)
+    assert g.done
+    assert g.result()["score"].to_list() == b.seat_out[0, 0].tolist()
+
+
+def test_a_new_game_describes_its_first_decision():
+    g = new_game(4, 3)
+    d = g.current
+    assert (d.seat, d.kind) == (0, "select")
+    assert d.options == tuple(f"select {r}" for r in RULES.role_ids)
+    assert g.options().shape == (len(RULES.role_ids), bloomsim.policies.N_FEATURES)
+    obs = g.observation(0)
+    assert obs[bloomsim.policies.O_SEAT] == 0 and obs[bloomsim.policies.O_PLAYERS] == 4
+
+
+def test_copy_is_independent_and_step_returns_the_game():
+    g = new_game(3, 5)
+    twin = g.copy()
+    assert g.step(0) is g
+    assert twin.history == () and g.history == (0,)
+    twin.step(1)
+    assert g.state()["hands"][0] != twin.state()["hands"][0]
+
+
+def test_bad_input_is_named():
+    g = new_game(2, 1)
+    n = g.current.n
+    for bad in (n, -1, 1.0, True, "0"):
+        with pytest.raises(ValueError, match="option must be an integer"):
+            g.step(bad)
+    with pytest.raises(ValueError, match="not over"):
+        g.result()
+    with pytest.raises(ValueError, match="seat must be"):
+        g.observation(2)
+    with pytest.raises(ValueError, match="own decisions"):
+        g.determinize(1, 0)
+    with pytest.raises(ValueError, match="2 to 5 players"):
+        new_game(6, 1)
+    with pytest.raises(ValueError, match="n_players"):
+        new_game(1, 1)
+    g.play(POLICIES["random"])
+    with pytest.raises(ValueError, match="over"):
+        g.step(0)
+    with pytest.raises(ValueError, match="over"):
+        g.determinize(0, 1)
+
+
+def _to_lead(seed, game, round_, turn, players=4):
+    """A game of random play stopped at its ``turn``-th lead of round ``round_`` (None if the
+    round has fewer)."""
+    rng = np.random.default_rng([seed, game])
+    g = new_game(players, seed, game)
+    leads = 0
+    while not g.done:
+        h = g._at
+        rnd = int(h.obs[h.seat][bloomsim.policies.O_ROUND])
+        if rnd > round_:
+            return None
+        if rnd == round_ and h.kind == LEAD:
+            if leads == turn:
+                return g
+            leads += 1
+        g.step(int(rng.integers(h.n)))
+    return None
+
+
+def test_determinize_keeps_what_the_seat_sees_and_resamples_the_rest():
+    g = _to_lead(1, 0, 2, 2)
+    seat = g.current.seat
+    before, obs, opts = g.state(), g.observation(seat), g.options()
+    d = g.determinize(seat, 7)
+    after = d.state()
+    assert np.array_equal(d.observation(seat), obs) and np.array_equal(d.options(), opts)
+    assert d.current == g.current
+    assert after["hands"][seat] == before["hands"][seat]
+    assert np.array_equal(after["hand_sizes"], before["hand_sizes"])
+    assert np.array_equal(after["scores"], before["scores"])
+    played = int(np.bitwise_or.reduce(before["played"]))
+    for p in range(g.n_players):
+        assert after["hands"][p] & played == 0
+    rnd = int(before["round"][0])
+    assert np.array_equal(after["event_deck"][:rnd], before["event_deck"][:rnd])
+    assert sorted(after["event_deck"]) == sorted(before["event_deck"])
+    assert sorted(after["enchanted_deck"]) == sorted(before["enchanted_deck"])
+    # the same seed resamples the same way; another seed (almost surely) not
+    assert np.array_equal(g.determinize(seat, 7).state()["hands"], after["hands"])
+    others = [np.array_equal(g.determinize(seat, s).state()["hands"], after["hands"])
+              for s in range(8, 14)]
+    assert not all(others)
+    # the determinized game is a game: it plays on to a legal end
+    d.play(POLICIES["random"])
+    assert d.done and len(d.result()) == g.n_players
+
+
+def test_determinized_hands_and_events_follow_the_true_distribution():
+    """Under random play the true hidden state is uniform over what the seat cannot exclude;
+    over many positions the resampled hands and next events must match the true ones."""
+    R, E = len(RULES.role_ids), len(RULES.event_ids)
+    roles = np.zeros((2, R), np.int64)
+    events = np.zeros((2, E), np.int64)
+    for game in range(250):
+        g = _to_lead(2, game, 3, 1)
+        if g is None:
+            continue
+        seat = g.current.seat
+        for row, s in enumerate((g.state(), g.determinize(seat, game).state())):
+            for p in range(g.n_players):
+                if p != seat:
+                    roles[row] += [(int(s["hands"][p]) >> r) & 1 for r in range(R)]
+            events[row, s["event_deck"][int(s["round"][0])]] += 1
+    assert roles.sum() > 1000
+    keep = roles.sum(axis=0) > 0
+    assert chi2_contingency(roles[:, keep]).pvalue > 1e-3
+    keep = events.sum(axis=0) > 0
+    assert chi2_contingency(events[:, keep]).pvalue > 1e-3
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_pettingzoo_api_test_passes():
+    pytest.importorskip("pettingzoo")
+    from pettingzoo.test import api_test
+    env = bloomsim.env(3, seed=4)
+    api_test(env, num_cycles=400)
+    env.reset(seed=4)
+    rewards = {}
+    while env.agents:        # a whole game by the action masks: the rewards are the win shares
+        obs, reward, term, trunc, info = env.last()
+        if term:
+            rewards[env.agent_selection] = reward
+        env.step(None if term else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert len(rewards) == 3 and sum(rewards.values()) == pytest.approx(1.0)

@@ -15,7 +15,8 @@ from simcore.rng import root_key, seed_streams
 from . import engine as E
 from .api import LOG_CAP, Batch, _empty, as_rules, flat_tables, to_frame
 from .policies import (ALTERNATIVE, BID, CHARM, COLOUR, DELIVER, F_BRAVE, F_PASS, F_ROLE,
-                       F_TARGET, FOLLOW, GATHER, KIND_NAMES, LEAD, MOVE, PAY, SELECT, WORKS)
+                       F_TARGET, FOLLOW, GATHER, KIND_NAMES, LEAD, MOVE, PAY, POLICIES, SELECT,
+                       WORKS)
 from .rules import Rules
 
 RESOURCES = ("green", "purple", "orange", "wand")
@@ -74,6 +75,11 @@ class Engine:
         st = np.zeros(1 + self.n_players, np.uint64)
         seed_streams(self.key, self.game, st)
         return st[1:].copy()
+
+    def policy(self, name: str):
+        if name not in POLICIES:
+            raise ValueError(f"unknown policy {name!r}; built-in policies: {list(POLICIES)}")
+        return POLICIES[name]
 
     def frame(self, halt: Halt):
         b: Batch = halt.result

@@ -2,6 +2,7 @@
 benchmarks and tools need to know of it."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from simcore.games import Game, Things, Variant, default_players, register
@@ -45,6 +46,14 @@ def switch_offs(rules: Any, players: int | None = None, events: str = "replace"
     return out
 
 
+def rules_text(rules: Any) -> str:
+    """The rules in force as JSON, then each assumption and rules option."""
+    from .rules import ASSUMPTIONS
+    return "\n".join([f"# rules from {rules.source}", json.dumps(rules.to_dict(), indent=1),
+                      "\n# assumptions and rules options (replace them in your own rules "
+                      "file):"] + [f"- {k}: {v}" for k, v in ASSUMPTIONS.items()])
+
+
 def board(rules: Any) -> dict:
     """The ``board`` mapping of the rules data: areas (with grid x, y), towers, cloud spaces."""
     return rules.board
@@ -68,5 +77,6 @@ GAME = register(Game(
     assumptions={"event": "the event cards' numbers are assumptions of the rules data "
                           "(bloomsim rules)"},
     speed_goal=100_000, rules_data=lambda rules: rules.to_dict(),
+    rules_text=rules_text,
     choices={"enchanted_reshuffle": RESHUFFLE_OPTIONS, "next_start_player": START_PLAYER_OPTIONS,
              "perilous_places": PERILOUS_OPTIONS}))

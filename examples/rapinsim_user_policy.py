@@ -52,7 +52,8 @@ def cautious(kind, obs, opts, n_opts, rng):
 
 
 if __name__ == "__main__":
-    from rapinsim.cli import summary
+    from simcore.games import get
+    from simcore.summary import simulate_summary
 
     df = rapinsim.simulate([cautious, "careful", "greedy", "random"], 20_000, seed=1)
-    print(summary(df))
+    print(simulate_summary(get("rapinsim"), df))

@@ -47,6 +47,15 @@ def board_plot(board: dict, lf: Any, default_rules: bool) -> Any:
     return draw(board, lf, default_rules)
 
 
+def rules_text(rules: Any) -> str:
+    """Each rules value in force, tagged: the rules say so, a decision, or an assumption."""
+    from .rules import TAGS
+    return "\n".join([f"rules from {rules.source}\n[R] the rules say so, [D] a decision where "
+                      f"they are unclear, [A] an assumption\n"]
+                     + [f"[{tag}] {name:<26} {getattr(rules, name)!s:<32} {doc}"
+                        for name, (tag, doc) in TAGS.items()])
+
+
 def rules_data(rules: Any) -> dict:
     """The rules' fields as plain data (the names ``rules.replace`` takes)."""
     return {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)
@@ -72,4 +81,8 @@ GAME = register(Game(
                    "the table by character measures the characters.",
     speed_goal=200_000, lengths=("decisions", "turns"), endings=("dawn", "stalled"),
     rules_data=rules_data,
-    choices={"character_selection": CHARACTER_SELECTIONS, "disguise": DISGUISE_MODES}))
+    choices={"character_selection": CHARACTER_SELECTIONS, "disguise": DISGUISE_MODES},
+    seat_options=(("--character", "characters",
+                   "fix one character per seat (default: the players choose, or the rules' "
+                   "character_selection = draw deals them)"),),
+    rules_text=rules_text))

@@ -1,12 +1,83 @@
-"""What both games' command lines share: user policies from a script, and one-line errors."""
+"""The one command line of every game (``bloomsim``, ``rapinsim``, ``python -m simcore GAME``):
+``simulate | replay | rules`` with the same flags, user policies from a script
+(``--policy FILE.py:NAME``), one-line errors with exit code 2."""
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import sys
 from collections.abc import Callable, Container
 from pathlib import Path
 
 from .policy import UserPolicy
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def parser(game) -> argparse.ArgumentParser:
+    """The flags, the same for every game, plus the game's per-seat options
+    (``Game.seat_options``)."""
+    ap = _Parser(prog=game.name, description=f"{game.title} simulator")
+    sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+
+    def common(p):
+        p.add_argument("--policy", action="extend", nargs="+", required=True,
+                       help="one per seat, seat 0 first (repeat the flag or list them): a "
+                            "built-in name or FILE.py:NAME (a @simcore.policy function in a "
+                            "script)")
+        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--rules", help="a JSON or TOML rules file")
+        for flag, _, help_ in game.seat_options:
+            p.add_argument(flag, action="extend", nargs="+", help=help_)
+
+    sim = sub.add_parser("simulate", prog=f"{game.name} simulate",
+                         help="play many games and print win rates")
+    common(sim)
+    sim.add_argument("--games", type=int, default=10_000)
+    sim.add_argument("--out", help="stream results to this Parquet dataset folder")
+    sim.add_argument("--threads", type=int)
+    sim.add_argument("--engine", default="compiled", choices=("compiled", "reference"))
+    rep = sub.add_parser("replay", prog=f"{game.name} replay", help="print the log of one game")
+    common(rep)
+    rep.add_argument("--game", type=int, default=0)
+    ru = sub.add_parser("rules", prog=f"{game.name} rules",
+                        help="print the rules in force and which are assumptions")
+    ru.add_argument("--rules", help="a JSON or TOML rules file")
+    return ap
+
+
+def main(name: str, argv: list[str] | None = None) -> int:
+    """``name``'s command line (a registered game, ``simcore.games``)."""
+    from . import games
+    game = games.get(name)
+    args = parser(game).parse_args(argv)
+    return run_main(game.name, lambda: _run(game, args))
+
+
+def _run(game, args) -> None:
+    from .summary import simulate_summary
+    mod = game.module()
+    if args.cmd == "rules":
+        print(game.rules_text(mod.load_rules(args.rules)) if game.rules_text
+              else repr(mod.load_rules(args.rules)))
+        return
+    pols = [load_policy(p, mod.POLICIES) for p in args.policy]
+    extra = {kw: getattr(args, flag.lstrip("-").replace("-", "_"))
+             for flag, kw, _ in game.seat_options}
+    extra = {k: v for k, v in extra.items() if v is not None}
+    if args.cmd == "replay":
+        sys.stdout.write(mod.replay(pols, args.seed, args.game, rules=args.rules, **extra))
+        return
+    res = mod.simulate(pols, args.games, args.seed, rules=args.rules, engine=args.engine,
+                       threads=args.threads, out=args.out, **extra)
+    if args.out:
+        res = res.collect()
+        print(f"wrote {args.games:,} games to {args.out}")
+    print(simulate_summary(game, res))
 
 
 def load_policy(spec: str, builtins: Container[str]):

@@ -17,7 +17,9 @@ own decisions (where search agents need it); the pending options stay those the 
 
 Each game supplies an engine object with ``run(choices, marks) -> Halt``, ``n_players``,
 ``kind_names``, ``describe(kind, row) -> str``, ``streams() -> uint64 array`` (each seat's
-policy stream at the start of the game), ``views(state) -> dict`` and ``frame(halt)``.
+policy stream at the start of the game), ``policy(name)`` (a built-in policy as a function),
+``views(state) -> dict``, ``frame(halt)``, and for ``simcore.pz`` ``obs_len``,
+``max_options``, ``n_features``.
 """
 from __future__ import annotations
 
@@ -155,15 +157,17 @@ class ForwardGame:
         return ForwardGame(self._engine, self._choices,
                            self._marks + [(len(self._choices), seat, int(seed) & (2**63 - 1))])
 
-    def play(self, policies: Sequence[Callable] | Callable) -> ForwardGame:
-        """Step to the end, each seat's decisions by its policy (``f(kind, obs, opts, n, rng)``,
-        built-in policies included), each drawing from its seat's own stream: from a new game
-        this is the batch engine's game for the same policies, seed and game index."""
-        if callable(policies):
+    def play(self, policies: Sequence[str | Callable] | str | Callable) -> ForwardGame:
+        """Step to the end, each seat's decisions by its policy (a built-in name or a function
+        ``f(kind, obs, opts, n, rng)``, a ``@policy`` included), each drawing from its seat's
+        own stream: from a new game this is the batch engine's game for the same policies,
+        seed and game index."""
+        if isinstance(policies, str) or callable(policies):
             policies = [policies] * self.n_players
         if len(policies) != self.n_players:
             raise ValueError(f"play needs {self.n_players} policies, one per seat, "
                              f"got {len(policies)}")
+        policies = [self._engine.policy(p) if isinstance(p, str) else p for p in policies]
         rng = self._engine.streams()
         while not self.done:
             h = self._at

@@ -95,6 +95,11 @@ class Game:
     what-if page offers as form controls)."""
     choices: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """The text-valued rules options and the values each may take."""
+    seat_options: tuple[tuple[str, str, str], ...] = ()
+    """(command-line flag, ``simulate``/``replay`` keyword, help): options given per seat
+    beyond the policies (e.g. fixed characters)."""
+    rules_text: Callable[[Any], str] | None = None
+    """rules -> what ``GAME rules`` prints: the rules in force and which are assumptions."""
 
     def module(self) -> Any:
         """The game's public module (``simulate``, ``replay``, ``load_rules``, ``POLICIES``)."""

@@ -44,6 +44,19 @@ def win_table(df: pl.DataFrame, by: str, score: str | None = None) -> str:
     return "\n".join(lines)
 
 
+def simulate_summary(game, df: pl.DataFrame) -> str:
+    """What ``simulate`` on the command line prints: the games' length and endings, then the
+    win rate by policy and by each seat-level thing read by value (a character)."""
+    games = df.filter(pl.col("seat") == 0)
+    head = [f"{games.height:,} games"]
+    head += [f"mean {games[c].mean():.1f} {c}" for c in game.lengths if c in games.columns]
+    head += [f"{games[c].mean():.2%} {c}" for c in game.endings if c in games.columns]
+    tables = [win_table(df, "policy", score=game.score if game.score in df.columns else None)]
+    tables += [win_table(df, t.column) for t in game.things
+               if t.how == "value" and t.column in df.columns]
+    return ", ".join(head) + "\n\n" + "\n\n".join(tables)
+
+
 def read_rules_file(path: str | os.PathLike) -> dict:
     """The mapping in a JSON or TOML rules file; a ValueError naming the file otherwise."""
     p = Path(path)

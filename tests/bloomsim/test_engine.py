@@ -5,7 +5,6 @@ import polars as pl
 import pytest
 
 import bloomsim
-from bloomsim import api
 from bloomsim.rules import default_rules
 from simcore.rng import randint
 
@@ -96,24 +95,7 @@ def test_policies_play_differently(games):
 
 # ---------------------------------------------------------------- reproducibility
 
-def test_same_seed_same_games_and_other_seed_differs():
-    a = bloomsim.simulate(MIXED, 300, seed=7)
-    assert a.equals(bloomsim.simulate(MIXED, 300, seed=7))
-    assert not a.equals(bloomsim.simulate(MIXED, 300, seed=8))
-
-
-def test_thread_count_does_not_change_games():
-    assert bloomsim.simulate(MIXED, 400, seed=3, threads=1).equals(
-        bloomsim.simulate(MIXED, 400, seed=3, threads=2))
-
-
-def test_batch_split_does_not_change_games(rules):
-    sp = api.seat_policies(MIXED, rules)
-    whole = api.play_compiled(rules, sp, 9, 0, 200)
-    first = api.play_compiled(rules, sp, 9, 0, 100)
-    second = api.play_compiled(rules, sp, 9, 100, 100)
-    assert (whole.seat_out == np.concatenate([first.seat_out, second.seat_out], axis=1)).all()
-    assert (whole.game_out == np.concatenate([first.game_out, second.game_out], axis=1)).all()
+# same seed, thread counts, batch splits: tests/contract/test_conformance.py
 
 
 def test_changing_a_policy_keeps_clouds_events_and_enchanted_roles():

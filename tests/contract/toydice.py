@@ -1,16 +1,30 @@
-"""A toy third game, in a few dozen lines, that declares the game contract (simcore.games) and
-nothing else: "dice race". Each seat rolls a die per round for ROUNDS rounds and either keeps
-the roll or banks a sure 3; a bonus card drawn per game gives +2 to one seat. Highest total
-wins. It shows that analyses and benchmarks reach a game only through its declaration."""
+"""A toy third game that declares the game contract (simcore.games) and nothing else: "dice
+race". Each round every seat rolls a die and keeps the roll or banks a sure 3; a bonus card
+drawn per game gives +2 to one seat. Highest total wins. One plain-Python implementation of the
+rules (``_play``) serves the batches and the forward model (``new_game``); it shows that
+analyses, benchmarks, the command line and the conformance suite reach a game only through its
+declaration."""
 from __future__ import annotations
 
 import numpy as np
 
+from simcore import runner
+from simcore.forward import ForwardGame, Halt
 from simcore.games import Game, Things, register
+from simcore.policy import UserPolicy
 from simcore.results import frame
+from simcore.rng import mix64, randint, root_key
 
 ROUNDS = 6
-POLICIES = {"random": 0, "bold": 1, "safe": 2}
+KEEP = 0                      # the one decision kind: option 0 keeps the roll, 1 banks 3
+OBS = 4                       # round, seat, own total, the roll
+
+
+def _random(kind, obs, opts, n, rng):
+    return randint(rng, 0, n)
+
+
+POLICIES = {"random": _random, "bold": lambda *a: 0, "safe": lambda *a: 1}
 
 
 class Rules(dict):
@@ -22,60 +36,120 @@ def load_rules(path=None):
     return Rules(bonus=2, first_bonus=0)
 
 
-def _draws(seed, games, salt):
-    """Uniform 64-bit draws, one per (seed, game index, salt): splitmix64 of a counter, so a
-    game's dice depend on nothing but (seed, game) and a whole batch is drawn at once."""
-    with np.errstate(over="ignore"):
-        z = (np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15)
-             + games.astype(np.uint64) * np.uint64(0xBF58476D1CE4E5B9) + np.uint64(salt))
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return z ^ (z >> np.uint64(31))
+def _u(key, game, salt):
+    return int(mix64(np.uint64(key) ^ mix64(np.uint64((game << 16) + salt))))
 
 
-def _play(policies, seed, games, rules):
-    """Scores [games, seats] and the bonus card's seat [games]."""
-    n = len(policies)
-    score = np.zeros((games.size, n), np.int64)
+def _play(decide, n, key, game, rules, marks=()):
+    """One game: ``decide(seat, obs, opts)`` -> option, or None to halt there. Returns
+    (scores, bonus seat, decisions) or the Halt. A mark (decision, seat, seed) redraws
+    everything after that decision (the coming rolls and the bonus card: hidden)."""
+    score, k = [0] * n, 0
     for r in range(ROUNDS):
-        for s, p in enumerate(policies):
-            u = _draws(seed, games, 1 + 8 * r + s)
-            roll = (u % np.uint64(6)).astype(np.int64) + 1
-            keep = {"bold": True, "safe": False}.get(p, (u >> np.uint64(32)) & np.uint64(1))
-            score[:, s] += np.where(keep, roll, 3)
-    bonus = (_draws(seed, games, 0) % np.uint64(n)).astype(np.int64)
-    score[np.arange(games.size), bonus] += rules["bonus"]
-    score[:, 0] += rules["first_bonus"]
-    return score, bonus
+        for s in range(n):
+            key_k = next((m[2] for m in reversed(marks) if m[0] < k), key)
+            roll = 1 + _u(key_k, game, 1 + 8 * r + s) % 6
+            obs = np.array([r, s, score[s], roll], np.float32)
+            opts = np.array([[roll], [3]], np.float32)
+            c = decide(s, obs, opts)
+            if c is None:
+                every = np.array([[r, p, score[p], roll if p == s else 0] for p in range(n)],
+                                 np.float32)
+                return Halt(False, s, KEEP, opts, every, np.array(score))
+            score[s] += roll if c == 0 else 3
+            k += 1
+    bonus = _u(marks[-1][2] if marks else key, game, 0) % n
+    score[bonus] += rules["bonus"]
+    score[0] += rules["first_bonus"]
+    return score, bonus, k
+
+
+def _frame(start, names, rows, rules):
+    score = np.array([s for s, _, _ in rows], np.int64)
+    better = (score[:, None, :] > score[:, :, None]).sum(axis=2)
+    rank = (1 + better).astype(np.int8)
+    top = rank == 1
+    card = np.zeros(score.shape, np.int8)
+    card[np.arange(len(rows)), [b for _, b, _ in rows]] = 1
+    return frame(start, names, {"rank": rank, "win": (top / top.sum(1, keepdims=True)
+                                                       ).astype(np.float32),
+                                "dice": score.astype(np.int16), "bonus_card": card},
+                 {"n_players": np.full(len(rows), len(names), np.int8),
+                  "decisions": np.array([d for _, _, d in rows], np.int32)})
 
 
 def simulate(policies, n_games, seed, *, rules=None, engine="compiled", threads=None,
              progress=None, out=None, first_game=0):
-    """A user policy (any object with a ``name``) plays as random."""
-    names = [p if isinstance(p, str) else p.name for p in policies]
-    bad = [p for p in policies if isinstance(p, str) and p not in POLICIES]
-    if bad:
-        raise ValueError(f"unknown policy {bad[0]!r}")
-    policies = [p if isinstance(p, str) else "random" for p in policies]
+    if isinstance(policies, str) or not 2 <= len(policies) <= 5:
+        raise ValueError(f"toydice is played by 2 to 5 players, one policy per seat, got "
+                         f"{policies!r}")
+    for p in policies:
+        if not isinstance(p, UserPolicy) and p not in POLICIES:
+            raise ValueError(f"unknown policy {p!r}")
+    runner.check_int("n_games", n_games)
+    key = root_key(seed)
+    if engine not in ("compiled", "reference"):
+        raise ValueError(f"engine must be 'compiled' or 'reference', got {engine!r}")
     rules = load_rules() if rules is None else rules
-    n = len(policies)
-    score, bonus = _play(policies, seed, np.arange(first_game, first_game + n_games), rules)
-    better = (score[:, None, :] > score[:, :, None]).sum(axis=2)     # seats ahead of each
-    rank = (1 + better).astype(np.int8)
-    top = rank == 1
-    win = (top / top.sum(axis=1, keepdims=True)).astype(np.float32)
-    card = np.zeros((n_games, n), np.int8)
-    card[np.arange(n_games), bonus] = 1
-    return frame(first_game, names, {"rank": rank, "win": win, "dice": score.astype(np.int16),
-                                     "bonus_card": card},
-                 {"n_players": np.full(n_games, n, np.int8),
-                  "decisions": np.full(n_games, ROUNDS * n, np.int32)})
+    names = [p if isinstance(p, str) else p.name for p in policies]
+    funcs = [POLICIES[p] if isinstance(p, str) else p for p in policies]
+    rows = []
+    for game in range(first_game, first_game + n_games):
+        rng = np.array([_u(key, game, 100 + s) for s in range(len(funcs))], np.uint64)
+
+        def decide(s, obs, opts, game=game, rng=rng):
+            c = funcs[s](KEEP, obs, opts, 2, rng[s:s + 1])
+            if c not in (0, 1):
+                raise ValueError(f"policy {names[s]!r} at seat {s} returned illegal choice "
+                                 f"{c!r} for decision 'keep' (2 options) in game {game}")
+            return c
+        rows.append(_play(decide, len(funcs), key, game, rules))
+    return _frame(first_game, names, rows, rules)
 
 
 def replay(policies, seed, game, rules=None):
-    score, bonus = _play(policies, seed, np.array([game]),
-                         load_rules() if rules is None else rules)
-    return f"dice race: scores {score[0].tolist()}, bonus card to seat {bonus[0]}"
+    df = simulate(policies, 1, seed, rules=rules, first_game=game)
+    return f"dice race: scores {df['dice'].to_list()}\n"
+
+
+class _Engine:
+    name, kind_names, obs_len, max_options, n_features = "Dice race", ("keep",), OBS, 2, 1
+
+    def __init__(self, n, seed, game, rules):
+        self.n_players, self.key, self.game, self.rules = n, root_key(seed), game, rules
+
+    def run(self, choices, marks):
+        it = iter(choices)
+        out = _play(lambda s, obs, opts: next(it, None), self.n_players, self.key, self.game,
+                    self.rules, [tuple(int(x) for x in m) for m in marks])
+        return out if isinstance(out, Halt) else Halt(True, result=out)
+
+    def streams(self):
+        return np.array([_u(self.key, self.game, 100 + s) for s in range(self.n_players)],
+                        np.uint64)
+
+    def policy(self, name):
+        return POLICIES[name]
+
+    def views(self, state):
+        return {"scores": state}
+
+    def describe(self, kind, row):
+        return f"keep {int(row[0])}" if row[0] != 3 else "bank 3"
+
+    def frame(self, halt):
+        return _frame(self.game, ["forward"] * self.n_players, [halt.result], self.rules)
+
+
+def new_game(n_players, seed, game=0, *, rules=None):
+    if not 2 <= n_players <= 5:
+        raise ValueError(f"toydice is played by 2 to 5 players, got {n_players}")
+    return ForwardGame(_Engine(n_players, seed, game, load_rules() if rules is None else rules))
+
+
+def env(n_players=3, seed=0, *, render_mode=None):
+    from simcore.pz import ForwardEnv
+    return ForwardEnv("toydice", lambda s, g: new_game(n_players, s, g), seed, render_mode)
 
 
 def switch_offs(rules, players=None, events="replace"):

@@ -130,21 +130,6 @@ def test_user_policies_same_frame_any_threads():
     assert a.equals(simulate(pols, 300, 5, threads=2, progress=False))
 
 
-def test_same_seed_same_frame_any_threads_and_split():
-    pols = ["careful", "random", "greedy", "random"]
-    a = simulate(pols, 300, 11, threads=1, progress=False)
-    b = simulate(pols, 300, 11, threads=2, progress=False)
-    assert a.equals(b)
-    assert not a.equals(simulate(pols, 300, 12, progress=False))
-    rules, pol, fixed = api._check(pols, None, None, "compiled")
-    key = root_key(11)
-    whole = api.play_arrays(pol, rules, fixed, key, 0, 300, "compiled")
-    halves = [api.play_arrays(pol, rules, fixed, key, s, 150, "compiled") for s in (0, 150)]
-    for k, game_axis in enumerate((1, 0, 1, 0)):      # seat, win, game, chars
-        np.testing.assert_array_equal(whole[k], np.concatenate([h[k] for h in halves],
-                                                               axis=game_axis))
-
-
 def test_policy_swap_keeps_the_deal():
     """Common random numbers: the policies do not change the tile shuffle or Rize's start."""
     a = simulate(["random", "random", "random"], 50, 3, characters=["lapin", "cocoa", "chiya"],

@@ -40,6 +40,7 @@ from numba import njit, typeof, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from simcore.bits import nth_set_bit, popcount
+from simcore.layout import Layout
 from simcore.parallel import claim, spread
 from simcore.policy import POLICY_SIG, first_class, policy_at
 from simcore.results import rank_and_share
@@ -61,39 +62,111 @@ MAX_PLAYERS = 6
 OBS_LEN = P.obs_len(MAX_PLAYERS)
 NEG = -(1 << 30)
 
-# State.g: game scalars, then (see State) the streams, the seats, the option slots, the board,
-# decks and record, the decision log
-(G_ROUND, G_TURN, G_LEADER, G_START, G_EVENT, G_ENCHANTED, G_PLAYED, G_DECISIONS, G_LOGGED,
- G_ERROR, G_ERR_SEAT, G_ERR_KIND, G_ERR_CHOICE, G_ERR_N, G_ENCH_N, G_ENCH_PTR,
- G_SELECTING, G_LAST_BRAVE) = range(18)
-N_G = 18          # setup clears g[:N_G]
-G_LOG_CAP, G_LOG_AT, G_NP = 18, 19, 20   # log size (0: none) and start, number of players
-G_READERS = 21    # some seat reads features (its policy is not the built-in random one)
-G_BEST, G_BEST_V = 22, 23    # a built-in heuristic's best option so far and its value (``offer``)
+# State.g: game scalars, then (see State) the streams, the seats, the option slots; the board,
+# decks, record, scratch and decision log follow at offsets of the rules (T_BOARD ...)
+G = Layout("State.g")
+G_ROUND = G.field("round", meaning="1-based")
+G_TURN = G.field("turn", meaning="turn of the round, 0-based")
+G_LEADER = G.field("leader", meaning="the seat that leads (or holds the lead)")
+G_START = G.field("start", meaning="the round's start player")
+G_EVENT = G.field("event", meaning="the round's event card, -1 none")
+G_ENCHANTED = G.field("enchanted", meaning="the enchanted roles (bitmask)")
+G_PLAYED = G.field("played", meaning="the roles played this round (bitmask)")
+G_DECISIONS = G.field("decisions", meaning="decisions asked")
+G_LOGGED = G.field("logged", meaning="decisions logged")
+G_ERROR = G.field("error", meaning="1: a policy's illegal choice; 2: a forward replay diverged")
+G_ERR_SEAT = G.field("err_seat")
+G_ERR_KIND = G.field("err_kind")
+G_ERR_CHOICE = G.field("err_choice")
+G_ERR_N = G.field("err_n")
+G_ENCH_N = G.field("ench_n", meaning="cards in the enchanted deck")
+G_ENCH_PTR = G.field("ench_ptr", meaning="the enchanted deck's next card")
+G_SELECTING = G.field("selecting", meaning="hands are being selected")
+G_LAST_BRAVE = G.field("last_brave", meaning="who last acted bravely this round")
+N_G = G.end       # setup clears g[:N_G]
+G_LOG_CAP = G.field("log_cap", meaning="decisions the log keeps (0: none)")
+G_LOG_AT = G.field("log_at", meaning="where the log starts")
+G_NP = G.field("players")
+G_READERS = G.field("readers", meaning="some seat reads features (not the built-in random)")
+G_BEST = G.field("best", meaning="a built-in heuristic's best option so far (offer)")
+G_BEST_V = G.field("best_v", meaning="and its value (float64 bits)")
 # the forward model (``forward.py``): G_FM 1 takes the first G_FM_STOP decisions from the log
 # and halts at the next (G_HALTED, its seat, kind and number of options at G_PEND); G_MARKS
 # holds G_N_MARKS determinizations (decision, seat, seed: ``determinize``)
-G_FM, G_FM_STOP, G_HALTED, G_PEND, G_N_MARKS = 24, 25, 26, 27, 30
 MAX_MARKS = 4
-G_MARKS = 31
-G_UF = G_MARKS + 3 * MAX_MARKS    # user policy i's compiled code (address, policy_at) at G_UF + i
-G_ST = G_UF + MAX_PLAYERS    # the game's random streams (uint64 bits): chance, one per seat
-G_SEAT = G_ST + 1 + MAX_PLAYERS    # seat p's columns S_* at G_SEAT + N_SEAT * p
-# State.seat columns. S_SCORE .. S_FLOOR are also the order of the results' score columns.
-(S_SCORE, S_TOWERS, S_BRAVE, S_EVENTS, S_ENCHANTED, S_LIGHTNING, S_SETS, S_FLOOR, S_GREEN,
- S_PURPLE, S_ORANGE, S_WANDS, S_PAWN_A, S_PAWN_B, S_BOLTS, S_HAND, S_NHAND, S_PLAYED, S_DELIV,
- S_CHARMED, S_BRAVE_DONE, S_CANCELLED, S_BID, S_POLICY) = range(24)
-N_SEAT = 24
-G_OAB = G_SEAT + N_SEAT * MAX_PLAYERS    # option slots: what option i means (2 words each)
+G_FM = G.field("fm", meaning="1: the forward model replays the log and halts")
+G_FM_STOP = G.field("fm_stop", meaning="decisions taken from the log")
+G_HALTED = G.field("halted")
+G_PEND = G.field("pending", 3, "the halted decision: seat, kind, options")
+G_N_MARKS = G.field("n_marks")
+G_MARKS = G.field("marks", 3 * MAX_MARKS, "determinizations: decision, seat, seed")
+G_UF = G.field("user_policies", MAX_PLAYERS, "user policy i's compiled code (policy_at)")
+G_ST = G.field("streams", 1 + MAX_PLAYERS, "random streams (uint64 bits): chance, then seats")
+# a seat's columns (seat p's at G_SEAT + N_SEAT * p). S_SCORE .. S_FLOOR are also the order of
+# the results' score columns.
+SEAT = Layout("seat columns")
+S_SCORE = SEAT.field("score")
+S_TOWERS = SEAT.field("pts_towers")
+S_BRAVE = SEAT.field("pts_brave")
+S_EVENTS = SEAT.field("pts_events")
+S_ENCHANTED = SEAT.field("pts_enchanted")
+S_LIGHTNING = SEAT.field("pts_lightning")
+S_SETS = SEAT.field("pts_sets")
+S_FLOOR = SEAT.field("pts_floor")
+S_GREEN = SEAT.field("green")
+S_PURPLE = SEAT.field("purple")
+S_ORANGE = SEAT.field("orange")
+S_WANDS = SEAT.field("wands")
+S_PAWN_A = SEAT.field("pawn_a", meaning="area")
+S_PAWN_B = SEAT.field("pawn_b", meaning="area")
+S_BOLTS = SEAT.field("bolts", meaning="lightning bolts")
+S_HAND = SEAT.field("hand", meaning="roles in hand (bitmask)")
+S_NHAND = SEAT.field("hand_size")
+S_PLAYED = SEAT.field("played", meaning="roles played this round (bitmask)")
+S_DELIV = SEAT.field("deliveries")
+S_CHARMED = SEAT.field("clouds")
+S_BRAVE_DONE = SEAT.field("brave_done")
+S_CANCELLED = SEAT.field("brave_cancelled")
+S_BID = SEAT.field("bid", meaning="The Upper Hand")
+S_POLICY = SEAT.field("policy", meaning="policy id (built-in >= 0, user -1 - i)")
+N_SEAT = SEAT.size
+G_SEAT = G.field("seats", N_SEAT * MAX_PLAYERS, "each seat's columns (SEAT)")
+G_OAB = G.field("option_slots", 0, "what option i means: 2 words each, up to T_MAXO")
 
 
-# The rules as one int64 array (``flat_tables``): Tables.p at [0, len(p)), then these slots,
-# then each table's rows back to back; the graph's CSR pointers (and T_NEAR's) are indices
-# into this array.
-(T_AREA, T_AREA_W, T_TOWER, T_ROLE, T_EVENT, T_EVENT_W, T_CLOUD, T_TILES, T_LIGHT, T_N_AREA,
- T_N_TOWER, T_N_EVENT, T_N_CLOUD, T_N_TILES, T_N_LIGHT, T_DECKS, T_REC, T_N_REC, T_MAXO,
- T_BOARD, T_SCRATCH, T_VALUES, T_LOG, T_MAX_STARS, T_NEAR, T_WITCHES, T_SPACES) = range(64, 91)
-T_HEADER = 91
+# The rules as one int64 array (``flat_tables``): Tables.p at [0, len(p)), then the header
+# slots below, then each table's rows back to back; the graph's CSR pointers (and T_NEAR's)
+# are indices into this array. Where the State.g regions after the option slots start is
+# per rules, so it is in the header too.
+T = Layout("flat tables' header", start=64)
+T_AREA = T.field("area", meaning="where the area table starts")
+T_AREA_W = T.field("area_w", meaning="its row width")
+T_TOWER = T.field("tower")
+T_ROLE = T.field("role")
+T_EVENT = T.field("event")
+T_EVENT_W = T.field("event_w")
+T_CLOUD = T.field("cloud", meaning="each cloud space's area")
+T_TILES = T.field("tiles")
+T_LIGHT = T.field("lightning")
+T_N_AREA = T.field("n_area")
+T_N_TOWER = T.field("n_tower")
+T_N_EVENT = T.field("n_event")
+T_N_CLOUD = T.field("n_cloud")
+T_N_TILES = T.field("n_tiles")
+T_N_LIGHT = T.field("n_light")
+T_DECKS = T.field("decks", meaning="State.g: tile order, event deck, enchanted deck")
+T_REC = T.field("rec", meaning="State.g: the record (game-level results)")
+T_N_REC = T.field("n_rec")
+T_MAXO = T.field("max_options", meaning="rows of the option buffer")
+T_BOARD = T.field("board", meaning="State.g: clouds per area, round towers filled")
+T_SCRATCH = T.field("scratch", meaning="State.g: the heuristics' caches")
+T_VALUES = T.field("values", meaning="State.g: each seat's card values")
+T_LOG = T.field("log", meaning="State.g: the decision log")
+T_MAX_STARS = T.field("max_stars", meaning="more wands charm no more clouds")
+T_NEAR = T.field("near", meaning="CSR: the cloud spaces a pawn on each area can charm")
+T_WITCHES = T.field("witches", meaning="the witch roles entering each terrain (bitmask)")
+T_SPACES = T.field("spaces", meaning="State.g: the cloud tile on each cloud space")
+T_HEADER = T.end
 VALUES_KEY = 3    # a seat's card values: key (2 words), roles valid under it, then 2 per role
 GRAPH_PTRS = (P_ADJ_PTR, P_TOWER_PTR, P_AREA_TOWER_PTR)
 

@@ -86,15 +86,18 @@ class Engine:
         return to_frame(self.rules, ["forward"] * self.n_players, b)
 
     def views(self, g: np.ndarray) -> dict[str, np.ndarray]:
+        """The state's fields by their declared names (``engine.G``), each seat column as
+        ``seat.<name>`` [players], and the decks still to come."""
         t, P_ = self.t, self.n_players
-        seats = g[E.G_SEAT:E.G_SEAT + E.N_SEAT * P_].reshape(P_, E.N_SEAT)
+        out = E.G.views(g)
+        seats = out.pop("seats").reshape(E.MAX_PLAYERS, E.N_SEAT)[:P_]
+        out.update({f"seat.{f.name}": seats[:, f.offset] for f in E.SEAT.fields.values()})
+        out["streams"] = out["streams"].view(np.uint64)
         N, Ev = t[E.T_N_TILES], t[E.T_N_EVENT]
-        d0 = t[E.T_DECKS]
-        return {"round": g[E.G_ROUND:E.G_ROUND + 1], "hands": seats[:, E.S_HAND],
-                "hand_sizes": seats[:, E.S_NHAND], "played": seats[:, E.S_PLAYED],
-                "scores": seats[:, E.S_SCORE], "event_deck": g[d0 + N:d0 + N + Ev],
-                "enchanted_deck": g[d0 + N + Ev:t[E.T_REC]][g[E.G_ENCH_PTR]:g[E.G_ENCH_N]],
-                "streams": g[E.G_ST:E.G_ST + 1 + P_].view(np.uint64)}
+        d0 = t[E.T_DECKS] + N
+        out["event_deck"] = g[d0:d0 + Ev]
+        out["enchanted_deck"] = g[d0 + Ev + g[E.G_ENCH_PTR]:d0 + Ev + g[E.G_ENCH_N]]
+        return out
 
     def describe(self, kind: int, row: np.ndarray) -> str:
         r = self.rules

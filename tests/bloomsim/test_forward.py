@@ -63,7 +63,7 @@ def test_copy_is_independent_and_step_returns_the_game():
     assert g.step(0) is g
     assert twin.history == () and g.history == (0,)
     twin.step(1)
-    assert g.state()["hands"][0] != twin.state()["hands"][0]
+    assert g.state()["seat.hand"][0] != twin.state()["seat.hand"][0]
 
 
 def test_bad_input_is_named():
@@ -116,19 +116,19 @@ def test_determinize_keeps_what_the_seat_sees_and_resamples_the_rest():
     after = d.state()
     assert np.array_equal(d.observation(seat), obs) and np.array_equal(d.options(), opts)
     assert d.current == g.current
-    assert after["hands"][seat] == before["hands"][seat]
-    assert np.array_equal(after["hand_sizes"], before["hand_sizes"])
-    assert np.array_equal(after["scores"], before["scores"])
-    played = int(np.bitwise_or.reduce(before["played"]))
+    assert after["seat.hand"][seat] == before["seat.hand"][seat]
+    assert np.array_equal(after["seat.hand_size"], before["seat.hand_size"])
+    assert np.array_equal(after["seat.score"], before["seat.score"])
+    played = int(np.bitwise_or.reduce(before["seat.played"]))
     for p in range(g.n_players):
-        assert after["hands"][p] & played == 0
+        assert after["seat.hand"][p] & played == 0
     rnd = int(before["round"][0])
     assert np.array_equal(after["event_deck"][:rnd], before["event_deck"][:rnd])
     assert sorted(after["event_deck"]) == sorted(before["event_deck"])
     assert sorted(after["enchanted_deck"]) == sorted(before["enchanted_deck"])
     # the same seed resamples the same way; another seed (almost surely) not
-    assert np.array_equal(g.determinize(seat, 7).state()["hands"], after["hands"])
-    others = [np.array_equal(g.determinize(seat, s).state()["hands"], after["hands"])
+    assert np.array_equal(g.determinize(seat, 7).state()["seat.hand"], after["seat.hand"])
+    others = [np.array_equal(g.determinize(seat, s).state()["seat.hand"], after["seat.hand"])
               for s in range(8, 14)]
     assert not all(others)
     # the determinized game is a game: it plays on to a legal end
@@ -150,7 +150,7 @@ def test_determinized_hands_and_events_follow_the_true_distribution():
         for row, s in enumerate((g.state(), g.determinize(seat, game).state())):
             for p in range(g.n_players):
                 if p != seat:
-                    roles[row] += [(int(s["hands"][p]) >> r) & 1 for r in range(R)]
+                    roles[row] += [(int(s["seat.hand"][p]) >> r) & 1 for r in range(R)]
             events[row, s["event_deck"][int(s["round"][0])]] += 1
     assert roles.sum() > 1000
     keep = roles.sum(axis=0) > 0

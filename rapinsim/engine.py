@@ -391,7 +391,7 @@ def observe(G, s):
 
 
 @helper
-def features(G, s, i):
+def features(G, s, i, own_unseen):
     """The feature row i of an option as seat s sees it, into OPTS (written when a policy that
     reads features decides; the state does not change between the options and the decision).
     Inlined into ``decide_policy``'s loop over the options, its one caller."""
@@ -440,7 +440,7 @@ def features(G, s, i):
     r[F_RIZE] = G[R_STEPS + G[RIZE] * MAXD + district]
     r[F_PLAYERS] = others_in(G, district, s)
     r[F_TILES] = G[NT + district]
-    r[F_UNSEEN] = n_unseen_in(G, s, district)
+    r[F_UNSEEN] = own_unseen if district == G[POS + s] else n_unseen_in(G, s, district)
 
 
 @helper
@@ -463,8 +463,9 @@ def decide_policy(G, s, kind, n):
     F = carray(f32_at(G, OPTS), (MO, N_FEATURES))
     if pid != RANDOM:                   # the random policy reads neither obs nor features
         observe(G, s)
+        own_unseen = n_unseen_in(G, s, G[POS + s]) if G[POS + s] >= 0 else 0
         for i in range(n):
-            features(G, s, i)
+            features(G, s, i, own_unseen)
     rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
     if pid >= 0:
         c = choose_builtin(pid, kind, obs, F, n, rng)

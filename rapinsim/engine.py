@@ -346,8 +346,9 @@ def option(G, i, what, arg):
 @helper
 def observe(G, s):
     """Seat s's observation, into OBS (inlined into ``decide_policy``, its one caller): all of
-    it for a user policy, for a built-in heuristic only the fields it reads (``policies.py``,
-    ``BUILTIN_OBS``; the rest took ~9% of a careful game)."""
+    it for a user policy, for a built-in heuristic only the fields it reads (``policies.py``:
+    ``BUILTIN_OBS``, and ``PREDICTING_OBS`` for the evader and the keeper; writing the rest
+    took ~9% of a careful game's time)."""
     ob = f32_at(G, OBS)
     np_ = G[NP]
     mine = G[ACTING] == s

@@ -392,10 +392,12 @@ def observe(G, s):
 
 
 @helper
-def features(G, s, i, own_unseen):
+def features(G, s, i, own_unseen, full):
     """The feature row i of an option as seat s sees it, into OPTS (written when a policy that
     reads features decides; the state does not change between the options and the decision).
-    Inlined into ``decide_policy``'s loop over the options, its one caller."""
+    Inlined into ``decide_policy``'s loop over the options, its one caller. ``full``: for a
+    user policy; the built-in heuristics read no ``UNREAD_FEATURES`` column (``policies.py``),
+    so those are left unwritten for them."""
     what, a = G[CH_WHAT + i], G[CH_ARG + i]
     arg, house, extra, district = -1, -1, 0, G[POS + s]
     if what == O_SEARCH or what == O_HOUSE:
@@ -418,12 +420,13 @@ def features(G, s, i, own_unseen):
     r = f32_at(G, OPTS + i * N_FEATURES)
     r[F_WHAT] = what
     r[F_ARG] = arg
-    r[F_DISTRICT] = district
-    r[F_HOUSE] = house
+    if full:
+        r[F_DISTRICT] = district
+        r[F_HOUSE] = house
+        r[F_SUB] = -1
     r[F_KNOWN] = 0
     r[F_TILE] = -1
     r[F_VALUE] = 0
-    r[F_SUB] = -1
     r[F_EXTRA] = extra
     if house >= 0:
         t = G[BOARD + house]
@@ -433,7 +436,7 @@ def features(G, s, i, own_unseen):
             r[F_TILE] = CHEST_TILE if G[TCH + t] else kind
             if kind == TREASURE:
                 r[F_VALUE] = G[TBR + t] + G[TWH + t] * (G[R_WHITE_PAIR] / 2.0)
-            else:
+            elif full:
                 r[F_SUB] = G[TSUB + t]
     if district < 0:
         r[F_RIZE] = r[F_PLAYERS] = r[F_TILES] = r[F_UNSEEN] = 0
@@ -466,7 +469,7 @@ def decide_policy(G, s, kind, n):
         observe(G, s)
         own_unseen = n_unseen_in(G, s, G[POS + s]) if G[POS + s] >= 0 else 0
         for i in range(n):
-            features(G, s, i, own_unseen)
+            features(G, s, i, own_unseen, pid < 0)
     rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
     if pid >= 0:
         c = choose_builtin(pid, kind, obs, F, n, rng)

@@ -57,7 +57,9 @@ district, 0: he is there); then ``OB_DIE`` (sides of the escort die). A user pol
 the whole observation. The compiled engine writes a built-in heuristic only the fields it
 reads (``BUILTIN_OBS``; the rest cost careful ~9% of its time): careful and greedy read
 ``OB_SEAT, OB_PLAYERS, OB_ACTIONS, OB_CHAR, OB_RIZE_STEPS, OB_SEARCHED, OB_TREASURES``, the
-evader and the keeper also ``OB_CHARS``, ``OB_CHEST_HELD``, ``OB_RIZE_TO`` and ``OB_DIE``.
+evader and the keeper also ``OB_CHARS``, ``OB_CHEST_HELD``, ``OB_RIZE_TO`` and ``OB_DIE``. Nor
+do they read the option columns ``F_DISTRICT``, ``F_HOUSE`` and ``F_SUB`` (``UNREAD_FEATURES``),
+which the compiled engine writes for user policies only.
 
 Built-in policies (``POLICIES``, dispatched by id inside the engine):
 
@@ -141,6 +143,9 @@ BUILTIN_OBS = (OB_SEAT, OB_PLAYERS, OB_ACTIONS, OB_CHAR, OB_RIZE_STEPS, OB_SEARC
                OB_TREASURES)
 PREDICTING_OBS = tuple(range(OB_CHARS, OB_CHARS + 6)) + tuple(
     range(OB_CHEST_HELD, OB_RIZE_TO + 6)) + (OB_DIE,)
+# The feature columns no built-in heuristic reads: the compiled engine leaves them unwritten
+# for them (``features``).
+UNREAD_FEATURES = (F_DISTRICT, F_HOUSE, F_SUB)
 
 # What the heuristic policies think a character is worth when they choose one (by character
 # id, rules.CHARACTERS order): the characters' win rates in percent in 4-player games of

@@ -235,8 +235,8 @@ def test_frame_counters_agree():
 @pytest.mark.parametrize("board", range(len(BOARDS)))
 def test_builtin_heuristics_read_only_the_observation_written_for_them(board):
     """The compiled engine writes a built-in heuristic only ``BUILTIN_OBS`` (and the evader and
-    the keeper ``PREDICTING_OBS``): with every other field scrambled they play the same
-    games."""
+    the keeper ``PREDICTING_OBS``) and no ``UNREAD_FEATURES`` column: with every other field
+    and those columns scrambled they play the same games."""
 
     def scrambled(pid):
         keep = list(P.BUILTIN_OBS) + (list(P.PREDICTING_OBS) if pid >= P.EVADER else [])
@@ -246,7 +246,9 @@ def test_builtin_heuristics_read_only_the_observation_written_for_them(board):
         def f(kind, obs, opts, n, rng):
             o = obs.copy()
             o[junk] = 1000.0 + 7.0 * np.flatnonzero(junk)
-            return P.choose_builtin(pid, kind, o, opts, n, rng)
+            rows = opts.copy()
+            rows[:, list(P.UNREAD_FEATURES)] = -999.0
+            return P.choose_builtin(pid, kind, o, rows, n, rng)
         return f
     pids = [P.CAREFUL, P.GREEDY, P.EVADER, P.KEEPER]
     names = ["careful", "greedy", "evader", "keeper"]

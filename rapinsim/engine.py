@@ -345,53 +345,59 @@ def option(G, i, what, arg):
 
 @helper
 def observe(G, s):
-    """Seat s's observation, into OBS (inlined into ``decide_policy``, its one caller)."""
+    """Seat s's observation, into OBS (inlined into ``decide_policy``, its one caller): all of
+    it for a user policy, for a built-in heuristic only the fields it reads (``policies.py``:
+    ``BUILTIN_OBS``, and ``PREDICTING_OBS`` for the evader and the keeper; writing the rest
+    took ~9% of a careful game's time)."""
     ob = f32_at(G, OBS)
     np_ = G[NP]
     mine = G[ACTING] == s
     pos = G[POS + s]
+    pid = G[PID + s]
     ob[OB_SEAT] = s
     ob[OB_PLAYERS] = np_
-    ob[OB_DISTRICT] = pos
-    ob[OB_RIZE] = G[RIZE]
     ob[OB_ACTIONS] = G[ACTIONS_LEFT] if mine else 0
-    ob[OB_TURN] = G[TURNS]
-    ob[OB_MARKERS] = G[N_MARKED]
-    ob[OB_DAWN] = G[DAWN]
     ob[OB_CHAR] = G[CHARS + s]
-    ob[OB_SKILL] = 1 - G[SKILL_USED + s]
-    ob[OB_LETTER] = G[LETTER + s]
     ob[OB_RIZE_STEPS] = G[R_STEPS + G[RIZE] * MAXD + pos] if pos >= 0 else -1
     ob[OB_SEARCHED] = G[SEARCHED] if mine else 0
-    for i in range(N_ITEMS):
-        ob[OB_ITEMS + i] = G[HITEM + s * N_ITEMS + i]
-    for q in range(MAX_PLAYERS):
-        if q < np_:
-            ob[OB_POS + q] = G[POS + q]
-            ob[OB_TREAS + q] = G[HTRE + q]
-            ob[OB_NITEMS + q] = G[HNI + q]
-            ob[OB_CHARS + q] = G[CHARS + q]
-        else:
-            ob[OB_POS + q] = ob[OB_TREAS + q] = ob[OB_NITEMS + q] = ob[OB_CHARS + q] = -1
-    pid = G[PID + s]
-    if pid < 0 or pid >= EVADER:          # careful and greedy read neither the held chest
-        ob[OB_DIE] = G[R_DIE]             # nor Rize's path: written for those that may
+    ob[OB_TREASURES] = G[HTRE + s]
+    if pid < 0:
+        ob[OB_DISTRICT] = pos
+        ob[OB_RIZE] = G[RIZE]
+        ob[OB_TURN] = G[TURNS]
+        ob[OB_MARKERS] = G[N_MARKED]
+        ob[OB_DAWN] = G[DAWN]
+        ob[OB_SKILL] = 1 - G[SKILL_USED + s]
+        ob[OB_LETTER] = G[LETTER + s]
+        ob[OB_RABBITS] = G[HBROWN + s] + G[R_WHITE_PAIR] * (G[HWHITE + s] // 2)
+        for i in range(N_ITEMS):
+            ob[OB_ITEMS + i] = G[HITEM + s * N_ITEMS + i]
+        for q in range(MAX_PLAYERS):
+            if q < np_:
+                ob[OB_POS + q] = G[POS + q]
+                ob[OB_TREAS + q] = G[HTRE + q]
+                ob[OB_NITEMS + q] = G[HNI + q]
+            else:
+                ob[OB_POS + q] = ob[OB_TREAS + q] = ob[OB_NITEMS + q] = -1
+    if pid < 0 or pid >= EVADER:          # careful and greedy read none of these
+        ob[OB_DIE] = G[R_DIE]
         rize_row = R_STEPS + G[RIZE] * MAXD
         for q in range(MAX_PLAYERS):
             if q < np_:
+                ob[OB_CHARS + q] = G[CHARS + q]
                 ob[OB_CHEST_HELD + q] = G[HCHEST + q]
                 ob[OB_RIZE_TO + q] = G[rize_row + G[POS + q]] if G[POS + q] >= 0 else -1
             else:
-                ob[OB_CHEST_HELD + q] = ob[OB_RIZE_TO + q] = -1
-    ob[OB_TREASURES] = G[HTRE + s]
-    ob[OB_RABBITS] = G[HBROWN + s] + G[R_WHITE_PAIR] * (G[HWHITE + s] // 2)
+                ob[OB_CHARS + q] = ob[OB_CHEST_HELD + q] = ob[OB_RIZE_TO + q] = -1
 
 
 @helper
-def features(G, s, i):
+def features(G, s, i, own_unseen, full):
     """The feature row i of an option as seat s sees it, into OPTS (written when a policy that
     reads features decides; the state does not change between the options and the decision).
-    Inlined into ``decide_policy``'s loop over the options, its one caller."""
+    Inlined into ``decide_policy``'s loop over the options, its one caller. ``full``: for a
+    user policy; the built-in heuristics read no ``UNREAD_FEATURES`` column (``policies.py``),
+    so those are left unwritten for them."""
     what, a = G[CH_WHAT + i], G[CH_ARG + i]
     arg, house, extra, district = -1, -1, 0, G[POS + s]
     if what == O_SEARCH or what == O_HOUSE:
@@ -414,12 +420,13 @@ def features(G, s, i):
     r = f32_at(G, OPTS + i * N_FEATURES)
     r[F_WHAT] = what
     r[F_ARG] = arg
-    r[F_DISTRICT] = district
-    r[F_HOUSE] = house
+    if full:
+        r[F_DISTRICT] = district
+        r[F_HOUSE] = house
+        r[F_SUB] = -1
     r[F_KNOWN] = 0
     r[F_TILE] = -1
     r[F_VALUE] = 0
-    r[F_SUB] = -1
     r[F_EXTRA] = extra
     if house >= 0:
         t = G[BOARD + house]
@@ -429,7 +436,7 @@ def features(G, s, i):
             r[F_TILE] = CHEST_TILE if G[TCH + t] else kind
             if kind == TREASURE:
                 r[F_VALUE] = G[TBR + t] + G[TWH + t] * (G[R_WHITE_PAIR] / 2.0)
-            else:
+            elif full:
                 r[F_SUB] = G[TSUB + t]
     if district < 0:
         r[F_RIZE] = r[F_PLAYERS] = r[F_TILES] = r[F_UNSEEN] = 0
@@ -437,7 +444,7 @@ def features(G, s, i):
     r[F_RIZE] = G[R_STEPS + G[RIZE] * MAXD + district]
     r[F_PLAYERS] = others_in(G, district, s)
     r[F_TILES] = G[NT + district]
-    r[F_UNSEEN] = n_unseen_in(G, s, district)
+    r[F_UNSEEN] = own_unseen if district == G[POS + s] else n_unseen_in(G, s, district)
 
 
 @helper
@@ -460,8 +467,9 @@ def decide_policy(G, s, kind, n):
     F = carray(f32_at(G, OPTS), (MO, N_FEATURES))
     if pid != RANDOM:                   # the random policy reads neither obs nor features
         observe(G, s)
+        own_unseen = n_unseen_in(G, s, G[POS + s]) if G[POS + s] >= 0 else 0
         for i in range(n):
-            features(G, s, i)
+            features(G, s, i, own_unseen, pid < 0)
     rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
     if pid >= 0:
         c = choose_builtin(pid, kind, obs, F, n, rng)

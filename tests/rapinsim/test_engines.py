@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rapinsim import api, simulate
+from rapinsim import policies as P
 from rapinsim import reference as ref
 from rapinsim import stats as S
 from rapinsim.rules import CHARACTERS, ITEMS, RING10, TRAPS, load_rules
@@ -214,3 +215,33 @@ def test_frame_counters_agree():
     assert df.filter(pl.col("skill_used") == 0)["skill_turn"].eq(-1).all()
     inaba = df.filter((pl.col("character") == "inaba") & (pl.col("chest") == 1))
     assert inaba.height > 0 and (inaba["win"] == 1).all()
+
+
+@pytest.mark.parametrize("board", range(len(BOARDS)))
+def test_builtin_heuristics_read_only_the_observation_written_for_them(board):
+    """The compiled engine writes a built-in heuristic only ``BUILTIN_OBS`` (and the evader and
+    the keeper ``PREDICTING_OBS``) and no ``UNREAD_FEATURES`` column: with every other field
+    and those columns scrambled they play the same games."""
+
+    def scrambled(pid):
+        keep = list(P.BUILTIN_OBS) + (list(P.PREDICTING_OBS) if pid >= P.EVADER else [])
+        junk = np.ones(P.N_OBS, bool)
+        junk[keep] = False
+
+        def f(kind, obs, opts, n, rng):
+            o = obs.copy()
+            o[junk] = 1000.0 + 7.0 * np.flatnonzero(junk)
+            rows = opts.copy()
+            rows[:, list(P.UNREAD_FEATURES)] = -999.0
+            return P.choose_builtin(pid, kind, o, rows, n, rng)
+        return f
+    pids = [P.CAREFUL, P.GREEDY, P.EVADER, P.KEEPER]
+    names = ["careful", "greedy", "evader", "keeper"]
+    chars = [1, 0, 2, 4]
+    for game in range(6):
+        key = root_key(board)
+        a = ref.play_game(BOARDS[board], [ref.builtin(p) for p in pids], names, key, game,
+                          chars if game % 2 else None)
+        b = ref.play_game(BOARDS[board], [scrambled(p) for p in pids], names, key, game,
+                          chars if game % 2 else None)
+        assert a.decisions == b.decisions and len(a.decisions) > 20

@@ -127,3 +127,16 @@ def test_end_to_end_both_games(game):
     assert full["leader_wins"][-1] > max(full["leader_wins"][0], 1 / 3)
     assert (rows["leader_wins_low"] <= rows["leader_wins"]).all()
 
+
+@pytest.mark.parametrize("game,change", [("bloomsim", {"enchanted_penalty": 5}),
+                                         ("rapinsim", {"actions_per_turn": 3})])
+def test_the_diff_pairs_the_lead_metrics_and_event_impacts(game, change):
+    from analyses.diff import diff
+    t = diff(game, None, change, ["greedy", "careful"], 3, 150, seed=1)
+    groups = set(t.filter(pl.col("metric") == "game")["group"])
+    assert {"rounds", "lead_changes", "leader_wins_r1", "leader_wins_r5"} <= groups
+    lead = t.filter(pl.col("group") == "lead_changes").row(0, named=True)
+    assert lead["games"] == 150 and lead["ci_low"] <= lead["diff"] <= lead["ci_high"]
+    assert not lead["percent"] and t.filter(pl.col("group") == "leader_wins_r1")["percent"][0]
+    impacts = t.filter(pl.col("metric").str.contains(" impact on "))
+    assert impacts.height > 0 and impacts["games"].min() == 150

@@ -1243,13 +1243,13 @@ def upper_hand(t, s, ev):
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def mark_leaders(s, n_players, rnd):
     """After round rnd's scoring: bit rnd-1 of S_LED for every seat with the highest score
-    (``simcore.results.mark_leaders``; rounds <= MAX_ROUNDS fit)."""
+    (``simcore.results.mark_leaders``; rounds <= MAX_ROUNDS fit; branch-free: who leads is
+    hard to predict)."""
     top = s.g[sc(0, S_SCORE)]
     for p in range(1, n_players):
         top = max(top, s.g[sc(p, S_SCORE)])
     for p in range(n_players):
-        if s.g[sc(p, S_SCORE)] == top:
-            s.g[sc(p, S_LED)] |= 1 << (rnd - 1)
+        s.g[sc(p, S_LED)] |= np.int64(s.g[sc(p, S_SCORE)] == top) << (rnd - 1)
 
 
 # ---------------------------------------------------------------- end of game

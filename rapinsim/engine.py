@@ -1092,18 +1092,19 @@ def setup(G, key, game):
 @helper
 def end_round(G):
     """A round ends when every seat has had its turn, or with the game: the seats holding the
-    most treasure tiles lead (``simcore.results.mark_leaders``)."""
+    most treasure tiles lead (``simcore.results.mark_leaders``; branch-free: who leads is
+    hard to predict)."""
     rnd = G[GAME_ST + S.G_ROUNDS] + 1
     G[GAME_ST + S.G_ROUNDS] = rnd
-    if rnd > LEAD_ROUNDS:
-        return
-    top = G[HTRE]
-    for s in range(1, G[NP]):
-        top = max(top, G[HTRE + s])
-    led = i64_at(G, LED)
-    for s in range(G[NP]):
-        if G[HTRE + s] == top:
-            led[s] |= np.int64(1) << np.int64(rnd - 1)
+    if rnd <= LEAD_ROUNDS:
+        n = G[NP]
+        top = G[HTRE]
+        for s in range(1, n):
+            top = max(top, G[HTRE + s])
+        led = i64_at(G, LED)
+        k = np.int64(rnd - 1)
+        for s in range(n):
+            led[s] |= np.int64(G[HTRE + s] == top) << k
 
 
 @on_g(_V)

@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 
 from simcore import games
+from simcore.results import LEAD_ROUNDS
 from simcore.summary import Z95, wilson
 
 from .data import Frame, collect, columns, game_of, lazy
@@ -58,7 +59,8 @@ def per_game(df: Frame, by: Sequence[str], spec: games.Game | None = None
     value in that game, and the metric names: each length column the game declares,
     ``margin``, ``tie``, ``ended_<column>`` for each ending, and where the game declares a
     ``lead`` column, ``lead_changes`` and ``leader_wins_r<k>`` (null where the game did not
-    reach round k)."""
+    reach round k), and with a ``rounds`` column ``lead_truncated`` (1 for a game longer than
+    the ``LEAD_ROUNDS`` its lead record holds: its lead changes are those of those rounds)."""
     lf = lazy(df)
     names = columns(lf)
     spec = game_of(lf) if spec is None else spec
@@ -81,6 +83,10 @@ def per_game(df: Frame, by: Sequence[str], spec: games.Game | None = None
                  .alias(leader_column(k + 1)),
                  pl.when(n == 1).then(pl.col("seat").filter(led).first().cast(pl.Int64))
                  .otherwise(-1).alias(f"_alone{k}")]
+    if rounds and "rounds" in names:        # games longer than the record holds
+        aggs.append((pl.col("rounds").first() > LEAD_ROUNDS).cast(pl.Float64)
+                    .alias("lead_truncated"))
+        metrics.append("lead_truncated")
     per = collect(lf.group_by(game).agg(aggs))
     if rounds:
         alone = [f"_alone{k}" for k in range(rounds)]
@@ -102,7 +108,9 @@ def designer_metrics(df: Frame, by: Sequence[str] | None = None) -> pl.DataFrame
       at dawn, at the turn cap),
     - where the game records the lead: ``lead_changes`` per game, and for each round k
       ``leader_wins_r<k>``: how often the leader after round k wins (module docstring), over
-      the games that reached round k (``leader_wins_r<k>_games``; a Wilson interval).
+      the games that reached round k (``leader_wins_r<k>_games``; a Wilson interval);
+      ``lead_truncated``: the share of games longer than the 63 rounds the lead record
+      holds (their lead changes are counted over the first 63).
 
     Means take normal intervals (shares clipped to [0, 1]); ``leader_table`` lays the
     per-round shares out one row per round.
@@ -118,7 +126,7 @@ def designer_metrics(df: Frame, by: Sequence[str] | None = None) -> pl.DataFrame
         **{m: pl.col(m).mean() for m in metrics},
         **{f"{m}_se": pl.col(m).std() / pl.col(m).count().sqrt() for m in metrics},
         **{f"{m}_games": pl.col(m).count() for m in leaders}).sort(by)
-    shares = {"tie", *[m for m in metrics if m.startswith("ended_")]}
+    shares = {"tie", "lead_truncated", *[m for m in metrics if m.startswith("ended_")]}
 
     def bounds(m: str) -> list[pl.Series | pl.Expr]:
         if m in leaders:                      # a share of fewer games as k grows: Wilson

@@ -5,17 +5,19 @@ import polars as pl
 import pytest
 
 from analyses.metrics import designer_metrics, lead_changes, leader_table, per_game
+from simcore.results import LEAD_ROUNDS
 
 
 def lead_frame(leaders: list[list[list[int]]], winners: list[list[int]], players: int = 3,
                variant: str | None = None) -> pl.DataFrame:
     """Broom-Service-shaped results whose ``led_rounds`` say, per game, which seats led after
     each round (``leaders[g][r]``: the seats tied at the top after round r + 1) and whose win
-    shares split a game among ``winners[g]``."""
+    shares split a game among ``winners[g]``. As in the engines, the record holds the first
+    LEAD_ROUNDS rounds."""
     rows = []
     for g, (rounds, won) in enumerate(zip(leaders, winners)):
         for s in range(players):
-            mask = sum(1 << r for r, top in enumerate(rounds) if s in top)
+            mask = sum(1 << r for r, top in enumerate(rounds[:LEAD_ROUNDS]) if s in top)
             win = 1 / len(won) if s in won else 0.0
             rows.append({"game": g, "seat": s, "policy": f"p{s}", "score": 30 + 10 * win,
                          "pts_towers": 0, "rank": 1 if s in won else 2, "win": win,
@@ -110,6 +112,16 @@ def test_per_variant_groups_count_each_game_once_over_seatings():
     assert t["games"].to_list() == [10, 10]
     assert t["lead_changes"].to_list() == [1.0, 0.0]
     assert t["leader_wins_r1"].to_list() == [0.0, 1.0]
+
+
+def test_games_longer_than_the_record_are_counted_over_its_rounds_and_flagged():
+    long = [[[0], [1]] * 40]                 # 80 rounds: 63 recorded, 62 changes among them
+    df = lead_frame(long + [[[0], [1]]], [[1], [1]], players=2).with_columns(
+        rounds=pl.when(pl.col("game") == 0).then(80).otherwise(2))
+    per, _ = per_game(df, [])
+    assert per.sort("game")["lead_changes"].to_list() == [62, 1]
+    t = designer_metrics(df)
+    assert t["lead_truncated"][0] == 0.5 and t["leader_wins_r63_games"][0] == 1
 
 
 @pytest.mark.parametrize("game", ["bloomsim", "rapinsim"])

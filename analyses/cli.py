@@ -15,7 +15,7 @@ from .data import scan
 from .event_impact import event_impact
 from .diff import diff as balance_diff
 from .diff import page as diff_page
-from .metrics import designer_metrics
+from .metrics import designer_metrics, leader_table
 from .precise import plan, precise
 from .report import partial_folder, report
 from .seats import seat_advantage
@@ -46,7 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("seats", help="seat advantage table")
     s.add_argument("results")
     s.add_argument("--score", help="score column (default: the game's own)")
-    m = sub.add_parser("metrics", help="designer metrics: length, margin, ties, endings")
+    m = sub.add_parser("metrics", help="designer metrics: length, margin, ties, endings, "
+                                       "lead changes, how often the leader of each round wins")
     m.add_argument("results")
     m.add_argument("--by", nargs="+", help="group columns (default: variant, n_players)")
     e = sub.add_parser("events", help="event / item / trap / character impact table")
@@ -199,7 +200,15 @@ def _run(args: argparse.Namespace) -> None:
         from .whatif import serve
         serve(args.game, args.host, args.port, args.policy, args.players)
     elif args.command == "metrics":
-        print(display.to_text(designer_metrics(scan(args.results), args.by)))
+        t = designer_metrics(scan(args.results), args.by)
+        print(display.to_text(t.select(c for c in t.columns
+                                       if not c.startswith("leader_wins_r"))))
+        rounds = leader_table(t)
+        if rounds.height:
+            by = rounds.columns[:rounds.columns.index("round")]
+            print("How often the leader after each round wins (tied leaders share; 95% Wilson):")
+            print(display.to_text(rounds.select(*by, "round", "games", display.rate_ci(
+                "leader_wins", "leader_wins_low", "leader_wins_high").alias("leader wins"))))
     elif args.command == "events":
         by = None if args.by == "none" else args.by
         t = event_impact(scan(args.results), by=by, adjust=args.adjust)

@@ -3,7 +3,10 @@
 Both rules sets play the same seeds in every rotation of the seating (``analyses.sweep``), so
 each metric is compared game index by game index: the difference B - A of its per-game values
 (each game index counted once, its seatings averaged), with a 95% interval and a two-sided
-p-value, Holm-adjusted over the whole table (one family: every row of the diff).
+p-value, Holm-adjusted over the whole table (one family: every row of the diff). An event
+impact is a ratio over many games rather than a per-game value; its rows pair the two rules'
+estimates through each game index's influence (``event_impact.paired_impact``) and join the
+same family.
 """
 from __future__ import annotations
 
@@ -21,8 +24,18 @@ from simcore.summary import Z95
 
 from .data import columns
 from .games import game_spec
+from .event_impact import paired_impact
+from .metrics import per_game
 from .stats import adjust_pvalues, two_sided_p
 from .sweep import Variant, sweep, variants_of
+
+
+def exact_p(diff: float, se: float) -> float:
+    """Two-sided p-value of a paired difference; with no spread over 2+ games (se 0) the
+    difference is the same in every game: p 1 if it is 0, else 0 (NaN with fewer games)."""
+    if se > 0:
+        return float(two_sided_p(diff / se))
+    return np.nan if np.isnan(se) else float(diff == 0)
 
 
 def paired(per: pl.DataFrame, key: Sequence[str], a: str, b: str) -> pl.DataFrame:
@@ -39,8 +52,7 @@ def paired(per: pl.DataFrame, key: Sequence[str], a: str, b: str) -> pl.DataFram
         d = y - x
         se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
         mean = float(d.mean()) if d.size else np.nan
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p = float(two_sided_p(mean / se)) if se > 0 else (1.0 if mean == 0 else np.nan)
+        p = exact_p(mean, se)
         rows.append({**dict(zip(key, k)), "games": int(d.size),
                      "a": float(x.mean()) if d.size else np.nan,
                      "b": float(y.mean()) if d.size else np.nan, "diff": mean,
@@ -64,16 +76,9 @@ def per_game_values(df: pl.DataFrame, spec: games.Game) -> pl.DataFrame:
     for t in spec.things:
         if t.how == "value" and t.column in names:      # e.g. each character's win rate
             add(f"{t.kind} win rate", pl.col(t.column).cast(pl.String), df, win)
-    top = pl.col(spec.score).cast(pl.Float64).sort(descending=True)
-    game_key = ["variant", "game", "seating"]
-    per = df.group_by(game_key).agg(
-        *[pl.col(c).first().cast(pl.Float64) for c in spec.lengths if c in names],
-        *[pl.col(c).first().cast(pl.Float64) for c in spec.endings if c in names],
-        margin=top.first() - top.slice(1, 1).first(),
-        tie=((pl.col("rank") == 1).sum() > 1).cast(pl.Float64))
-    for c in [*[c for c in spec.lengths if c in names], "margin", "tie",
-              *[c for c in spec.endings if c in names]]:
-        add("game", pl.lit(c), per, pl.col(c))
+    per, metrics = per_game(df, ["variant"], spec)     # the designer metrics, per game
+    for c in metrics:
+        add("game", pl.lit(c), per.filter(pl.col(c).is_not_null()), pl.col(c))
     return pl.concat([p.select("metric", "group", "variant", "game", "v") for p in parts])
 
 
@@ -84,15 +89,35 @@ def diff(game: Any, rules_a: Any, rules_b: Any, policies: Sequence[str], players
 
     ``rules_a``, ``rules_b``: a rules file, a mapping of values over the defaults, or None
     (the defaults). Rows: each policy's win rate and mean score, each seat's win rate, each
-    value-thing's win rate (e.g. each character), and the game's designer metrics (length,
-    margin, ties, endings); ``diff`` with ``ci_low``/``ci_high``, ``p`` and ``p_adj``
-    (``adjust`` over the whole table) and ``significant`` (p_adj < 0.05)."""
+    value-thing's win rate (e.g. each character), the game's designer metrics (metric
+    ``game``: length, margin, ties, endings, lead changes, how often the leader after each
+    round wins), and each thing's impact on win rate and on mean score (``impact_rows``);
+    ``diff`` with ``ci_low``/``ci_high``, ``p`` and ``p_adj`` (``adjust`` over the whole
+    table), ``significant`` (p_adj < 0.05) and ``percent`` (the row is a share: the page
+    shows it in percentage points)."""
     spec = game_spec(game)
     chosen = [_variant("A", rules_a), _variant("B", rules_b)]
     df = sweep(spec.name, chosen, policies, players, n_games, seed, scheduler=scheduler)
-    t = paired(per_game_values(df, spec), ["metric", "group"], "A", "B")
-    return t.with_columns(p_adj=pl.Series(adjust_pvalues(t["p"].to_numpy(), adjust))
+    t = pl.concat([paired(per_game_values(df, spec), ["metric", "group"], "A", "B"),
+                   impact_rows(df)], how="vertical_relaxed")
+    numbers = {*spec.lengths, "margin", "lead_changes"}
+    percent = [not (m.endswith("mean score") or (m == "game" and g in numbers))
+               for m, g in zip(t["metric"], t["group"])]
+    return t.with_columns(p_adj=pl.Series(adjust_pvalues(t["p"].to_numpy(), adjust)),
+                          percent=pl.Series(percent, dtype=pl.Boolean)
                           ).with_columns(significant=pl.col("p_adj") < 0.05)
+
+
+def impact_rows(df: pl.DataFrame) -> pl.DataFrame:
+    """The event-impact rows of the diff (``event_impact.paired_impact``): each thing's impact
+    on win rate and on mean score under B minus under A, paired by game index."""
+    t = paired_impact(df, "A", "B")
+    what = {"win": "win rate", "score": "mean score"}
+    return t.select(
+        metric=pl.format("{} impact on {}", "kind", pl.col("measure").replace_strict(what)),
+        group=pl.when(pl.col("by") == "all").then(pl.col("thing"))
+        .otherwise(pl.format("{} ({} {})", "thing", "by", "group")),
+        games="games", a="a", b="b", diff="diff", ci_low="ci_low", ci_high="ci_high", p="p")
 
 
 def _variant(label: str, rules: Any) -> Variant:
@@ -108,8 +133,7 @@ def page(t: pl.DataFrame, out: str | os.PathLike, title: str, a: str, b: str) ->
     out.mkdir(parents=True, exist_ok=True)
 
     def fmt(r: dict) -> str:
-        share = r["metric"] != "mean score" and r["group"] not in (
-            "decisions", "turns", "margin")
+        share = r["percent"]
         f = (lambda x: f"{100 * x:+.1f} points") if share else (lambda x: f"{x:+.2f}")
         g = (lambda x: f"{100 * x:.1f}%") if share else (lambda x: f"{x:.2f}")
         return (f"<td>{html.escape(r['metric'])}</td><td>{html.escape(str(r['group']))}</td>"

@@ -14,7 +14,8 @@ from simcore.games import Variant
 
 from .data import Frame, collect, columns, game_of, lazy, require, score_column
 from .games import check_policies, game_module, policy_name
-from .stats import Z95, adjust_table, cluster_moments, difference, moments, two_sided_p
+from .stats import (Z95, adjust_table, cluster_key, cluster_moments, difference, moments,
+                    two_sided_p)
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,86 @@ def _difference(sums: pl.DataFrame, i: str) -> pl.DataFrame:
                                            two_sided_p(diff / se0), np.nan)}
     return pl.DataFrame(out)
 
+
+
+def paired_impact(df: Frame, a: str, b: str, column: str = "variant",
+                  score: str | None = None) -> pl.DataFrame:
+    """Each thing's impact (as ``event_impact``: seat-games with it minus without it, in win
+    share and in score) under rules ``b`` minus under rules ``a``, where both played the same
+    game indices (``column`` names the rules of each row, e.g. a sweep's ``variant``).
+
+    Rows per thing, group (game-level things by ``policy`` when several played, else by
+    ``seat``; seat-level things over all rows, group ``all``) and measure (``win``,
+    ``score``): ``games`` (game indices), ``a`` and ``b`` (the impact under each), ``diff``
+    (b - a) with a paired 95% interval and a two-sided ``p``. Paired: each impact is a smooth
+    function of per-game-index sums, so its error is the sum of each game index's influence
+    (its linearisation); the difference's variance is the cluster-robust (CR1) variance of
+    the difference of the two influences, game index by game index, so the luck the two
+    rules share on a game index cancels. A thing that happened always or never under either
+    rules is left out; a p-value needs ``MIN_GROUP`` seat-games with and without it under
+    both."""
+    lf = lazy(df)
+    score = score_column(lf, score)
+    require(lf, ["win", "policy", "seat", column])
+    found = things(lf)
+    key = cluster_key(lf)
+    n_pol = collect(lf.select(pl.col("policy").n_unique()))[0, 0]
+    win, sc = pl.col("win").cast(pl.Float64), pl.col(score).cast(pl.Float64)
+    rows = []
+    for seat_level, by in ((False, "policy" if n_pol > 1 else "seat"), (True, None)):
+        chosen = [t for t in found if t.seat_level == seat_level]
+        if not chosen:
+            continue
+        values = {"n": pl.len(), "win": win.sum(), "score": sc.sum()}
+        for i, t in enumerate(chosen):
+            m = t.present.cast(pl.Float64)
+            values |= {f"n{i}": m.sum(), f"win{i}": (win * m).sum(), f"score{i}": (sc * m).sum()}
+        group = pl.lit("all") if by is None else pl.col(by).cast(pl.String)
+        per = collect(lf.filter(pl.col(column).is_in([a, b])).group_by(
+            pl.col(column).cast(pl.String).alias("_rules"), group.alias("group"), *key
+        ).agg(**{n: e.cast(pl.Float64) for n, e in values.items()}))
+        for (g,), part in per.sort("group").group_by(["group"], maintain_order=True):
+            both = (part.filter(pl.col("_rules") == a).drop("_rules")
+                    .join(part.filter(pl.col("_rules") == b).drop("_rules"), on=["group", *key],
+                          how="full", coalesce=True, suffix="_b").fill_null(0.0))
+            sides = {r: {n: both[n + suffix].to_numpy() for n in values}
+                     for r, suffix in ((a, ""), (b, "_b"))}
+            for i, t in enumerate(chosen):
+                for measure in ("win", "score"):
+                    est = {r: _impact_influence(x[measure + str(i)], x[f"n{i}"], x[measure],
+                                                x["n"]) for r, x in sides.items()}
+                    if any(e is None for e in est.values()):
+                        continue
+                    (da, psi_a, small_a), (db, psi_b, small_b) = est[a], est[b]
+                    c = both.height
+                    se = (np.sqrt(c / (c - 1) * ((psi_b - psi_a) ** 2).sum()) if c > 1
+                          else np.nan)
+                    diff = db - da
+                    if small_a or small_b or not se >= 0:
+                        p = np.nan
+                    else:     # no spread: the same change in every game index (p 0 or 1)
+                        p = float(two_sided_p(diff / se)) if se > 0 else float(diff == 0)
+                    rows.append({"kind": t.kind, "thing": t.name, "by": by or "all", "group": g,
+                                 "measure": measure, "games": c, "a": da, "b": db,
+                                 "diff": diff, "ci_low": diff - Z95 * se,
+                                 "ci_high": diff + Z95 * se, "p": p})
+    return pl.DataFrame(rows, schema={"kind": pl.String, "thing": pl.String, "by": pl.String,
+                                      "group": pl.String, "measure": pl.String,
+                                      "games": pl.Int64, "a": pl.Float64, "b": pl.Float64,
+                                      "diff": pl.Float64, "ci_low": pl.Float64,
+                                      "ci_high": pl.Float64, "p": pl.Float64})
+
+
+def _impact_influence(y1: np.ndarray, n1: np.ndarray, y: np.ndarray, n: np.ndarray):
+    """With minus without (y1/n1 - y0/n0 over the sums of per-game-index totals) and each game
+    index's influence on it, and whether a side has fewer than ``MIN_GROUP`` seat-games;
+    None when one side is empty."""
+    big1, big0 = n1.sum(), (n - n1).sum()
+    if big1 == 0 or big0 == 0:
+        return None
+    m1, m0 = y1.sum() / big1, (y - y1).sum() / big0
+    psi = (y1 - m1 * n1) / big1 - ((y - y1) - m0 * (n - n1)) / big0
+    return m1 - m0, psi, min(big1, big0) < MIN_GROUP
 
 
 EVENT_MODES = ("replace", "remove", "both")

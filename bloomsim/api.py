@@ -60,7 +60,7 @@ def max_opts(rules: Rules) -> int:
 
 SEAT_COLS = ("score", "pts_start", "pts_towers", "pts_brave", "pts_events", "pts_enchanted",
              "pts_lightning", "pts_sets", "pts_floor", "deliveries", "clouds", "brave_done",
-             "brave_cancelled", "resources_left", "pawn_end_a", "pawn_end_b")
+             "brave_cancelled", "resources_left", "pawn_end_a", "pawn_end_b", "led_rounds")
 
 
 @dataclass
@@ -68,7 +68,7 @@ class Batch:
     """Raw results of games start .. start+n-1, as the kernel fills them."""
 
     start: int
-    seat_out: np.ndarray      # [16, G, P] int16 (SEAT_COLS)
+    seat_out: np.ndarray      # [17, G, P] int16 (SEAT_COLS; led_rounds: rounds <= 8 fit)
     rank: np.ndarray          # [G, P] int8
     win: np.ndarray           # [G, P] float32
     game_out: np.ndarray      # [1 + E + R + K + C, G] int32: decisions, event round, enchanted
@@ -131,7 +131,7 @@ def play_reference(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int
             b.seat_out[:, i, s] = (
                 [g.score[s], rules.start_score] + [g.pts[k][s] for k in ref.PTS]
                 + [g.deliveries[s], g.clouds_charmed[s], g.brave_done[s], g.brave_cancelled[s],
-                   sum(ref.resources(g, s)), g.pawns[s][0], g.pawns[s][1]])
+                   sum(ref.resources(g, s)), g.pawns[s][0], g.pawns[s][1], g.led_rounds[s]])
         b.rank[i], b.win[i] = rank, win
         b.game_out[:, i] = ([len(g.decisions)] + g.event_round + g.enchanted_rounds
                          + g.tower_deliveries + g.charmed_round)
@@ -145,8 +145,10 @@ def to_frame(rules: Rules, names: Sequence[str], b: Batch) -> pl.DataFrame:
     seat = {"score": b.seat_out[0], "rank": b.rank, "win": b.win}
     for j, name in enumerate(SEAT_COLS[1:], start=1):
         seat[name] = b.seat_out[j].astype(np.int8 if name in int8 else np.int16, copy=False)
+    seat["led_rounds"] = b.seat_out[SEAT_COLS.index("led_rounds")].astype(np.int64)
     n = b.rank.shape[0]
-    game = {"n_players": np.full(n, len(names), np.int8), "decisions": b.game_out[0]}
+    game = {"n_players": np.full(n, len(names), np.int8), "decisions": b.game_out[0],
+            "rounds": np.full(n, rules.rounds, np.int16)}     # every game plays them all
     col = 1
     for prefix, ids, dtype in (("event", rules.event_ids, np.int8),
                                ("enchanted", rules.role_ids, np.uint8),

@@ -128,6 +128,8 @@ S_CHARMED = SEAT.field("clouds")
 S_BRAVE_DONE = SEAT.field("brave_done")
 S_CANCELLED = SEAT.field("brave_cancelled")
 S_BID = SEAT.field("bid", meaning="The Upper Hand")
+S_LED = SEAT.field("led", meaning="the rounds the seat led after (bit r-1 = round r, "
+                                  "mark_leaders)")
 S_POLICY = SEAT.field("policy", meaning="policy id (built-in >= 0, user -1 - i)")
 N_SEAT = SEAT.size
 G_SEAT = G.field("seats", N_SEAT * MAX_PLAYERS, "each seat's columns (SEAT)")
@@ -1385,6 +1387,18 @@ def upper_hand(t, s, ev):
             s.g[sc(seat, S_GREEN + s.g[G_OAB + 2 * c])] -= 1
 
 
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def mark_leaders(s, n_players, rnd):
+    """After round rnd's scoring: bit rnd-1 of S_LED for every seat with the highest score
+    (``simcore.results.mark_leaders``; rounds <= MAX_ROUNDS fit; branch-free: who leads is
+    hard to predict)."""
+    top = s.g[sc(0, S_SCORE)]
+    for p in range(1, n_players):
+        top = max(top, s.g[sc(p, S_SCORE)])
+    for p in range(n_players):
+        s.g[sc(p, S_LED)] |= np.int64(s.g[sc(p, S_SCORE)] == top) << (rnd - 1)
+
+
 # ---------------------------------------------------------------- end of game
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -1445,6 +1459,7 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
                 break
             play_turn(t, s)
         round_end_event(t, s)
+        mark_leaders(s, n_players, rnd)
         # next_start_player: who last acted bravely (nobody: the start player stays), or
         # (option "lead_holder") whoever holds the lead
         s.g[G_START] = s.g[G_LEADER] if t[P_START_LEAD] else s.g[G_LAST_BRAVE]
@@ -1464,6 +1479,7 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
         seat_out[13, i, p] = total_resources(s, p)
         seat_out[14, i, p] = s.g[sc(p, S_PAWN_A)]
         seat_out[15, i, p] = s.g[sc(p, S_PAWN_B)]
+        seat_out[16, i, p] = s.g[sc(p, S_LED)]
         primary[p] = s.g[sc(p, S_SCORE)]
         secondary[p] = total_resources(s, p)
     rank_and_share(primary, secondary, n_players, rank[i], win[i])
@@ -1534,7 +1550,7 @@ def play_games(t, s, key, start, counter, game_fn, primary, secondary, seat_out,
     ``claim``s with ``counter``, with one ``State`` reset per game (nothing is allocated
     inside a game; ``s`` is this thread's, ``new_state`` and ``init_state``).
 
-    seat_out [16, G, P] int16 (``api.SEAT_COLS``), rank [G, P] int8, win [G, P] float32,
+    seat_out [17, G, P] int16 (``api.SEAT_COLS``), rank [G, P] int8, win [G, P] float32,
     game_out [1 + E + R + K + C, G] int32 (decisions, then State.rec): column-major, so that
     each results column is one contiguous block, errors [G, 6] int64
     (error flag, seat, kind, choice, n_opts, decisions logged), log [G, cap, 4] int16.

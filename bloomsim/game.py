@@ -76,7 +76,7 @@ GAME = register(Game(
                     "event values are assumptions too (docs/bloomsim-rules.md).",
     assumptions={"event": "the event cards' numbers are assumptions of the rules data "
                           "(bloomsim rules)"},
-    speed_goal=100_000, rules_data=lambda rules: rules.to_dict(),
-    rules_text=rules_text,
+    speed_goal=100_000, lengths=("decisions", "rounds"), lead="led_rounds",
+    rules_data=lambda rules: rules.to_dict(), rules_text=rules_text,
     choices={"enchanted_reshuffle": RESHUFFLE_OPTIONS, "next_start_player": START_PLAYER_OPTIONS,
              "perilous_places": PERILOUS_OPTIONS}))

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore.policy import call_policy
+from simcore.results import mark_leaders
 from simcore.rng import CHANCE, PyRng, root_key
 
 from . import policies as P
@@ -78,6 +79,7 @@ class Game:
     clouds_charmed: list = field(default_factory=list)
     brave_done: list = field(default_factory=list)
     brave_cancelled: list = field(default_factory=list)
+    led_rounds: list = field(default_factory=list)     # [P] bitmask: led after round r
     event_round: list = field(default_factory=list)    # [E] round revealed, 0 never
     enchanted_rounds: list = field(default_factory=list)  # [R] bitmask
     tower_deliveries: list = field(default_factory=list)  # [K]
@@ -166,6 +168,7 @@ def setup(g: Game) -> None:
     g.played = [set() for _ in range(n)]
     for k in ("deliveries", "clouds_charmed", "brave_done", "brave_cancelled"):
         setattr(g, k, [0] * n)
+    g.led_rounds = [0] * n
     g.event_round = [0] * len(r.events)
     g.enchanted_rounds = [0] * len(r.roles)
     # clouds: every tile shuffled, one face up on each cloud space
@@ -389,6 +392,7 @@ def play_round(g: Game) -> None:
     while any(g.hands):
         play_turn(g)
     round_end_event(g)
+    mark_leaders(g.score, g.round, g.led_rounds)
     g.start_player = next_start_player(g)
     g.say("   scores " + " ".join(f"{s}:{v}" for s, v in enumerate(g.score)))
 

@@ -42,7 +42,8 @@ RESHUFFLE_OPTIONS = ("set_aside_revealed", "all_roles")
 START_PLAYER_OPTIONS = ("last_brave", "lead_holder")
 PERILOUS_OPTIONS = ("lose", "gain_or_lose")
 MAX_PLAYERS = 6
-MAX_ROUNDS = 8          # enchanted_<role> columns are uint8 round bitmasks
+MAX_ROUNDS = 8          # enchanted_<role> columns are uint8 round bitmasks (and led_rounds
+#                         travels in the int16 seat outputs)
 MAX_ROLES = 16
 
 # Values the spec marks ASSUMPTION (or [D]ecision options): shown by `bloomsim rules`.

@@ -58,10 +58,10 @@ def _reference_policies(pol: SeatPolicies):
 
 def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, start: int,
                 n: int, engine: str, log: bool = False):
-    """Play games start .. start+n-1; returns (seat, win, game, chars, logs) as in
+    """Play games start .. start+n-1; returns (seat, win, game, chars, led, logs) as in
     ``stats.new_arrays``, logs a list of (seat, kind, n_opts, choice) arrays (or None)."""
     p = len(pol.names)
-    seat, win, game, chars = S.new_arrays(n, p, rules.districts)
+    seat, win, game, chars, led = S.new_arrays(n, p, rules.districts)
     logs = [] if log else None
     funcs = _reference_policies(pol)
     fc = None if fixed[0] < 0 else [int(c) for c in fixed[:p]]
@@ -70,18 +70,19 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
             st = ref.play_game(rules, funcs, pol.names, key, start + g, fc)
             seat[:, g], win[g], game[:, g], chars[g] = (np.transpose(st.seat_stats), st.win,
                                                         st.game_stats, st.chars)
+            led[g] = st.led_rounds
             if log:
                 logs.append(np.array(st.decisions, np.int16).reshape(-1, 4))
-        return seat, win, game, chars, logs
+        return seat, win, game, chars, led, logs
     err = np.zeros((n, 5), np.int64)
     buf = np.zeros((n, LOG_LEN if log else 0, 4), np.int16)
     E.play_batch(rules, pol.ids, user_addresses(pol.user_py, E.P), np.uint64(key), start, p,
-                 fixed, seat, win, game, chars, err, buf)
+                 fixed, seat, win, game, chars, led, err, buf)
     raise_policy_fault("rapinsim", pol, KIND_NAMES, start, err,
                        lambda g: ref.play_game(rules, funcs, pol.names, key, g, fc))
     if log:
         logs = [buf[g, :min(game[S.G_DECISIONS, g], LOG_LEN)] for g in range(n)]
-    return seat, win, game, chars, logs
+    return seat, win, game, chars, led, logs
 
 
 def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None, characters=None,
@@ -101,7 +102,7 @@ def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None, charact
     key = root_key(seed)
 
     def play(start, n):
-        return play_arrays(pol, rules, fixed, key, start, n, engine)[:4]
+        return play_arrays(pol, rules, fixed, key, start, n, engine)[:5]
 
     def build(start, arrays):
         return S.to_frame(start, pol.names, *arrays, rules.districts)

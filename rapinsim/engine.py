@@ -33,7 +33,7 @@ from numba.extending import intrinsic
 from simcore.bits import nth_set_bit, popcount
 from simcore.parallel import claim, spread
 from simcore.policy import first_class, policy_at
-from simcore.results import rank_and_share
+from simcore.results import LEAD_ROUNDS, rank_and_share
 from simcore.rng import CHANCE, mix64, randint
 
 from . import stats as S
@@ -129,6 +129,7 @@ SEAT_ST = _field(P * S.N_SEAT)               # [s * N_SEAT + k] seat counters
 GAME_ST = _field(S.N_GAME + 2 * MAXD)        # game counters (stats.N_GAME + 2 D used)
 _field(_end % 2)                             # (8-byte alignment)
 HELD = _field(4 * P)                         # uint64 [s * 2 + w] tiles seat s holds, a bit set
+LED = _field(2 * P)                          # int64 [s] rounds seat s led after (end_round)
 SEL_ITEM0 = 2                                # selectors: TREASURE, ITEM, SEL_ITEM0 + item
 KIND_SET = _field(4 * (SEL_ITEM0 + N_ITEMS)) # uint64 [k * 2 + w] the tiles of selector k
 XS = _field(2 * N_STREAMS)                   # uint64 random streams (simcore.rng)
@@ -1096,6 +1097,24 @@ def setup(G, key, game):
         G[OCC + d] |= 1 << s
 
 
+@helper
+def end_round(G):
+    """A round ends when every seat has had its turn, or with the game: the seats holding the
+    most treasure tiles lead (``simcore.results.mark_leaders``; branch-free: who leads is
+    hard to predict)."""
+    rnd = G[GAME_ST + S.G_ROUNDS] + 1
+    G[GAME_ST + S.G_ROUNDS] = rnd
+    if rnd <= LEAD_ROUNDS:
+        n = G[NP]
+        top = G[HTRE]
+        for s in range(1, n):
+            top = max(top, G[HTRE + s])
+        led = i64_at(G, LED)
+        k = np.int64(rnd - 1)
+        for s in range(n):
+            led[s] |= np.int64(G[HTRE + s] == top) << k
+
+
 @on_g(_V)
 def score(G):
     np_ = G[NP]
@@ -1155,17 +1174,21 @@ def play_game(G, key, game):
         cur += 1
         if cur == n_players:
             cur = 0
+            end_round(G)
+    if G[GAME_ST + S.G_ROUNDS] * n_players < G[TURNS]:         # ended within a round
+        end_round(G)
     score(G)
 
 
 @njit(_V(types.int32[::1], types.uint64, _I, types.int64[::1], types.FunctionType(GAME_SIG),
          types.int16[:, :, ::1], types.float32[:, ::1], types.int32[:, ::1], types.int8[:, ::1],
-         types.int64[:, ::1], types.int16[:, :, ::1]),
+         types.int64[:, ::1], types.int64[:, ::1], types.int16[:, :, ::1]),
       cache=True, nogil=True)
-def play_games(Ga, key, start, counter, game_fn, seat, win, game, chars, err, log):
-    """Play games start + g into rows g of the result arrays (stats.new_arrays), for the units
-    of rows this thread ``claim``s with ``counter``; err[g] = (1, seat, kind, choice, n_opts)
-    for a game a policy's illegal answer ended; log [G, L, 4] the decision logs (L = 0: none).
+def play_games(Ga, key, start, counter, game_fn, seat, win, game, chars, led, err, log):
+    """Play games start + g into rows g of the result arrays (stats.new_arrays: seat, win,
+    game, chars, led), for the units of rows this thread ``claim``s with ``counter``;
+    err[g] = (1, seat, kind, choice, n_opts) for a game a policy's illegal answer ended;
+    log [G, L, 4] the decision logs (L = 0: none).
     ``game_fn``: ``play_game`` as a first-class function (``simcore.policy.first_class``):
     called through a pointer, the engine is not linked into (and optimised again with) this
     kernel."""
@@ -1182,6 +1205,7 @@ def play_games(Ga, key, start, counter, game_fn, seat, win, game, chars, err, lo
             for s in range(n_players):
                 G[SEAT_ST + s * S.N_SEAT + S.S_RANK] = G[RANKS + s]
                 chars[g, s] = G[CHARS + s]
+                led[g, s] = i64_at(G, LED)[s]
                 for i in range(S.N_SEAT):
                     seat[i, g, s] = G[SEAT_ST + s * S.N_SEAT + i]
             for i in range(game.shape[0]):
@@ -1194,7 +1218,7 @@ def play_games(Ga, key, start, counter, game_fn, seat, win, game, chars, err, lo
 
 
 def play_batch(rules: Rules, ids, user, key, start, n_players, fixed, seat, win, game, chars,
-               err, log) -> None:
+               led, err, log) -> None:
     """Play games start .. start + len(win) - 1 (arrays as ``play_games``) on
     ``numba.get_num_threads()`` threads (``simcore.parallel.spread``)."""
     head = rule_vector(rules, n_players, ids, user, fixed, log.shape[1])
@@ -1204,6 +1228,6 @@ def play_batch(rules: Rules, ids, user, key, start, n_players, fixed, seat, win,
     def play_units(counter):
         g = np.zeros(LOG0 + 4 * log.shape[1], np.int32)
         g[:RULES_LEN] = head
-        play_games(g, key, start, counter, game_fn, seat, win, game, chars, err, log)
+        play_games(g, key, start, counter, game_fn, seat, win, game, chars, led, err, log)
 
     spread(play_units, win.shape[0])

@@ -79,7 +79,8 @@ GAME = register(Game(
     measuring={"character_selection": "draw"},
     measuring_note="Characters dealt at random (rules option character_selection = draw), so "
                    "the table by character measures the characters.",
-    speed_goal=200_000, lengths=("decisions", "turns"), endings=("dawn", "stalled"),
+    speed_goal=200_000, lengths=("decisions", "turns", "rounds"),
+    endings=("dawn", "stalled"), lead="led_rounds",
     rules_data=rules_data,
     choices={"character_selection": CHARACTER_SELECTIONS, "disguise": DISGUISE_MODES},
     seat_options=(("--character", "characters",

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore.policy import call_policy
-from simcore.results import rank_and_share
+from simcore.results import mark_leaders, rank_and_share
 from simcore.rng import CHANCE, PyRng
 
 from . import stats as S
@@ -77,6 +77,7 @@ class State:
     bag: list[int] = field(default_factory=list)             # tiles Rize carries, oldest first
     dawn: int = -1                    # district of the dawn marker
     turns: int = 0                    # player turns begun
+    rounds: int = 0                   # rounds ended (a round: every seat's turn, or the end)
     over: bool = False
     stalled: bool = False
     dawn_end: bool = False
@@ -88,6 +89,7 @@ class State:
     seat_stats: np.ndarray = None     # [P, stats.N_SEAT] int16
     win: np.ndarray = None            # [P] float32
     game_stats: np.ndarray = None     # [stats.N_GAME + 2 D] int32
+    led_rounds: list = field(default_factory=list)  # [P] bitmask: led after round r
     decisions: list = field(default_factory=list)  # (seat, kind, n_opts, choice)
     log: list | None = None           # readable lines, when asked for
     game_index: int = 0
@@ -220,6 +222,7 @@ def new_state(rules: Rules, characters: Sequence[str | int], policies: Sequence[
     st.seat_stats = np.zeros((p, S.N_SEAT), np.int16)
     st.seat_stats[:, S.S_SKILL_TURN] = -1
     st.win = np.zeros(p, np.float32)
+    st.led_rounds = [0] * p
     st.game_stats = np.zeros(S.N_GAME + 2 * rules.districts, np.int32)
     return st
 
@@ -926,8 +929,20 @@ def play(st) -> State:
                 break
         dawn_check(st)
         cur = (cur + 1) % st.n_players
+        if cur == 0:
+            end_round(st)
+    if st.rounds * st.n_players < st.turns:      # the game ended within a round
+        end_round(st)
     score(st)
     return st
+
+
+def end_round(st) -> None:
+    """A round ends when every seat has had its turn (and Rize his moves), or with the game:
+    who holds the most treasure tiles (the ``treasures`` column) leads."""
+    st.rounds += 1
+    mark_leaders([treasures_and_rabbits(st, s)[0] for s in range(st.n_players)], st.rounds,
+                 st.led_rounds)
 
 
 # ---------------------------------------------------------------- the end (rules section 5)
@@ -956,6 +971,7 @@ def score(st) -> None:
     st.seat_stats[:, S.S_RANK] = rank
     g = st.game_stats
     g[S.G_TURNS], g[S.G_STALLED], g[S.G_DAWN] = st.turns, st.stalled, st.dawn_end
+    g[S.G_ROUNDS] = st.rounds
     say(st, "result: " + ", ".join(f"{_who(st, s)} {st.seat_stats[s, S.S_TREASURES]} treasures "
                                    f"{st.seat_stats[s, S.S_RABBITS]} rabbits win {st.win[s]:g}"
                                    for s in range(p)))

@@ -2,8 +2,9 @@
 
 A game's seat counters are ``seat[:, g]`` ([N_SEAT, P], int16), its game counters
 ``game[:, g]`` ([N_GAME + 2 * D], int32: ``searches_d<k>`` then ``found_d<k>`` follow the fixed
-ones): column-major, so that each results column is one contiguous block. Names and dtypes
-follow docs/results-schema.md.
+ones): column-major, so that each results column is one contiguous block. The rounds each seat
+led after, ``led[g]`` ([P] int64 bitmasks, ``simcore.results.mark_leaders``), need more bits
+than a counter. Names and dtypes follow docs/results-schema.md.
 """
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ S_LOST = S_FOUND + 1
 S_RANK = S_LOST + 1
 N_SEAT = S_RANK + 1
 
-G_TURNS, G_STALLED, G_DAWN, G_RIZE_START, G_DECISIONS = range(5)
-N_GAME = 5                      # then searches_d<k> at N_GAME + d, found_d<k> at N_GAME + D + d
+G_TURNS, G_STALLED, G_DAWN, G_RIZE_START, G_DECISIONS, G_ROUNDS = range(6)
+N_GAME = 6                      # then searches_d<k> at N_GAME + d, found_d<k> at N_GAME + D + d
 
 SEAT_COLUMNS = (
     [("treasures", S_TREASURES, np.int8), ("rabbits", S_RABBITS, np.int16),
@@ -40,23 +41,27 @@ SEAT_COLUMNS = (
 
 def new_arrays(n_games: int, n_players: int, n_districts: int):
     """Zeroed result arrays for a batch: seat [N_SEAT, G, P], win [G, P],
-    game [N_GAME + 2 * D, G], characters [G, P]."""
+    game [N_GAME + 2 * D, G], characters [G, P], led [G, P]."""
     return (np.zeros((N_SEAT, n_games, n_players), np.int16),
             np.zeros((n_games, n_players), np.float32),
             np.zeros((N_GAME + 2 * n_districts, n_games), np.int32),
-            np.zeros((n_games, n_players), np.int8))
+            np.zeros((n_games, n_players), np.int8),
+            np.zeros((n_games, n_players), np.int64))
 
 
-def to_frame(game_start: int, names, seat, win, game, chars, n_districts) -> pl.DataFrame:
+def to_frame(game_start: int, names, seat, win, game, chars, led, n_districts
+             ) -> pl.DataFrame:
     """The results frame of a batch, columns as in docs/results-schema.md."""
     n_games, n_players = win.shape
     cols = {name: seat[i].astype(dt, copy=False)
             for name, i, dt in SEAT_COLUMNS}
     cols["rank"] = seat[S_RANK].astype(np.int8)
     cols["win"] = win
+    cols["led_rounds"] = led
     games = {"n_players": np.full(n_games, n_players, np.int8),
              "decisions": game[G_DECISIONS],
-             "turns": game[G_TURNS].astype(np.int16), "stalled": game[G_STALLED].astype(bool),
+             "turns": game[G_TURNS].astype(np.int16),
+             "rounds": game[G_ROUNDS].astype(np.int16), "stalled": game[G_STALLED].astype(bool),
              "dawn": game[G_DAWN].astype(bool), "rize_start": game[G_RIZE_START].astype(np.int8)}
     for d in range(n_districts):
         games[f"searches_d{d + 1}"] = game[N_GAME + d].astype(np.int16)

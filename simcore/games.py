@@ -90,6 +90,10 @@ class Game:
     """Game-level columns that measure a game's length (decisions, turns, ...)."""
     endings: tuple[str, ...] = ()
     """Game-level boolean columns that say how a game ended (e.g. at dawn, at the turn cap)."""
+    lead: str = ""
+    """The seat-level Int64 column whose bit k-1 is set when the seat held (or shared) the
+    highest score after round k (``simcore.results.mark_leaders``); "" when the results do not
+    record it. The designer metrics read lead changes and early leaders from it."""
     rules_data: Callable[[Any], dict] | None = None
     """rules -> its values as plain data, keyed as ``rules.replace(...)`` takes them (what the
     what-if page offers as form controls)."""

@@ -1,7 +1,8 @@
 """The result frame both games share: one row per game and seat, plus game-level columns.
 
 Ranks and win shares are computed once here so that ties mean the same in every game: rank 1
-is best, k players tied for first each get a win share of 1/k.
+is best, k players tied for first each get a win share of 1/k. The lead after each round
+(``led_rounds``) is defined once here too (``mark_leaders``).
 """
 from __future__ import annotations
 
@@ -27,6 +28,24 @@ def rank_and_share(primary, secondary, n_players, rank, win):
             n_best += 1
     for i in range(n_players):
         win[i] = 1.0 / n_best if rank[i] == 1 else 0.0
+
+
+LEAD_ROUNDS = 63
+"""Rounds a ``led_rounds`` column records: bit k-1 for round k, so the Int64 stays
+non-negative. Rounds after the 63rd are not recorded (the game-level ``rounds`` column says how
+many were played)."""
+
+
+def mark_leaders(scores: Sequence[int], rnd: int, led: list[int]) -> None:
+    """After round ``rnd`` (from 1) and all its scoring: set bit ``rnd - 1`` of ``led[s]`` for
+    every seat s holding the highest score (every seat tied at the top leads). The reference
+    engines call this; the compiled engines write the same loop into their state."""
+    if rnd > LEAD_ROUNDS:
+        return
+    top = max(scores)
+    for s, v in enumerate(scores):
+        if v == top:
+            led[s] |= 1 << (rnd - 1)
 
 
 def categorical(name: str, labels: Sequence[str], codes: np.ndarray) -> pl.Series:

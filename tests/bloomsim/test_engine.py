@@ -24,13 +24,41 @@ def test_columns_follow_the_schema(games, rules):
     head = ["game", "seat", "policy", "score", "rank", "win"]
     assert games.columns[:6] == head
     for c in PTS + ["deliveries", "clouds", "brave_done", "brave_cancelled", "resources_left",
-                    "pawn_end_a", "pawn_end_b", "n_players", "decisions"]:
+                    "pawn_end_a", "pawn_end_b", "n_players", "decisions", "rounds"]:
         assert c in games.columns
     for e in rules.event_ids:
         assert games.schema[f"event_{e}"] == pl.Int8
     for r in rules.role_ids:
         assert games.schema[f"enchanted_{r}"] == pl.UInt8
     assert games.schema["score"] == pl.Int16 and games.schema["win"] == pl.Float32
+    assert games.schema["led_rounds"] == pl.Int64 and (games["rounds"] == rules.rounds).all()
+
+
+def test_some_seat_leads_after_every_round(games):
+    """Every round has a leader, so the seats' masks together hold every round played."""
+    lead = games.group_by("game", "n_players").agg(pl.col("led_rounds").bitwise_or(),
+                                                  pl.col("rounds").first())
+    assert (lead["led_rounds"].to_numpy() == (1 << lead["rounds"].to_numpy()) - 1).all()
+    assert games["led_rounds"].n_unique() > 20
+
+
+def test_led_rounds_are_the_leaders_of_the_replayed_scores():
+    """The replay (reference engine) prints the scores after each round's end; the compiled
+    engine's masks mark exactly the seats at the top of each line, ties included."""
+    df = bloomsim.simulate(MIXED, 6, seed=7)
+    ties = 0
+    for game in range(6):
+        lines = [ln.split()[1:] for ln in bloomsim.replay(MIXED, 7, game).splitlines()
+                 if ln.strip().startswith("scores ")]
+        want = [0] * 4
+        for r, line in enumerate(lines):
+            scores = [int(x.split(":")[1]) for x in line]
+            ties += scores.count(max(scores)) > 1
+            for s, v in enumerate(scores):
+                want[s] |= (v == max(scores)) << r
+        got = df.filter(pl.col("game") == game).sort("seat")["led_rounds"].to_list()
+        assert len(lines) == 7 and got == want
+    assert ties > 0          # the rule for ties was exercised
 
 
 def test_score_is_the_sum_of_its_sources(games):

@@ -132,3 +132,17 @@ def test_a_balance_diff_finds_a_planted_change_and_nothing_when_there_is_none(tm
     assert html.index("What changed significantly") < html.index("seat win rate")
     same = diff("toydice", None, None, ["bold", "safe"], 2, 500, seed=2)
     assert not same["significant"].any() and (same["diff"] == 0).all()
+
+
+def test_the_diff_has_the_event_impact_rows_of_the_declared_things():
+    from analyses.diff import diff
+    # the bonus card is worth 2 under A and 6 under B, on the same dice: its holder's score
+    # advantage grows by exactly 4
+    t = diff("toydice", None, {"bonus": 6}, ["bold", "safe"], 2, 2000, seed=3)
+    rows = {(r["metric"], r["group"]): r for r in t.to_dicts()}
+    score = rows[("card impact on mean score", "card")]
+    assert score["diff"] == pytest.approx(4.0) and score["significant"]
+    assert score["b"] - score["a"] == pytest.approx(4.0) and not score["percent"]
+    win = rows[("card impact on win rate", "card")]
+    assert win["ci_low"] > 0 and win["percent"]
+    assert (t["p_adj"] >= t["p"]).all()         # one Holm family with the other rows

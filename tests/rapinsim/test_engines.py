@@ -27,9 +27,9 @@ def both(policies, n, seed, rules=RULES, characters=None, start=0):
 
 
 def assert_same(c, r):
-    for a, b in zip(c[:4], r[:4]):
+    for a, b in zip(c[:5], r[:5]):        # seat, win, game, chars, led_rounds
         np.testing.assert_array_equal(a, b)
-    for la, lb in zip(c[4], r[4]):
+    for la, lb in zip(c[5], r[5]):
         np.testing.assert_array_equal(la, lb)
 
 
@@ -138,6 +138,32 @@ def test_policy_swap_keeps_the_deal():
     b = simulate(["careful", "greedy", "random"], 50, 3, characters=["lapin", "cocoa", "chiya"],
                  progress=False)
     assert a["rize_start"].equals(b["rize_start"])
+
+
+@policy("passer")
+def passer(kind, obs, opts, n_opts, rng):
+    """Always the first option: passes every turn, so nobody searches and the game stalls."""
+    return 0
+
+
+def test_led_rounds_stop_at_63_rounds_alike_in_both_engines():
+    c, r = both([passer, passer], 2, 3, RULES.replace(max_player_turns=151))
+    assert_same(c, r)
+    game, led = c[2], c[4]
+    assert (game[S.G_STALLED] == 1).all() and (game[S.G_ROUNDS] == 76).all()  # 75 + a part
+    assert (led == (1 << 63) - 1).all()      # no treasures: both lead every recorded round
+
+
+def test_led_rounds_mark_the_treasure_leaders():
+    df = simulate(["greedy", "careful", "random"], 400, 8, progress=False).sort("game", "seat")
+    led = df["led_rounds"].to_numpy().reshape(-1, 3)
+    rounds, turns = (df[c].to_numpy().reshape(-1, 3)[:, 0] for c in ("rounds", "turns"))
+    treasures = df["treasures"].to_numpy().reshape(-1, 3)
+    assert (rounds == (turns + 2) // 3).all() and rounds.max() <= 63
+    assert (np.bitwise_or.reduce(led, axis=1) == (1 << rounds.astype(np.int64)) - 1).all()
+    # the last round ends with the game: its leaders hold the most treasure tiles
+    last = (led >> (rounds[:, None] - 1).astype(np.int64)) & 1
+    assert (last == (treasures == treasures.max(axis=1, keepdims=True))).all()
 
 
 def check_invariants(st):

@@ -36,7 +36,7 @@ class Recorder(Script):
 
 
 def logs(policies, n, seed, rules=RULES, characters=None, engine="compiled"):
-    """(seat, win, game, chars, decision logs) of games 0..n-1 in one engine."""
+    """(seat, win, game, chars, led, decision logs) of games 0..n-1 in one engine."""
     rules, pol, fixed = api._check(policies, rules, characters, engine)
     return api.play_arrays(pol, rules, fixed, root_key(seed), 0, n, engine, log=True)
 
@@ -45,9 +45,9 @@ def same_games(policies, n, seed, rules, characters=None):
     """Both engines play the same n games; the compiled engine's arrays."""
     c = logs(policies, n, seed, rules, characters, "compiled")
     r = logs(policies, n, seed, rules, characters, "reference")
-    for a, b in zip(c[:4], r[:4]):
+    for a, b in zip(c[:5], r[:5]):
         np.testing.assert_array_equal(a, b)
-    for a, b in zip(c[4], r[4]):
+    for a, b in zip(c[5], r[5]):
         np.testing.assert_array_equal(a, b)
     return c
 
@@ -101,7 +101,7 @@ def test_each_engine_offers_the_free_characters_in_roster_order(engine):
     """「好きなキャラクターを選びます」 in both engines: a player who always takes the last
     free character gets the roster from its end, seat by seat."""
     rules = RULES.replace(max_player_turns=30)
-    seat, win, g, chars, log = logs([last_free] * 4, 3, 1, rules, engine=engine)
+    seat, win, g, chars, _, log = logs([last_free] * 4, 3, 1, rules, engine=engine)
     assert (chars == [CHARACTERS.index(c) for c in ("chiya", "cocoa", "inaba", "aoyama")]).all()
     for lg in log:
         assert lg[:4, 1].tolist() == [CHARACTER] * 4 and lg[:4, 2].tolist() == [6, 5, 4, 3]
@@ -112,7 +112,7 @@ def test_the_draw_option_deals_the_characters_at_random_in_both_engines():
     """``character_selection = "draw"``: the characters are dealt from the roster on the
     chance stream (no decision), for measuring the characters themselves."""
     rules = RULES.replace(character_selection="draw")
-    seat, win, g, chars, log = same_games(["random", "careful", "greedy"], 12, 8, rules)
+    seat, win, g, chars, _, log = same_games(["random", "careful", "greedy"], 12, 8, rules)
     for k in range(12):
         assert chars[k].tolist() == ref.draw_characters(PyRng(root_key(8), k, 7), range(6), 3)
         assert CHARACTER not in log[k][:, 1]
@@ -123,7 +123,7 @@ def test_fixed_characters_override_the_choice(engine):
     df = simulate(["careful", "random"], 4, 2, characters=["aoyama", "inaba"], engine=engine,
                   progress=False)
     assert df["character"].cast(pl.String).to_list() == ["aoyama", "inaba"] * 4
-    _, _, _, _, log = logs(["careful", "random"], 2, 2, characters=["aoyama", "inaba"],
+    _, _, _, _, _, log = logs(["careful", "random"], 2, 2, characters=["aoyama", "inaba"],
                            engine=engine)
     assert all(CHARACTER not in lg[:, 1] for lg in log)
 
@@ -192,8 +192,8 @@ def test_both_engines_play_the_disguise_as_the_rules_say(mode):
     then, while the reaction option asks it when Rize finds a player holding one."""
     rules = RULES.replace(disguise=mode, items={**RULES.items, "disguise": 4, "lamp": 0,
                                                 "coffee": 1})
-    seat, win, g, chars, log = same_games([hider] * 4, 30, 6, rules)
-    seat, win, g, chars, log = logs([hider] * 4, 400, 6, rules)
+    seat, win, g, chars, _, log = same_games([hider] * 4, 30, 6, rules)
+    seat, win, g, chars, _, log = logs([hider] * 4, 400, 6, rules)
     asked = sum(int((lg[:, 1] == DISGUISE).sum()) for lg in log)
     assert seat[S.S_ITEM + DISGUISE_ITEM].sum() > 50
     assert (asked == 0) if mode == "action" else (asked > 50)

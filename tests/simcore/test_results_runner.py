@@ -8,7 +8,7 @@ import pytest
 from simcore import runner
 from simcore.parallel import UNIT, claim, spread
 from simcore.policy import policy, resolve
-from simcore.results import frame, rank_and_share
+from simcore.results import LEAD_ROUNDS, frame, mark_leaders, rank_and_share
 
 
 def rank_win(primary, secondary):
@@ -22,6 +22,17 @@ def test_rank_and_share_breaks_ties_then_shares():
     assert rank_win([30, 40, 40, 10], [5, 2, 1, 9]) == ([3, 1, 2, 4], [0, 1, 0, 0])
     assert rank_win([40, 40, 12], [3, 3, 9]) == ([1, 1, 3], [0.5, 0.5, 0])
     assert rank_win([7, 7, 7], [0, 0, 0]) == ([1, 1, 1], [pytest.approx(1 / 3)] * 3)
+
+
+def test_mark_leaders_marks_every_seat_tied_at_the_top_and_stops_at_the_cap():
+    led = [0, 0, 0]
+    mark_leaders([3, 5, 5], 1, led)          # a tie at the top: both lead
+    mark_leaders([6, 5, 2], 2, led)
+    assert led == [0b10, 0b01, 0b01]
+    mark_leaders([-1, -1, -4], LEAD_ROUNDS, led)
+    assert led == [0b10 | 1 << 62, 0b01 | 1 << 62, 0b01]
+    mark_leaders([0, 9, 0], LEAD_ROUNDS + 1, led)   # past the cap: not recorded
+    assert led == [0b10 | 1 << 62, 0b01 | 1 << 62, 0b01] and max(led) < 2 ** 63
 
 
 def test_frame_is_one_row_per_game_and_seat():

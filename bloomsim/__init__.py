@@ -6,7 +6,8 @@
 from simcore.policy import policy
 
 from .api import replay, simulate
+from .forward import new_game
 from .policies import POLICIES
 from .rules import Rules, load_rules
 
-__all__ = ["simulate", "replay", "load_rules", "Rules", "POLICIES", "policy"]
+__all__ = ["simulate", "replay", "new_game", "load_rules", "Rules", "POLICIES", "policy"]

@@ -33,7 +33,7 @@ from numba.extending import intrinsic
 from simcore.bits import nth_set_bit, popcount
 from simcore.forward import MAX_MARKS
 from simcore.parallel import claim, spread
-from simcore.policy import first_class, policy_at
+from simcore.policy import first_class, function_at, policy_at
 from simcore.results import rank_and_share
 from simcore.rng import CHANCE, mix64, randint, reseed, shuffle
 
@@ -146,7 +146,7 @@ STATE0 = RIZE
 # FM_MARKS) at their decisions, and halts at the next decision: FM_HALTED, the seat, kind and
 # number of options at FM_PEND, a copy of G[STATE0:LOG0] at FM_STATE, every seat's observation
 # at FM_OBS and the option rows at FM_ROWS (float32)
-FM_SEAT = -1 - MAX_PLAYERS
+FM_SEAT = -1 - MAX_PLAYERS    # (no seat plays a user policy there: UF[0] is fm_decide's address)
 FM_STOP, FM_HALTED, FM_PEND, FM_N_MARKS = 0, 1, 2, 5
 FM_MARKS = 6 + (LOG0 + 6) % 2                # (8-byte alignment: the log's length is even)
 FM_STATE = FM_MARKS + 2 * 3 * MAX_MARKS
@@ -568,12 +568,18 @@ def fm_base(G):
     return LOG0 + 4 * np.int64(G[LOG_CAP])
 
 
-@on_g(_I, _I, _I, _I)
+FM_SIG = _I(_A, _I, _I, _I)
+fm_at = function_at(types.FunctionType(FM_SIG))
+
+
+@njit(FM_SIG, cache=True, _nrt=False, no_cpython_wrapper=True)   # C wrapper: called by address
 def fm_decide(G, s, kind, n):
     """``decide`` in the forward model: the logged choice while the log lasts (after any
     determinization marked at this decision), then halt: the seat, kind, number of options, a
     copy of the state, every seat's observation and the option rows are kept, and the game is
-    over (choice 0, ``OVER``: the kernels unwind as after an illegal answer, asking nobody)."""
+    over (choice 0, ``OVER``: the kernels unwind as after an illegal answer, asking nobody).
+    ``decide_policy`` calls it by address (``fm_at``): its code is not linked, and optimised
+    again, into every kernel that decides."""
     f = fm_base(G)
     if G[f + FM_HALTED]:
         return 0
@@ -614,7 +620,7 @@ def decide_policy(G, s, kind, n):
     game (choice 0 is used so the kernels unwind cleanly)."""
     pid = G[PID + s]
     if pid == FM_SEAT:
-        return fm_decide(G, s, kind, n)
+        return fm_at(i64_at(G, UF)[0])(G, s, kind, n)
     obs = carray(f32_at(G, OBS), N_OBS)
     F = carray(f32_at(G, OPTS), (MO, N_FEATURES))
     if pid != RANDOM:                   # the random policy reads neither obs nor features

@@ -31,8 +31,10 @@ class Engine:
     def __init__(self, rules: Rules, n_players: int, seed: int, game: int, fixed: np.ndarray):
         self.rules, self.n_players, self.seed, self.game = rules, n_players, seed, game
         self.key = np.uint64(root_key(seed))
-        self.head = E.rule_vector(rules, n_players, np.full(n_players, E.FM_SEAT),
-                                  np.zeros(E.P, np.int64), fixed, LOG_LEN)
+        fm = np.zeros(E.P, np.int64)
+        fm[0] = first_class(E.fm_decide, E.FM_SIG).address
+        self.head = E.rule_vector(rules, n_players, np.full(n_players, E.FM_SEAT), fm, fixed,
+                                  LOG_LEN)
         self.G = np.zeros(E.LOG0 + 4 * LOG_LEN + E.FM_LEN, np.int32)
         self.G[:E.RULES_LEN] = self.head
         self.f = E.LOG0 + 4 * LOG_LEN          # engine.fm_base

@@ -468,8 +468,7 @@ def record(G, s, kind, n, c):
     G[GAME_ST + S.G_DECISIONS] = k + 1
 
 
-@njit(_V(_A, _I, _I), cache=True, no_cpython_wrapper=True,
-      no_cfunc_wrapper=True)   # carray needs the NRT
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # carray needs the NRT
 def determinize(G, s, seed):
     """Resample what seat s cannot see, consistently with all it has seen (rules, Knowledge:
     it sees the public table and the tiles it has looked at, and follows a seen tile wherever
@@ -572,14 +571,16 @@ FM_SIG = _I(_A, _I, _I, _I)
 fm_at = function_at(types.FunctionType(FM_SIG))
 
 
-@njit(FM_SIG, cache=True, _nrt=False, no_cpython_wrapper=True)   # C wrapper: called by address
+@njit(cache=True, no_cpython_wrapper=True)   # C wrapper: called by address
 def fm_decide(G, s, kind, n):
     """``decide`` in the forward model: the logged choice while the log lasts (after any
     determinization marked at this decision), then halt: the seat, kind, number of options, a
-    copy of the state, every seat's observation and the option rows are kept, and the game is
-    over (choice 0, ``OVER``: the kernels unwind as after an illegal answer, asking nobody).
+    copy of the state, every seat's observation and the option rows (as ``decide_policy``
+    wrote them: what the seat sees, which no determinization changes) are kept, and the game
+    is over (choice 0, ``OVER``: the kernels unwind as after an illegal answer, asking nobody).
     ``decide_policy`` calls it by address (``fm_at``): its code is not linked, and optimised
-    again, into every kernel that decides."""
+    again, into every kernel that decides, and it compiles (with ``determinize``) only when a
+    forward game needs it (``forward.Engine``), not for a batch."""
     f = fm_base(G)
     if G[f + FM_HALTED]:
         return 0
@@ -605,9 +606,7 @@ def fm_decide(G, s, kind, n):
         observe(G, q)
         for i in range(N_OBS):
             G[f + FM_OBS + q * N_OBS + i] = G[OBS + i]
-    for i in range(n):
-        features(G, s, i)
-    for i in range(n * N_FEATURES):
+    for i in range(n * N_FEATURES):     # the rows decide_policy wrote for seat s
         G[f + FM_ROWS + i] = G[OPTS + i]
     G[OVER] = 1
     return 0
@@ -619,8 +618,6 @@ def decide_policy(G, s, kind, n):
     """Seat s's policy chooses among the n options. An illegal answer is recorded and ends the
     game (choice 0 is used so the kernels unwind cleanly)."""
     pid = G[PID + s]
-    if pid == FM_SEAT:
-        return fm_at(i64_at(G, UF)[0])(G, s, kind, n)
     obs = carray(f32_at(G, OBS), N_OBS)
     F = carray(f32_at(G, OPTS), (MO, N_FEATURES))
     if pid != RANDOM:                   # the random policy reads neither obs nor features
@@ -630,6 +627,8 @@ def decide_policy(G, s, kind, n):
     rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
     if pid >= 0:
         c = choose_builtin(pid, kind, obs, F, n, rng)
+    elif pid == FM_SEAT:                # the forward model (built-in policies never test it)
+        return fm_at(i64_at(G, UF)[0])(G, s, kind, n)
     else:
         c = policy_at(i64_at(G, UF)[-1 - pid])(kind, obs, F, n, rng)
     if c < 0 or c >= n:

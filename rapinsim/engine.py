@@ -22,6 +22,10 @@ own buffers and runs ``play_games`` (compiled ``nogil``) over the units of games
 every game seeds its own streams, so a game never depends on its thread or unit. The functions
 mirror the reference engine rule for rule and draw from the streams in the same order. A
 policy's illegal answer is recorded (``ERR``) and ends that game; the caller raises.
+
+The forward model (``forward.py``, ``new_game``) replays one game in these same kernels: its
+seats' policy id ``FM_SEAT`` hands every decision to ``fm_decide`` (choices from the log, then a
+halt) and ``determinize`` resamples what a seat cannot see.
 """
 from __future__ import annotations
 

@@ -22,6 +22,10 @@ own buffers and runs ``play_games`` (compiled ``nogil``) over the units of games
 every game seeds its own streams, so a game never depends on its thread or unit. The functions
 mirror the reference engine rule for rule and draw from the streams in the same order. A
 policy's illegal answer is recorded (``ERR``) and ends that game; the caller raises.
+
+The forward model (``forward.py``, ``new_game``) replays one game in these same kernels: its
+seats' policy id ``FM_SEAT`` hands every decision to ``fm_decide`` (choices from the log, then a
+halt) and ``determinize`` resamples what a seat cannot see.
 """
 from __future__ import annotations
 
@@ -31,10 +35,11 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from simcore.bits import nth_set_bit, popcount
+from simcore.forward import MAX_MARKS
 from simcore.parallel import claim, spread
-from simcore.policy import first_class, policy_at
+from simcore.policy import first_class, function_at, policy_at
 from simcore.results import LEAD_ROUNDS, rank_and_share
-from simcore.rng import CHANCE, mix64, randint
+from simcore.rng import CHANCE, mix64, randint, reseed, shuffle
 
 from . import stats as S
 from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN,
@@ -122,6 +127,8 @@ BAG_CAP = 128                  # Rize's bag: a ring of BAG_N tiles from BAG_HEAD
 BAGR = _field(BAG_CAP)         # first; a power of two above MAXN, indices masked)
 TK, TSUB, TBR, TWH, TCH = (_field(MAXN) for _ in range(5))  # the tile set in play (R_KIND ...)
 SEEN = _field(P * MAXN)        # [s * MAXN + t] seat s has looked at tile t
+RETURNED = _field(MAXN)        # tile t came back onto the board from a hand or Rize's bag, so
+#                                everyone knows its kind (an item face down: ``determinize``)
 # the options of the current decision: code, argument (house, seat, item or district; the
 # feature row is derived from them, the state does not change before the decision)
 CH_WHAT, CH_ARG = (_field(MO) for _ in range(2))
@@ -137,6 +144,20 @@ OBS = _field(N_OBS)                          # float32 observation
 OPTS = _field(MO * N_FEATURES)               # float32 option features [MO, N_FEATURES]
 LOG0 = _end                                  # then [LOG_CAP, 4] decisions (seat, kind, n, c)
 STATE0 = RIZE
+
+# ---- the forward model (``forward.py``), after the log (from ``fm_base``): every seat has the
+# policy id FM_SEAT, so every decision goes to ``fm_decide``, which takes the first FM_STOP
+# choices from the log, applies the FM_N_MARKS determinizations (decision, seat, seed: int64 at
+# FM_MARKS) at their decisions, and halts at the next decision: FM_HALTED, the seat, kind and
+# number of options at FM_PEND, a copy of G[STATE0:LOG0] at FM_STATE, every seat's observation
+# at FM_OBS and the option rows at FM_ROWS (float32)
+FM_SEAT = -1 - MAX_PLAYERS    # (no seat plays a user policy there: UF[0] is fm_decide's address)
+FM_STOP, FM_HALTED, FM_PEND, FM_N_MARKS = 0, 1, 2, 5
+FM_MARKS = 6 + (LOG0 + 6) % 2                # (8-byte alignment: the log's length is even)
+FM_STATE = FM_MARKS + 2 * 3 * MAX_MARKS
+FM_OBS = FM_STATE + LOG0 - STATE0
+FM_ROWS = FM_OBS + P * N_OBS
+FM_LEN = FM_ROWS + MO * N_FEATURES
 
 
 def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
@@ -289,10 +310,11 @@ def hand_remove(G, s, t):
 
 @helper
 def put_tile(G, h, t, face_up):
-    """Tile t into the empty house h."""
+    """Tile t into the empty house h (back from a hand or Rize's bag: ``RETURNED``)."""
     G[NT + G[R_HD + h]] += G[BOARD + h] == EMPTY
     G[BOARD + h] = t
     G[FACE_UP + h] = face_up
+    G[RETURNED + t] = 1
 
 
 @helper
@@ -458,6 +480,150 @@ def record(G, s, kind, n, c):
     G[GAME_ST + S.G_DECISIONS] = k + 1
 
 
+@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # carray needs the NRT
+def determinize(G, s, seed):
+    """Resample what seat s cannot see, consistently with all it has seen (rules, Knowledge:
+    it sees the public table and the tiles it has looked at, and follows a seen tile wherever
+    it goes). Hidden are the tiles it has not seen in three kinds of places: face down on the
+    board, in the other seats' hands and in Rize's bag; they are dealt again among those places
+    uniformly, keeping what each place is known to hold: a hand or the bag holds an item there
+    (held treasures lie face up: everyone has seen them), and so does a house whose tile came
+    back from a hand or the bag (``RETURNED``), anything else may hold any of them. What other
+    seats have looked at goes with the place (they looked at that house, took that tile).
+    The coming draws of chance and of the other seats are new (``simcore.rng.reseed``).
+    Nothing else is hidden: characters, pawns, Rize, markers, treasures, item counts, the
+    letters and the skills and items played are public at the table. Before the deal (a
+    ``CHARACTER`` decision) only the draws are new."""
+    reseed(carray(streams(G), N_STREAMS), seed, 1 + s)
+    if G[RIZE] < 0:
+        return
+    place = np.empty(MAXN, np.int64)    # HAND + q (a hand), BAG + i (the bag's i-th), else a house
+    old = np.empty(MAXN, np.int64)      # the tile there
+    knows = np.empty(MAXN, np.int64)    # bit q: seat q has seen it; bit P: RETURNED
+    item = np.empty(MAXN, np.int64)     # 1: known to hold an item
+    HAND, BAG = MAXN, 2 * MAXN
+    seen = SEEN + s * MAXN
+    m = 0
+    for h in range(G[R_N]):
+        t = G[BOARD + h]
+        if t != EMPTY and G[FACE_UP + h] == 0 and G[seen + t] == 0:
+            place[m], old[m], item[m] = h, t, G[RETURNED + t]
+            m += 1
+    for q in range(G[NP]):
+        if q != s:
+            held = u64_at(G, HELD + 4 * q)
+            for w in range(2):
+                bits = held[w]
+                while bits:
+                    t = 64 * w + np.int64(trailing_zeros(bits))
+                    bits &= bits - np.uint64(1)
+                    if G[seen + t] == 0:
+                        place[m], old[m], item[m] = HAND + q, t, 1
+                        m += 1
+    for i in range(G[BAG_N]):
+        t = G[BAGR + ((G[BAG_HEAD] + i) & (BAG_CAP - 1))]
+        if G[seen + t] == 0:
+            place[m], old[m], item[m] = BAG + i, t, 1
+            m += 1
+    for j in range(m):
+        t = old[j]
+        knows[j] = G[RETURNED + t] << P
+        for q in range(G[NP]):
+            knows[j] |= G[SEEN + q * MAXN + t] << q
+    # the items in random order fill the item places, the rest in random order the others
+    items = np.empty(m, np.int64)
+    rest = np.empty(m, np.int64)
+    ni = nr = 0
+    for j in range(m):
+        if G[TK + old[j]] == ITEM:
+            items[ni] = old[j]
+            ni += 1
+        else:
+            rest[nr] = old[j]
+            nr += 1
+    x = carray(streams(G), N_STREAMS)
+    shuffle(x, CHANCE, items, ni)
+    k = 0
+    for j in range(m):
+        k += item[j]
+    for i in range(k, ni):
+        rest[nr] = items[i]
+        nr += 1
+    shuffle(x, CHANCE, rest, nr)
+    for j in range(m):                  # out of the hands first: a hand may get back its own
+        if place[j] >= HAND and place[j] < BAG:
+            hand_remove(G, place[j] - HAND, old[j])
+    a = b = 0
+    for j in range(m):
+        if item[j]:
+            t = items[a]
+            a += 1
+        else:
+            t = rest[b]
+            b += 1
+        for q in range(G[NP]):
+            G[SEEN + q * MAXN + t] = (knows[j] >> q) & 1
+        G[RETURNED + t] = knows[j] >> P
+        p = place[j]
+        if p < HAND:
+            G[BOARD + p] = t
+        elif p < BAG:
+            hand_add(G, p - HAND, t)
+        else:
+            G[BAGR + ((G[BAG_HEAD] + p - BAG) & (BAG_CAP - 1))] = t
+
+
+@helper
+def fm_base(G):
+    """Where the forward model's fields start (after the log)."""
+    return LOG0 + 4 * np.int64(G[LOG_CAP])
+
+
+FM_SIG = _I(_A, _I, _I, _I)
+fm_at = function_at(types.FunctionType(FM_SIG))
+
+
+@njit(cache=True, no_cpython_wrapper=True)   # C wrapper: called by address
+def fm_decide(G, s, kind, n):
+    """``decide`` in the forward model: the logged choice while the log lasts (after any
+    determinization marked at this decision), then halt: the seat, kind, number of options, a
+    copy of the state, every seat's observation and the option rows (as ``decide_policy``
+    wrote them: what the seat sees, which no determinization changes) are kept, and the game
+    is over (choice 0, ``OVER``: the kernels unwind as after an illegal answer, asking nobody).
+    ``decide_policy`` calls it by address (``fm_at``): its code is not linked, and optimised
+    again, into every kernel that decides, and it compiles (with ``determinize``) only when a
+    forward game needs it (``forward.Engine``), not for a batch."""
+    f = fm_base(G)
+    if G[f + FM_HALTED]:
+        return 0
+    k = G[GAME_ST + S.G_DECISIONS]
+    marks = i64_at(G, f + FM_MARKS)
+    for i in range(G[f + FM_N_MARKS]):
+        if marks[3 * i] == k:
+            determinize(G, marks[3 * i + 1], marks[3 * i + 2])
+    if k < G[f + FM_STOP]:
+        c = np.int64(G[LOG0 + 4 * k + 3])
+        if c < 0 or c >= n:
+            if G[ERR] == 0:
+                G[ERR], G[ERR_SEAT], G[ERR_KIND], G[ERR_CHOICE], G[ERR_N] = 2, s, kind, c, n
+            G[OVER] = 1
+            return 0
+        record(G, s, kind, n, c)
+        return c
+    G[f + FM_HALTED] = 1
+    G[f + FM_PEND], G[f + FM_PEND + 1], G[f + FM_PEND + 2] = s, kind, n
+    for i in range(STATE0, LOG0):
+        G[f + FM_STATE + i - STATE0] = G[i]
+    for q in range(G[NP]):
+        observe(G, q)
+        for i in range(N_OBS):
+            G[f + FM_OBS + q * N_OBS + i] = G[OBS + i]
+    for i in range(n * N_FEATURES):     # the rows decide_policy wrote for seat s
+        G[f + FM_ROWS + i] = G[OPTS + i]
+    G[OVER] = 1
+    return 0
+
+
 @njit(_I(_A, _I, _I, _I), cache=True, no_cpython_wrapper=True,
       no_cfunc_wrapper=True)   # carray needs the NRT
 def decide_policy(G, s, kind, n):
@@ -474,6 +640,8 @@ def decide_policy(G, s, kind, n):
     rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
     if pid >= 0:
         c = choose_builtin(pid, kind, obs, F, n, rng)
+    elif pid == FM_SEAT:                # the forward model (built-in policies never test it)
+        return fm_at(i64_at(G, UF)[0])(G, s, kind, n)
     else:
         c = policy_at(i64_at(G, UF)[-1 - pid])(kind, obs, F, n, rng)
     if c < 0 or c >= n:

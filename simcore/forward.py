@@ -69,8 +69,9 @@ class Decision:
 
 class ForwardGame:
     """One game stopped at a decision (or finished). ``step`` advances this game; ``copy`` and
-    ``determinize`` return new ones. Decisions with a single legal option are taken by the
-    rules and never stop the game (as in the batch engine)."""
+    ``determinize`` return new ones. The game stops where the batch engine asks a policy:
+    Broom Service takes a single legal option without asking, the Lapin treasure hunt asks
+    (and so stops) there too."""
 
     def __init__(self, engine, choices: Sequence[int] = (),
                  marks: Sequence[tuple[int, int, int]] = ()):

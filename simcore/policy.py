@@ -142,23 +142,31 @@ def user_addresses(user_py: Sequence, count: int) -> np.ndarray:
                                *[_placeholder] * (count - len(user_py)))], np.int64)
 
 
-@intrinsic
-def policy_at(typingctx, addr):
-    """The compiled policy at ``addr`` (``user_addresses``) as a numba first-class function.
-    User policies reach the kernels as addresses in each thread's own state, not as a typed
-    list or a tuple of first-class functions: a tuple is three machine words per policy at
-    every call between kernels, and a list shared by the threads has one reference count
-    that every call changes (atomically: the cores fight over it)."""
-    if not isinstance(addr, types.Integer):
-        return None
+def function_at(fn_type: types.FunctionType):
+    """An intrinsic that makes the compiled code at an address (``first_class(...).address``)
+    a numba first-class function of ``fn_type``: a call through it does not link the callee
+    into the caller."""
+    @intrinsic
+    def at(typingctx, addr):
+        if not isinstance(addr, types.Integer):
+            return None
 
-    def codegen(context, builder, sig, args):
-        f = cgutils.create_struct_proxy(PolicyFunc)(context, builder)
-        f.c_addr = builder.inttoptr(args[0], cgutils.voidptr_t)
-        f.py_addr = cgutils.get_null_value(cgutils.voidptr_t)
-        f.jit_addr = cgutils.get_null_value(cgutils.voidptr_t)
-        return f._getvalue()
-    return PolicyFunc(types.int64), codegen
+        def codegen(context, builder, sig, args):
+            f = cgutils.create_struct_proxy(fn_type)(context, builder)
+            f.c_addr = builder.inttoptr(args[0], cgutils.voidptr_t)
+            f.py_addr = cgutils.get_null_value(cgutils.voidptr_t)
+            f.jit_addr = cgutils.get_null_value(cgutils.voidptr_t)
+            return f._getvalue()
+        return fn_type(types.int64), codegen
+    return at
+
+
+policy_at = function_at(PolicyFunc)
+"""The compiled policy at an address (``user_addresses``) as a numba first-class function.
+User policies reach the kernels as addresses in each thread's own state, not as a typed list
+or a tuple of first-class functions: a tuple is three machine words per policy at every call
+between kernels, and a list shared by the threads has one reference count that every call
+changes (atomically: the cores fight over it)."""
 
 
 @dataclass(frozen=True)

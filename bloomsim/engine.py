@@ -90,11 +90,14 @@ G_NP = G.field("players")
 G_READERS = G.field("readers", meaning="some seat reads features (not the built-in random)")
 G_BEST = G.field("best", meaning="a built-in heuristic's best option so far (offer)")
 G_BEST_V = G.field("best_v", meaning="and its value (float64 bits)")
-# the forward model (``forward.py``): G_FM 1 takes the first G_FM_STOP decisions from the log
-# and halts at the next (G_HALTED, its seat, kind and number of options at G_PEND); G_MARKS
-# holds G_N_MARKS determinizations (decision, seat, seed: ``determinize``)
+# the forward model (``forward.py``, every seat FM_SEAT): the first G_FM_STOP decisions come
+# from the log, and the game halts at the next (G_HALTED, its seat, kind and number of options
+# at G_PEND); G_MARKS holds G_N_MARKS determinizations (decision, seat, seed: ``determinize``)
 MAX_MARKS = 4
-G_FM = G.field("fm", meaning="1: the forward model replays the log and halts")
+FM_SEAT = -1 - MAX_PLAYERS
+"""The policy id of every seat in the forward model: a reader of option rows that no user
+policy has, so every decision, a built-in heuristic's included, goes through ``ask`` and so
+``fm_decide``."""
 G_FM_STOP = G.field("fm_stop", meaning="decisions taken from the log")
 G_HALTED = G.field("halted")
 G_PEND = G.field("pending", 3, "the halted decision: seat, kind, options")
@@ -427,11 +430,77 @@ def record(g, seat, kind, n, c):
     g[G_DECISIONS] += 1
 
 
+@njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def determinize(t, g, seat, seed):
+    """Resample what the seat cannot see, consistently with all it has seen: each other
+    seat's hand (as many roles as it holds, from the roles nobody played this round: a holder
+    must follow a led role), the events still face down, the enchanted deck's unseen cards,
+    and the coming draws of chance and of the other seats (``simcore.rng.reseed``)."""
+    n_players = g[G_NP]
+    st = g[G_ST:G_ST + 1 + n_players].view(np.uint64)
+    reseed(st, seed, 1 + seat)
+    R, N, E = t[P_N_ROLES], t[T_N_TILES], t[T_N_EVENT]
+    free = ((np.int64(1) << R) - 1) & ~g[G_PLAYED]
+    for p in range(n_players):
+        if p != seat:
+            hand = 0
+            for i in range(g[sc(p, S_NHAND)]):
+                left = free & ~hand
+                k = randint(st, CHANCE, popcount(np.uint64(left)))
+                hand |= np.int64(1) << nth_set_bit(left, k)
+            g[sc(p, S_HAND)] = hand
+    d0 = t[T_DECKS] + N
+    rnd = g[G_ROUND]
+    shuffle(st, CHANCE, g[d0 + rnd:d0 + E], E - rnd)
+    at = d0 + E + g[G_ENCH_PTR]
+    shuffle(st, CHANCE, g[at:d0 + E + g[G_ENCH_N]], g[G_ENCH_N] - g[G_ENCH_PTR])
+
+
+@njit((TT, GT, *POLICY_SIG.args[1:3], I8, I8, I8), cache=True, _nrt=False,
+      no_cpython_wrapper=True)
+def fm_decide(t, g, obs, opts, seat, kind, n):
+    """``decide`` in the forward model: the logged choice while the log lasts (after any
+    determinization marked at this decision), then halt: the seat, kind, number of options,
+    every seat's observation, the option rows and a copy of the state are kept (after the log:
+    the rows as float64), and the seats turn random to let the game run out without writing
+    rows (``forward.py``). Every seat plays ``FM_SEAT``, a user policy's id, so only ``ask``
+    (the user policies' path) pays for the test."""
+    k = g[G_DECISIONS]
+    for m in range(g[G_N_MARKS]):
+        if g[G_MARKS + 3 * m] == k:
+            determinize(t, g, g[G_MARKS + 3 * m + 1], g[G_MARKS + 3 * m + 2])
+    if k < g[G_FM_STOP]:
+        c = g[g[G_LOG_AT] + 4 * k + 3]
+        if c < 0 or c >= n:
+            if g[G_ERROR] == 0:
+                g[G_ERROR], g[G_ERR_SEAT], g[G_ERR_KIND] = 2, seat, kind
+                g[G_ERR_CHOICE], g[G_ERR_N] = c, n
+            c = 0
+        record(g, seat, kind, n, c)
+        return c
+    g[G_HALTED] = 1
+    g[G_PEND], g[G_PEND + 1], g[G_PEND + 2] = seat, kind, n
+    snap = g[G_LOG_AT] + 4 * g[G_LOG_CAP]
+    for i in range(t[T_LOG]):
+        g[snap + i] = g[i]
+    rows = g.view(np.float64)[snap + t[T_LOG]:snap + t[T_LOG] + n * P.N_FEATURES]
+    for i in range(n):
+        for f in range(P.N_FEATURES):
+            rows[i * P.N_FEATURES + f] = opts[i, f]
+    for p in range(g[G_NP]):
+        observe(t, g, obs[OBS_LEN * (1 + p):OBS_LEN * (2 + p)], p)
+        g[sc(p, S_POLICY)] = P.RANDOM    # nobody writes option rows any more
+    return 0
+
+
 @njit((TT, ST.types[0], *POLICY_SIG.args[1:3], I8, I8, I8),
       cache=True, _nrt=False, no_cpython_wrapper=True)
 def ask(t, g, obs, opts, seat, kind, n):
     """``decide`` for a user policy, on the few arrays it reads (a call passes every array of
-    its arguments); only user policies read the observation."""
+    its arguments); only user policies read the observation. In the forward model
+    ``fm_decide``."""
+    if g[sc(seat, S_POLICY)] == FM_SEAT:
+        return fm_decide(t, g, obs, opts, seat, kind, n)
     rng = g.view(np.uint64)[G_ST + 1 + seat:G_ST + 2 + seat]
     observe(t, g, obs, seat)
     c = policy_at(g[G_UF - 1 - g[sc(seat, S_POLICY)]])(kind, obs, opts, n, rng)
@@ -460,78 +529,12 @@ def builtin_choice(g, seat, kind, n):
     return c
 
 
-@njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def determinize(t, g, seat, seed):
-    """Resample what the seat cannot see, consistently with all it has seen: each other
-    seat's hand (as many roles as it holds, from the roles nobody played this round: a holder
-    must follow a led role), the events still face down, the enchanted deck's unseen cards,
-    and the coming draws of chance and of the other seats (``simcore.rng.reseed``)."""
-    n_players = g[G_NP]
-    st = g[G_ST:G_ST + 1 + n_players].view(np.uint64)
-    reseed(st, seed, 1 + seat)
-    R, N, E = t[P_N_ROLES], t[T_N_TILES], t[T_N_EVENT]
-    free = ((np.int64(1) << R) - 1) & ~g[G_PLAYED]
-    for p in range(n_players):
-        if p != seat:
-            hand = 0
-            for i in range(g[sc(p, S_NHAND)]):
-                left = free & ~hand
-                k = randint(st, CHANCE, popcount(np.uint64(left)))
-                hand |= np.int64(1) << nth_set_bit(left, k)
-            g[sc(p, S_HAND)] = hand
-    d0 = t[T_DECKS] + N
-    rnd = g[G_ROUND]
-    shuffle(st, CHANCE, g[d0 + rnd:d0 + E], E - rnd)
-    at = d0 + E + g[G_ENCH_PTR]
-    shuffle(st, CHANCE, g[at:d0 + E + g[G_ENCH_N]], g[G_ENCH_N] - g[G_ENCH_PTR])
-
-
-@njit((TT, ST, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def fm_decide(t, s, seat, kind, n):
-    """``decide`` in the forward model: the logged choice while the log lasts (after any
-    determinization marked at this decision), then halt: the seat, kind, number of options,
-    every seat's observation, the option rows and a copy of the state are kept (after the log:
-    the rows as float64), and choice 0 lets the game run
-    out without asking anyone (``forward.py``)."""
-    g = s.g
-    if g[G_HALTED]:
-        return 0
-    k = g[G_DECISIONS]
-    for m in range(g[G_N_MARKS]):
-        if g[G_MARKS + 3 * m] == k:
-            determinize(t, g, g[G_MARKS + 3 * m + 1], g[G_MARKS + 3 * m + 2])
-    if k < g[G_FM_STOP]:
-        c = g[g[G_LOG_AT] + 4 * k + 3]
-        if c < 0 or c >= n:
-            if g[G_ERROR] == 0:
-                g[G_ERROR], g[G_ERR_SEAT], g[G_ERR_KIND] = 2, seat, kind
-                g[G_ERR_CHOICE], g[G_ERR_N] = c, n
-            c = 0
-        record(g, seat, kind, n, c)
-        return c
-    g[G_HALTED] = 1
-    g[G_PEND], g[G_PEND + 1], g[G_PEND + 2] = seat, kind, n
-    snap = g[G_LOG_AT] + 4 * g[G_LOG_CAP]
-    for i in range(t[T_LOG]):
-        g[snap + i] = g[i]
-    rows = g.view(np.float64)[snap + t[T_LOG]:snap + t[T_LOG] + n * P.N_FEATURES]
-    for i in range(n):
-        for f in range(P.N_FEATURES):
-            rows[i * P.N_FEATURES + f] = s.opts[i, f]
-    for p in range(g[G_NP]):
-        observe(t, g, s.obs[OBS_LEN * (1 + p):OBS_LEN * (2 + p)], p)
-        g[sc(p, S_POLICY)] = P.RANDOM    # nobody writes option rows any more
-    return 0
-
-
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def decide(t, s, seat, kind, n):
     """Ask the seat's policy (a single option is taken without asking): a built-in one by
-    ``builtin_choice``, a user policy by ``ask``; in the forward model ``fm_decide``."""
+    ``builtin_choice``, a user policy by ``ask``."""
     if n == 1:
         return 0
-    if s.g[G_FM]:
-        return fm_decide(t, s, seat, kind, n)
     if s.g[sc(seat, S_POLICY)] >= 0:
         return builtin_choice(s.g, seat, kind, n)
     return ask(t, s.g, s.obs, s.opts, seat, kind, n)
@@ -1510,15 +1513,12 @@ def new_state(t: np.ndarray, log_cap: int, forward: bool = False) -> State:
                  np.zeros((t[T_MAXO] + t[P_N_ROLES], P.N_FEATURES), np.float32))
 
 
-FM_SEAT = -1 - MAX_PLAYERS
-"""The policy id of every seat in the forward model: a reader of option rows that no user
-policy has, so every decision, a built-in heuristic's included, goes through ``decide``."""
 
 
 @njit(cache=True)
 def fm_game(t, s, key, game, game_fn, log, seat_out, rank, win, game_out, errors, keys):
-    """Game ``game`` in the forward model (``init_state`` with ``FM_SEAT`` everywhere, G_FM 1,
-    the choices in the log): played to its end, or to the first decision past the log.
+    """Game ``game`` in the forward model (``init_state`` with ``FM_SEAT`` everywhere, the
+    choices in the log): played to its end, or to the first decision past the log.
     ``game_fn``: ``play_game`` by address, as in ``play_games``."""
     s.g[G_HALTED] = 0
     for p in range(s.g[G_NP]):      # a halt made them random (fm_decide)

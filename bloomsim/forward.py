@@ -36,7 +36,6 @@ class Engine:
         self.s = E.new_state(self.t, LOG_CAP, forward=True)
         E.init_state(self.t, self.s, n_players, np.full(n_players, E.FM_SEAT, np.int64),
                      np.zeros(E.MAX_PLAYERS, np.int64), LOG_CAP)
-        self.s.g[E.G_FM] = 1
         self._log = np.zeros((1, LOG_CAP, 4), np.int16)
         self._game_fn = first_class(E.play_game, E.GAME_SIG)
         self.obs_len, self.n_features = E.OBS_LEN, E.P.N_FEATURES

@@ -101,11 +101,12 @@ from __future__ import annotations
 from numba import njit, types
 from numba.extending import intrinsic
 
+from simcore.layout import Layout
 from simcore.policy import POLICY_SIG, UserPolicy, policy
 from simcore.rng import randint, uniform
 
 from .rules import (AOYAMA, BICYCLE, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
-                    INABA, ITEMS, LAMP, LAPIN, MAP, WHISTLE)
+                    INABA, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, WHISTLE)
 
 PLACE, ACTION, STEP, HOUSE, DISTRICT, TARGET, DISGUISE, CHARACTER = range(8)
 KIND_NAMES = ("place", "action", "step", "house", "district", "target", "disguise",
@@ -121,17 +122,31 @@ OPTION_NAMES = ("pass", "step", "search", "item", "skill", "stop", "house", "dis
 N_FEATURES = 13
 CHEST_TILE = 3
 
-(OB_SEAT, OB_PLAYERS, OB_DISTRICT, OB_RIZE, OB_ACTIONS, OB_TURN, OB_MARKERS, OB_DAWN, OB_CHAR,
- OB_SKILL, OB_LETTER, OB_RIZE_STEPS, OB_TREASURES, OB_RABBITS, OB_SEARCHED) = range(15)
-OB_ITEMS = 15
-OB_POS = OB_ITEMS + len(ITEMS)
-OB_TREAS = OB_POS + 6
-OB_NITEMS = OB_TREAS + 6
-OB_CHARS = OB_NITEMS + 6
-OB_CHEST_HELD = OB_CHARS + 6
-OB_RIZE_TO = OB_CHEST_HELD + 6
-OB_DIE = OB_RIZE_TO + 6
-N_OBS = OB_DIE + 1
+OBS = Layout("observation")     # (documented above)
+OB_SEAT = OBS.field("seat")
+OB_PLAYERS = OBS.field("players")
+OB_DISTRICT = OBS.field("district")
+OB_RIZE = OBS.field("rize")
+OB_ACTIONS = OBS.field("actions", meaning="actions left")
+OB_TURN = OBS.field("turn", meaning="player turns so far")
+OB_MARKERS = OBS.field("markers", meaning="time markers on the board")
+OB_DAWN = OBS.field("dawn", meaning="dawn district, -1 before dawn")
+OB_CHAR = OBS.field("character")
+OB_SKILL = OBS.field("skill", meaning="1 while the skill is unused")
+OB_LETTER = OBS.field("letter", meaning="own notice-letter district, -1 none")
+OB_RIZE_STEPS = OBS.field("rize_steps", meaning="Rize's steps to the own district")
+OB_TREASURES = OBS.field("treasures")
+OB_RABBITS = OBS.field("rabbits")
+OB_SEARCHED = OBS.field("searched", meaning="searched this turn")
+OB_ITEMS = OBS.field("items", len(ITEMS), "own count of each item")
+OB_POS = OBS.field("positions", MAX_PLAYERS, "each seat's district, -1 no seat")
+OB_TREAS = OBS.field("treasures_of", MAX_PLAYERS)
+OB_NITEMS = OBS.field("items_of", MAX_PLAYERS)
+OB_CHARS = OBS.field("characters", MAX_PLAYERS)
+OB_CHEST_HELD = OBS.field("chest_held", MAX_PLAYERS)
+OB_RIZE_TO = OBS.field("rize_to", MAX_PLAYERS, "Rize's patrol steps to each seat's district")
+OB_DIE = OBS.field("die", meaning="sides of the escort die")
+N_OBS = OBS.size
 MAX_OPTS = 128
 
 RANDOM, CAREFUL, GREEDY, EVADER, KEEPER = range(5)
@@ -141,8 +156,8 @@ RANDOM, CAREFUL, GREEDY, EVADER, KEEPER = range(5)
 # tests/rapinsim/test_engines.py checks the heuristics play the same with the others scrambled.
 BUILTIN_OBS = (OB_SEAT, OB_PLAYERS, OB_ACTIONS, OB_CHAR, OB_RIZE_STEPS, OB_SEARCHED,
                OB_TREASURES)
-PREDICTING_OBS = tuple(range(OB_CHARS, OB_CHARS + 6)) + tuple(
-    range(OB_CHEST_HELD, OB_RIZE_TO + 6)) + (OB_DIE,)
+PREDICTING_OBS = tuple(range(OB_CHARS, OB_CHARS + MAX_PLAYERS)) + tuple(
+    range(OB_CHEST_HELD, OB_RIZE_TO + MAX_PLAYERS)) + (OB_DIE,)
 # The feature columns no built-in heuristic reads: the compiled engine leaves them unwritten
 # for them (``features``).
 UNREAD_FEATURES = (F_DISTRICT, F_HOUSE, F_SUB)

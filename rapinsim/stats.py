@@ -11,22 +11,34 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
+from simcore.layout import Layout
 from simcore.results import categorical, frame
 
 from .rules import CHARACTERS, ITEMS, TRAPS
 
-(S_TREASURES, S_RABBITS, S_CHEST, S_SEARCHES, S_TAKEN) = range(5)   # S_TAKEN + tile kind
-S_TRAP = 8                      # + trap id
-S_ITEM = S_TRAP + len(TRAPS)    # + item id
-S_SKILL_USED = S_ITEM + len(ITEMS)
-S_SKILL_TURN = S_SKILL_USED + 1
-S_FOUND = S_SKILL_TURN + 1
-S_LOST = S_FOUND + 1
-S_RANK = S_LOST + 1
-N_SEAT = S_RANK + 1
+SEAT = Layout("seat counters")
+S_TREASURES = SEAT.field("treasures", meaning="treasure tiles held at the end")
+S_RABBITS = SEAT.field("rabbits")
+S_CHEST = SEAT.field("chest", meaning="holds Inaba's chest")
+S_SEARCHES = SEAT.field("searches")
+S_TAKEN = SEAT.field("taken", 4, "tiles taken, by tile kind")
+S_TRAP = SEAT.field("traps", len(TRAPS), "traps sprung, by trap")
+S_ITEM = SEAT.field("items", len(ITEMS), "items used, by item")
+S_SKILL_USED = SEAT.field("skill_used")
+S_SKILL_TURN = SEAT.field("skill_turn")
+S_FOUND = SEAT.field("found", meaning="times found by Rize")
+S_LOST = SEAT.field("lost", meaning="tiles lost")
+S_RANK = SEAT.field("rank")
+N_SEAT = SEAT.size
 
-G_TURNS, G_STALLED, G_DAWN, G_RIZE_START, G_DECISIONS, G_ROUNDS = range(6)
-N_GAME = 6                      # then searches_d<k> at N_GAME + d, found_d<k> at N_GAME + D + d
+GAME = Layout("game counters")
+G_TURNS = GAME.field("turns")
+G_STALLED = GAME.field("stalled", meaning="ended at the turn cap")
+G_DAWN = GAME.field("dawn", meaning="ended at dawn")
+G_RIZE_START = GAME.field("rize_start", meaning="Rize's start district + 1")
+G_DECISIONS = GAME.field("decisions")
+G_ROUNDS = GAME.field("rounds")
+N_GAME = GAME.size              # then searches_d<k> at N_GAME + d, found_d<k> at N_GAME + D + d
 
 SEAT_COLUMNS = (
     [("treasures", S_TREASURES, np.int8), ("rabbits", S_RABBITS, np.int16),

@@ -28,3 +28,11 @@ def test_the_engines_layouts_cover_their_constants():
     assert E.SEAT.fields["policy"].offset == E.S_POLICY and E.N_SEAT == E.SEAT.size
     ends = [(f.offset, f.offset + f.size) for f in E.G.fields.values()]
     assert all(a[1] == b[0] for a, b in zip(ends, ends[1:]))    # packed, no overlap
+
+
+def test_the_lapin_layouts_keep_their_order():
+    from rapinsim import policies as P
+    from rapinsim import stats as S
+    assert P.N_OBS == P.OBS.size and P.OBS.fields["die"].offset == P.OB_DIE
+    assert S.SEAT.fields["items"].offset == S.S_ITEM and S.N_SEAT == S.SEAT.size
+    assert S.GAME.fields["rounds"].offset == S.G_ROUNDS

@@ -36,6 +36,7 @@ from numba.extending import intrinsic
 
 from simcore.bits import nth_set_bit, popcount
 from simcore.forward import MAX_MARKS
+from simcore.layout import Layout
 from simcore.parallel import claim, spread
 from simcore.policy import first_class, function_at, policy_at
 from simcore.results import LEAD_ROUNDS, rank_and_share
@@ -64,85 +65,94 @@ MAXN = 120          # most houses (tiles)
 P = MAX_PLAYERS
 MO = MAX_OPTS
 
-_end = 0
+G = Layout("G")    # one game's int32 array: the rules, the batch settings, the state, the log
 
 
-def _field(n=1):
-    """The offset of the next field of n int32 slots in G."""
-    global _end
-    at = _end
-    _end += n
-    return at
+def _scalars(*names: str) -> tuple[int, ...]:
+    """Declare one slot per name (the constant is the upper-case name)."""
+    return tuple(G.field(n) for n in names)
+
+
+def _per(size: int, *names: str) -> tuple[int, ...]:
+    return tuple(G.field(n, size) for n in names)
 
 
 # ---- the rules (``rule_vector``)
 (R_D, R_H, R_N, R_ACTIONS, R_DIE, R_DAWN_EMPTIES, R_MAX_TURNS, R_WHITE_PAIR, R_PERM,
  R_COFFEE_END, R_INABA_WIN, R_BIKE, R_COCOA, R_NROSTER,
  R_FINDS, R_DEG, R_CHOICE, R_DISGUISE_ACTION, R_WHISTLE, R_CHEST_OTHERS, R_FOUND_ENDS,
- R_PIT_SKIPS) = (_field() for _ in range(22))
-_field(2)                      # spare scalar slots
-R_NEXT = _field(MAXD)          # district Rize enters after d
-R_PREV = _field(MAXD)          # the district before d on Rize's route
-R_STEPS = _field(MAXD * MAXD)  # [r * MAXD + d] Rize's steps from r until he enters d
-R_ADJ = _field(MAXD * MAXD)    # [a * MAXD + b] players may step between a and b
-R_NSTEPS = _field(MAXD * MAXD) # [r * MAXD + a] the number of legal steps from a while Rize
-#                                is in r
-R_STEP_TO = _field(MAXD * MAXD * (MAXD - 1) // 4)  # int8 [(r * MAXD + a) * R_DEG + k] the k-th
-#                                of those steps (ascending), then -1 up to R_DEG, the most
-#                                neighbours a district has
-R_START = _field(24)           # Rize's start district per die face - 1
-R_HD = _field(MAXN)            # district of house h
-R_KIND = _field(2 * MAXN)      # [set * MAXN + t] tile kind, set 1 with Inaba's chest
-R_SUB = _field(2 * MAXN)       # item or trap id
-R_BROWN = _field(2 * MAXN)
-R_WHITE = _field(2 * MAXN)     # 1 for a white-rabbit tile
-R_CHEST = _field(2 * MAXN)
-R_ROSTER = _field(8)           # character ids players choose (or draw) from
+ R_PIT_SKIPS) = _scalars(
+    "r_d", "r_h", "r_n", "r_actions", "r_die", "r_dawn_empties", "r_max_turns", "r_white_pair",
+    "r_perm", "r_coffee_end", "r_inaba_win", "r_bike", "r_cocoa", "r_nroster", "r_finds",
+    "r_deg", "r_choice", "r_disguise_action", "r_whistle", "r_chest_others", "r_found_ends",
+    "r_pit_skips")
+G.field("spare", 2)
+R_NEXT = G.field("r_next", MAXD, "district Rize enters after d")
+R_PREV = G.field("r_prev", MAXD, "the district before d on Rize's route")
+R_STEPS = G.field("r_steps", MAXD * MAXD, "[r * MAXD + d] Rize's steps from r until he enters d")
+R_ADJ = G.field("r_adj", MAXD * MAXD, "[a * MAXD + b] players may step between a and b")
+R_NSTEPS = G.field("r_nsteps", MAXD * MAXD,
+                   "[r * MAXD + a] the number of legal steps from a while Rize is in r")
+R_STEP_TO = G.field("r_step_to", MAXD * MAXD * (MAXD - 1) // 4,
+                    "int8 [(r * MAXD + a) * R_DEG + k] the k-th of those steps (ascending), "
+                    "then -1 up to R_DEG, the most neighbours a district has")
+R_START = G.field("r_start", 24, "Rize's start district per die face - 1")
+R_HD = G.field("r_hd", MAXN, "district of house h")
+R_KIND = G.field("r_kind", 2 * MAXN, "[set * MAXN + t] tile kind, set 1 with Inaba's chest")
+R_SUB = G.field("r_sub", 2 * MAXN, "item or trap id")
+R_BROWN = G.field("r_brown", 2 * MAXN)
+R_WHITE = G.field("r_white", 2 * MAXN, "1 for a white-rabbit tile")
+R_CHEST = G.field("r_chest", 2 * MAXN)
+R_ROSTER = G.field("r_roster", 8, "character ids players choose (or draw) from")
 # batch settings, written with the rules
-CFG_NP = _field()              # players
-LOG_CAP = _field()             # decisions the log keeps (0: no log)
-PID = _field(P)                # policy id per seat (built-in >= 0, user -1 - i)
-FIXED = _field(P)              # fixed characters, -1: chosen or drawn
-_field(_end % 2)               # (8-byte alignment)
-UF = _field(2 * P)             # int64 [i] user policy i's compiled code (address, policy_at)
-RULES_LEN = _end
+CFG_NP = G.field("players")
+LOG_CAP = G.field("log_cap", meaning="decisions the log keeps (0: no log)")
+PID = G.field("pid", P, "policy id per seat (built-in >= 0, user -1 - i)")
+FIXED = G.field("fixed", P, "fixed characters, -1: chosen or drawn")
+G.align(2)
+UF = G.field("uf", 2 * P, "int64 [i] user policy i's compiled code (address, policy_at)")
+RULES_LEN = G.end
 
 # ---- one game's state: scalars
 (RIZE, DAWN, N_MARKED, TURNS, OVER, STALLED, DAWN_END, ACTING, ACTIONS_LEFT, TURN_END, SEARCHED,
  CHIYA_HOLD, BAG_N, BAG_HEAD, NP, ISET, GAME, ERR, ERR_SEAT, ERR_KIND, ERR_CHOICE,
- ERR_N) = (_field() for _ in range(22))
+ ERR_N) = _scalars(
+    "rize", "dawn", "n_marked", "turns", "over", "stalled", "dawn_end", "acting", "actions_left",
+    "turn_end", "searched", "chiya_hold", "bag_n", "bag_head", "np", "iset", "game", "err",
+    "err_seat", "err_kind", "err_choice", "err_n")
 # per seat
-CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, GROUP, DISGUISED = (_field(P) for _ in range(8))
-HTRE, HNI, HBROWN, HWHITE, HCHEST = (_field(P) for _ in range(5))   # held treasures, items,
-#                                    brown rabbits, white-rabbit tiles, the chest
-PRIM, SECD, RANKS = (_field(P) for _ in range(3))                    # ranking keys and rank
-HITEM = _field(P * N_ITEMS)    # [s * N_ITEMS + i] items of each kind held
-# per district
-NT, NPD, OCC, MARKER = (_field(MAXD) for _ in range(4))  # tiles on the board, pawns, pawns as
-#                                    a bit set of seats, time marker
-# per house or tile
-BOARD, FACE_UP, TMP = (_field(MAXN) for _ in range(3))  # tile per house (EMPTY), face up,
-#                                    picks
-BAG_CAP = 128                  # Rize's bag: a ring of BAG_N tiles from BAG_HEAD (oldest
-BAGR = _field(BAG_CAP)         # first; a power of two above MAXN, indices masked)
-TK, TSUB, TBR, TWH, TCH = (_field(MAXN) for _ in range(5))  # the tile set in play (R_KIND ...)
-SEEN = _field(P * MAXN)        # [s * MAXN + t] seat s has looked at tile t
-RETURNED = _field(MAXN)        # tile t came back onto the board from a hand or Rize's bag, so
-#                                everyone knows its kind (an item face down: ``determinize``)
+CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, GROUP, DISGUISED = _per(
+    P, "chars", "pos", "skip", "skill_used", "letter", "pending", "group", "disguised")
+# held treasures, items, brown rabbits, white-rabbit tiles, the chest
+HTRE, HNI, HBROWN, HWHITE, HCHEST = _per(P, "htre", "hni", "hbrown", "hwhite", "hchest")
+PRIM, SECD, RANKS = _per(P, "prim", "secd", "ranks")                # ranking keys and rank
+HITEM = G.field("hitem", P * N_ITEMS, "[s * N_ITEMS + i] items of each kind held")
+# per district: tiles on the board, pawns, pawns as a bit set of seats, time marker
+NT, NPD, OCC, MARKER = _per(MAXD, "nt", "npd", "occ", "marker")
+# per house or tile: tile per house (EMPTY), face up, picks
+BOARD, FACE_UP, TMP = _per(MAXN, "board", "face_up", "tmp")
+BAG_CAP = 128
+BAGR = G.field("bag", BAG_CAP, "Rize's bag: a ring of BAG_N tiles from BAG_HEAD (oldest first; "
+               "a power of two above MAXN, indices masked)")
+TK, TSUB, TBR, TWH, TCH = _per(MAXN, "tk", "tsub", "tbr", "twh", "tch")  # the tile set in play
+SEEN = G.field("seen", P * MAXN, "[s * MAXN + t] seat s has looked at tile t")
+RETURNED = G.field("returned", MAXN, "tile t came back onto the board from a hand or Rize's "
+                   "bag, so everyone knows its kind (an item face down: determinize)")
 # the options of the current decision: code, argument (house, seat, item or district; the
 # feature row is derived from them, the state does not change before the decision)
-CH_WHAT, CH_ARG = (_field(MO) for _ in range(2))
-SEAT_ST = _field(P * S.N_SEAT)               # [s * N_SEAT + k] seat counters
-GAME_ST = _field(S.N_GAME + 2 * MAXD)        # game counters (stats.N_GAME + 2 D used)
-_field(_end % 2)                             # (8-byte alignment)
-HELD = _field(4 * P)                         # uint64 [s * 2 + w] tiles seat s holds, a bit set
-LED = _field(2 * P)                          # int64 [s] rounds seat s led after (end_round)
+CH_WHAT, CH_ARG = _per(MO, "ch_what", "ch_arg")
+SEAT_ST = G.field("seat_st", P * S.N_SEAT, "[s * N_SEAT + k] seat counters (stats.SEAT)")
+GAME_ST = G.field("game_st", S.N_GAME + 2 * MAXD, "game counters (stats.GAME, then per district)")
+G.align(2)
+HELD = G.field("held", 4 * P, "uint64 [s * 2 + w] tiles seat s holds, a bit set")
+LED = G.field("led", 2 * P, "int64 [s] rounds seat s led after (end_round)")
 SEL_ITEM0 = 2                                # selectors: TREASURE, ITEM, SEL_ITEM0 + item
-KIND_SET = _field(4 * (SEL_ITEM0 + N_ITEMS)) # uint64 [k * 2 + w] the tiles of selector k
-XS = _field(2 * N_STREAMS)                   # uint64 random streams (simcore.rng)
-OBS = _field(N_OBS)                          # float32 observation
-OPTS = _field(MO * N_FEATURES)               # float32 option features [MO, N_FEATURES]
-LOG0 = _end                                  # then [LOG_CAP, 4] decisions (seat, kind, n, c)
+KIND_SET = G.field("kind_set", 4 * (SEL_ITEM0 + N_ITEMS),
+                   "uint64 [k * 2 + w] the tiles of selector k")
+XS = G.field("xs", 2 * N_STREAMS, "uint64 random streams (simcore.rng)")
+OBS = G.field("obs", N_OBS, "float32 observation")
+OPTS = G.field("opts", MO * N_FEATURES, "float32 option features [MO, N_FEATURES]")
+LOG0 = G.end                                 # then [LOG_CAP, 4] decisions (seat, kind, n, c)
 STATE0 = RIZE
 
 # ---- the forward model (``forward.py``), after the log (from ``fm_base``): every seat has the

@@ -36,3 +36,11 @@ def test_the_lapin_layouts_keep_their_order():
     assert P.N_OBS == P.OBS.size and P.OBS.fields["die"].offset == P.OB_DIE
     assert S.SEAT.fields["items"].offset == S.S_ITEM and S.N_SEAT == S.SEAT.size
     assert S.GAME.fields["rounds"].offset == S.G_ROUNDS
+
+
+def test_the_lapin_engine_declares_every_slot_of_its_array():
+    from rapinsim import engine as E
+    f = E.G.fields
+    assert f["rize"].offset == E.RIZE and f["obs"].offset == E.OBS and E.LOG0 == E.G.end
+    assert f["uf"].offset % 2 == 0 and f["held"].offset % 2 == 0    # int64 views need it
+    assert "Rize's bag" in E.G.describe()

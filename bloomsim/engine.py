@@ -40,6 +40,7 @@ from numba import njit, typeof, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from simcore.bits import nth_set_bit, popcount
+from simcore.forward import MAX_MARKS
 from simcore.layout import Layout
 from simcore.parallel import claim, spread
 from simcore.policy import POLICY_SIG, first_class, policy_at
@@ -93,7 +94,6 @@ G_BEST_V = G.field("best_v", meaning="and its value (float64 bits)")
 # the forward model (``forward.py``, every seat FM_SEAT): the first G_FM_STOP decisions come
 # from the log, and the game halts at the next (G_HALTED, its seat, kind and number of options
 # at G_PEND); G_MARKS holds G_N_MARKS determinizations (decision, seat, seed: ``determinize``)
-MAX_MARKS = 4
 FM_SEAT = -1 - MAX_PLAYERS
 """The policy id of every seat in the forward model: a reader of option rows that no user
 policy has, so every decision, a built-in heuristic's included, goes through ``ask`` and so

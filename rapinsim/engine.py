@@ -3,12 +3,13 @@
 Everything a game needs lives in one int32 array ``G``: first the rules (``rule_vector``, the
 same for every game of a batch), then the state of the game being played, then its decision log.
 Every field sits at a fixed offset (the module constants below, declared once in the layout
-``G``, laid out for the largest board the rules allow), so the kernels index ``G[OFFSET + i]`` and numba freezes the offsets as
-constants. The random streams (``XS``, uint64, ``simcore.rng``), the observation (``OBS``) and
-the option features (``OPTS``, float32) live in ``G`` too, and so do the user policies (the
-addresses of their compiled code, ``UF``), so a kernel gets ``G`` (a pointer) and its own
-arguments: every call is cheap to compile and to make (a NamedTuple of arrays was flattened
-into ~150 LLVM arguments per call; an array passed is a struct of seven).
+``G``, laid out for the largest board the rules allow), so the kernels index ``G[OFFSET + i]``
+and numba freezes the offsets as constants. The random streams (``XS``, uint64,
+``simcore.rng``), the observation (``OBS``) and the option features (``OPTS``, float32) live in
+``G`` too, and so do the user policies (the addresses of their compiled code, ``UF``), so a
+kernel gets ``G`` (a pointer) and its own arguments: every call is cheap to compile and to make
+(a NamedTuple of arrays was flattened into ~150 LLVM arguments per call; an array passed is a
+struct of seven).
 
 Counts the rules ask for again and again are kept up to date as the game changes (tiles per
 district ``NT``, pawns per district ``NPD``, each seat's held treasures, rabbits and items, and

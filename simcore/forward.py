@@ -102,6 +102,13 @@ class ForwardGame:
         return tuple(self._choices)
 
     @property
+    def to_act(self) -> tuple[int, int] | None:
+        """(seat, number of options) of the pending decision, None once the game is over:
+        ``current`` without describing the options."""
+        h = self._at
+        return None if h.done else (h.seat, h.n)
+
+    @property
     def current(self) -> Decision | None:
         """The pending decision, None once the game is over."""
         h = self._at

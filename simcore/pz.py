@@ -64,7 +64,7 @@ class ForwardEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current.seat]
+        self.agent_selection = self.possible_agents[self.game.to_act[0]]
 
     def observe(self, agent):
         seat = self.possible_agents.index(agent)
@@ -72,7 +72,7 @@ class ForwardEnv(AECEnv):
         mask = np.zeros(self._max, np.int8)
         if not self.game.done:
             out[:self._obs_len] = self.game.observation(seat)
-            if seat == self.game.current.seat:
+            if seat == self.game.to_act[0]:
                 rows = self.game.options()
                 out[self._obs_len:self._obs_len + rows.size] = rows.ravel()
                 mask[:rows.shape[0]] = 1
@@ -83,7 +83,7 @@ class ForwardEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
         self._cumulative_rewards[agent] = 0.0
-        n = self.game.current.n
+        n = self.game.to_act[1]
         if action is None or not 0 <= int(action) < n:
             raise ValueError(f"{agent} chose {action!r}: the legal actions are 0 .. {n - 1} "
                              f"(the action mask)")
@@ -93,7 +93,7 @@ class ForwardEnv(AECEnv):
             self.rewards = {a: float(win[s]) for s, a in enumerate(self.possible_agents)}
             self.terminations = dict.fromkeys(self.agents, True)
         else:
-            self.agent_selection = self.possible_agents[self.game.current.seat]
+            self.agent_selection = self.possible_agents[self.game.to_act[0]]
         self._accumulate_rewards()
 
     def render(self):

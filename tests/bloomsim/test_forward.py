@@ -173,3 +173,10 @@ def test_pettingzoo_api_test_passes():
             rewards[env.agent_selection] = reward
         env.step(None if term else int(np.flatnonzero(obs["action_mask"])[0]))
     assert len(rewards) == 3 and sum(rewards.values()) == pytest.approx(1.0)
+
+
+def test_to_act_is_current_without_the_descriptions():
+    g = new_game(3, 8)
+    assert g.to_act == (g.current.seat, g.current.n)
+    g.play("random")
+    assert g.to_act is None

@@ -11,7 +11,7 @@ from simcore import runner
 from simcore.forward import ForwardGame, Halt
 from simcore.policy import first_class
 from simcore.rng import root_key, seed_streams
-from simcore.search import AGENT_WORDS
+from simcore.search import parse_agent
 
 from . import engine as E
 from .api import LOG_CAP, Batch, _empty, as_rules, flat_tables, to_frame
@@ -75,10 +75,9 @@ class Engine:
                seed: int) -> int:
         """The option ``agent`` (a ``simcore.search.Agent`` or its name) takes at this
         position (``simcore.forward.ForwardGame.search``)."""
-        from .api import seat_policies
-        sp = seat_policies([agent] * self.n_players, self.rules)
+        from .api import PLAYOUT
         return int(E.search(self.t, self.key, self.game, self.n_players, choices, marks, seat,
-                            sp.agent_words(BUILTIN_IDS, E.MAX_PLAYERS)[:AGENT_WORDS],
+                            parse_agent(agent, BUILTIN_IDS, PLAYOUT).params(BUILTIN_IDS),
                             seed, self._game_fn.address))
 
     def streams(self) -> np.ndarray:

@@ -137,9 +137,12 @@ def make_agent(algo: str, iterations: int, *, playout: str | None, playouts, def
     return Agent(algo, iterations, playout, c, determinizations, default)
 
 
-def parse_agent(spec: str, playouts, default: str) -> Agent:
-    """``"ismcts-1000"`` as an ``Agent`` playing out with ``default``."""
-    m = _SPEC.match(spec)
+def parse_agent(spec, playouts, default: str) -> Agent:
+    """``"ismcts-1000"`` as an ``Agent`` playing out with ``default`` (an ``Agent`` as it
+    is)."""
+    if isinstance(spec, Agent):
+        return spec
+    m = _SPEC.match(spec) if isinstance(spec, str) else None
     if m is None:
         raise ValueError(f"not a search agent: {spec!r} (e.g. 'ismcts-1000', 'pimc-500', "
                          f"'flat-200')")

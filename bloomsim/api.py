@@ -19,7 +19,7 @@ from simcore.policy import SeatPolicies, raise_policy_fault, resolve, user_addre
 from simcore.progress import ProgressArg
 from simcore.results import frame
 from simcore.rng import root_key
-from simcore.search import SEARCH_ID, Agent, make_agent, parse_agent
+from simcore.search import SEARCH_ID, agent_maker, parse_agent
 
 from . import engine as E
 from . import reference as ref
@@ -43,15 +43,7 @@ def as_rules(rules) -> Rules:
                      f"got {rules!r}")
 
 
-def agent(algo: str, iterations: int, *, playout: str | None = None, c: float = 0.7,
-          determinizations: int = 8) -> Agent:
-    """A search agent (``simcore.search``): ``algo`` one of ``flat``, ``pimc``, ``ismcts``,
-    ``iterations`` its budget per decision, ``playout`` the built-in policy every seat plays
-    out with (``careful``, the strongest heuristic, by default), ``c`` the UCB exploration,
-    ``determinizations`` PIMC's worlds. Usable wherever a policy is; ``"ismcts-1000"`` is
-    ``agent("ismcts", 1000)``."""
-    return make_agent(algo, iterations, playout=playout, playouts=BUILTIN_IDS,
-                      default=PLAYOUT, c=c, determinizations=determinizations)
+agent = agent_maker(BUILTIN_IDS, PLAYOUT)
 
 
 def seat_policies(policies: Sequence, rules: Rules) -> SeatPolicies:

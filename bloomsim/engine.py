@@ -494,9 +494,13 @@ def fm_decide(t, g, obs, opts, seat, kind, n):
     rows (``forward.py``). Every seat plays ``FM_SEAT``, a user policy's id, so only ``ask``
     (the user policies' path) pays for the test."""
     k = g[G_DECISIONS]
-    for m in range(g[G_N_MARKS]):
+    for m in range(g[G_N_MARKS]):     # (seat -1 - s: s's oracle)
         if g[G_MARKS + 3 * m] == k:
-            determinize(t, g, g[G_MARKS + 3 * m + 1], g[G_MARKS + 3 * m + 2])
+            seat_m, seed = g[G_MARKS + 3 * m + 1], g[G_MARKS + 3 * m + 2]
+            if seat_m >= 0:
+                determinize(t, g, seat_m, seed)
+            else:           # an oracle's search (simcore.search): new coming draws only
+                reseed(g[G_ST:G_ST + 1 + g[G_NP]].view(np.uint64), seed, -seat_m)
     if k < g[G_FM_STOP]:
         c = g[g[G_LOG_AT] + 4 * k + 3]
         if c < 0 or c >= n:
@@ -1681,7 +1685,8 @@ def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
     for j in range(m):
         for w in range(3):
             g[G_MARKS + 3 * j + w] = marks[j, w]
-    g[G_MARKS + 3 * m], g[G_MARKS + 3 * m + 1] = k, seat
+    g[G_MARKS + 3 * m] = k
+    g[G_MARKS + 3 * m + 1] = -1 - seat if agent[SR.A_ORACLE] else seat
     g[G_N_MARKS] = m + 1
     g[G_FM_STOP] = k
     g[G_SEARCH] = base

@@ -13,7 +13,7 @@ from simcore import runner
 from simcore.policy import SeatPolicies, raise_policy_fault, resolve, user_addresses
 from simcore.progress import ProgressArg
 from simcore.rng import root_key
-from simcore.search import SEARCH_ID, Agent, make_agent, parse_agent
+from simcore.search import SEARCH_ID, agent_maker, parse_agent
 
 from . import engine as E
 from . import reference as ref
@@ -26,14 +26,7 @@ LOG_LEN = E.LOG_LEN   # decisions kept per game when a decision log is asked for
 PLAYOUT = "careful"   # search agents' default playout policy
 
 
-def agent(algo: str, iterations: int, *, playout: str | None = None, c: float = 0.7,
-          determinizations: int = 8) -> Agent:
-    """A search agent (``simcore.search``): ``algo`` one of ``flat``, ``pimc``, ``ismcts``,
-    ``iterations`` its budget per decision, ``playout`` the built-in policy every seat plays
-    out with (``careful`` by default), ``c`` the UCB exploration, ``determinizations`` PIMC's
-    worlds. Usable wherever a policy is; ``"ismcts-1000"`` is ``agent("ismcts", 1000)``."""
-    return make_agent(algo, iterations, playout=playout, playouts=POLICIES, default=PLAYOUT,
-                      c=c, determinizations=determinizations)
+agent = agent_maker(POLICIES, PLAYOUT)
 
 
 def _check(policies, rules, characters, engine) -> tuple[Rules, SeatPolicies, np.ndarray]:

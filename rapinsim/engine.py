@@ -563,6 +563,14 @@ def determinize(G, s, seed):
         knows[j] = G[RETURNED + t] << P
         for q in range(G[NP]):
             knows[j] |= G[SEEN + q * MAXN + t] << q
+    for j in range(1, m):   # a hand's places by what is known of them, not by the true tiles
+        pj, oj, ij, kj = place[j], old[j], item[j], knows[j]
+        i = j
+        while i > 0 and (place[i - 1] > pj or place[i - 1] == pj and knows[i - 1] > kj):
+            place[i], old[i], item[i] = place[i - 1], old[i - 1], item[i - 1]
+            knows[i] = knows[i - 1]
+            i -= 1
+        place[i], old[i], item[i], knows[i] = pj, oj, ij, kj
     # the items in random order fill the item places, the rest in random order the others
     items = np.empty(m, np.int64)
     rest = np.empty(m, np.int64)
@@ -636,7 +644,10 @@ def fm_decide(G, s, kind, n):
     marks = i64_at(G, f + FM_MARKS)
     for i in range(G[f + FM_N_MARKS]):
         if marks[3 * i] == k:
-            determinize(G, marks[3 * i + 1], marks[3 * i + 2])
+            if marks[3 * i + 1] >= 0:
+                determinize(G, marks[3 * i + 1], marks[3 * i + 2])
+            else:       # an oracle's search (simcore.search): new coming draws only
+                reseed(carray(streams(G), N_STREAMS), marks[3 * i + 2], -marks[3 * i + 1])
     if k < G[f + FM_STOP]:
         c = np.int64(G[LOG0 + 4 * k + 3])
         if c < 0 or c >= n:
@@ -1509,7 +1520,7 @@ def search(head, key, game, n_players, choices, marks, seat, agent, seed):
     for j in range(m):
         for w in range(3):
             mk[3 * j + w] = marks[j, w]
-    mk[3 * m], mk[3 * m + 1] = k, seat
+    mk[3 * m], mk[3 * m + 1] = k, -1 - seat if agent[SR.A_ORACLE] else seat
     G[f + FM_N_MARKS], G[f + FM_STOP] = m + 1, k
     G[f + FM_SEARCH], G[f + FM_REGION], G[f + FM_PLAYOUT] = at, words, agent[SR.A_PLAYOUT]
     reg = carray(i64_at(G, at), words)

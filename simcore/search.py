@@ -86,6 +86,7 @@ class Agent:
     c: float = 0.7
     determinizations: int = 8
     default_playout: str = ""
+    oracle: bool = False
 
     def __post_init__(self):
         if self.algo not in ALGOS:
@@ -110,16 +111,19 @@ class Agent:
             extra.append(f"c={self.c:g}")
         if self.algo == "pimc" and self.determinizations != 8:
             extra.append(f"determinizations={self.determinizations}")
+        if self.oracle:
+            extra.append("oracle")
         return f"{self.algo}-{self.iterations}" + (f"[{','.join(extra)}]" if extra else "")
 
     def params(self, playout_ids: dict[str, int]) -> np.ndarray:
         """The engine's words for this agent (``AGENT_WORDS``)."""
         return np.array([ALGOS.index(self.algo), self.iterations, playout_ids[self.playout],
-                         np.float64(self.c).view(np.int64), self.determinizations], np.int64)
+                         np.float64(self.c).view(np.int64), self.determinizations,
+                         int(self.oracle)], np.int64)
 
 
-AGENT_WORDS = 5
-A_ALGO, A_ITER, A_PLAYOUT, A_C, A_DETS = range(AGENT_WORDS)
+AGENT_WORDS = 6
+A_ALGO, A_ITER, A_PLAYOUT, A_C, A_DETS, A_ORACLE = range(AGENT_WORDS)
 _SPEC = re.compile(r"^(flat|pimc|ismcts)-(\d+)$")
 
 
@@ -128,13 +132,33 @@ def is_agent_spec(p) -> bool:
 
 
 def make_agent(algo: str, iterations: int, *, playout: str | None, playouts, default: str,
-               c: float = 0.7, determinizations: int = 8) -> Agent:
+               c: float = 0.7, determinizations: int = 8, oracle: bool = False) -> Agent:
     """An ``Agent`` whose playout is one of ``playouts`` (a game's built-in heuristics)."""
     playout = default if playout is None else playout
     if playout not in playouts:
         raise ValueError(f"unknown playout policy {playout!r}; built-in policies: "
                          f"{sorted(playouts)}")
-    return Agent(algo, iterations, playout, c, determinizations, default)
+    if not isinstance(oracle, bool):
+        raise ValueError(f"oracle must be True or False, got {oracle!r}")
+    return Agent(algo, iterations, playout, c, determinizations, default, oracle)
+
+
+def agent_maker(playouts, default: str):
+    """A game's ``agent(...)``: its playout policies are ``playouts``, ``default`` the usual."""
+    def agent(algo: str, iterations: int, *, playout: str | None = None, c: float = 0.7,
+              determinizations: int = 8, oracle: bool = False) -> Agent:
+        """A search agent (``simcore.search``): ``algo`` one of ``flat``, ``pimc``,
+        ``ismcts``; ``iterations`` its budget per decision; ``playout`` the built-in policy
+        every seat plays out with; ``c`` the UCB exploration; ``determinizations`` PIMC's
+        worlds. ``oracle`` (never a default: it measures what hidden information is worth)
+        searches the true position, seeing the other seats' hidden cards and tiles and how
+        the decks lie; only the coming draws are new. Usable wherever a policy is:
+        ``"ismcts-1000"`` is ``agent("ismcts", 1000)``."""
+        return make_agent(algo, iterations, playout=playout, playouts=playouts,
+                          default=default, c=c, determinizations=determinizations,
+                          oracle=oracle)
+    agent.__doc__ += f" The default playout is {default!r}."
+    return agent
 
 
 def parse_agent(spec, playouts, default: str) -> Agent:

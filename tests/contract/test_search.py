@@ -40,6 +40,19 @@ def test_agents_by_name_and_with_parameters(game):
     assert b.name == "pimc-64[playout=greedy,determinizations=4]"
     df = mod.simulate([b, "careful", "careful"], 2, 1)
     assert df.filter(pl.col("seat") == 0)["policy"].to_list() == [b.name] * 2
+    assert mod.agent("ismcts", 20, oracle=True).name == "ismcts-20[oracle]"
+
+
+def test_an_oracle_sees_the_hidden_state(game):
+    """The oracle (labelled, never a default) searches the true position: across worlds the
+    honest agent cannot tell apart, its choice follows the hidden state somewhere."""
+    oracle = game.module().agent("ismcts", 40, oracle=True)
+    moved = 0
+    for g in _positions(game, 10, 5):
+        seat = g.to_act[0]
+        picks = {g.determinize(seat, w).search(oracle, 1) for w in range(4)}
+        moved += len(picks) > 1
+    assert moved >= 1
 
 
 @pytest.mark.parametrize("bad,match", [

@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import isolated, ledger, peer, throughput
+from . import agents, isolated, ledger, peer, throughput
 from .goals import evaluate
 from .machine import info
 from .plan import PLANS, SEED, all_games
@@ -25,7 +25,7 @@ from .plan import game as game_named
 from .report import markdown, plot
 from .stats import load
 
-SECTIONS = ("throughput", "startup", "peer", "memory")
+SECTIONS = ("throughput", "agents", "startup", "peer", "memory")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -94,12 +94,15 @@ def run(args: argparse.Namespace, command: str) -> dict:
            "started_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
            "games": [g.module for g in games], "plan": dataclasses.asdict(plan),
            "machine": info(), "load_start": load(), "throughput": [], "startup": [],
-           "memory": [], "peer": None, "notes": []}
+           "memory": [], "agents": [], "peer": None, "notes": []}
     if "throughput" in args.sections:
         for game in games:
             records, notes = throughput.benchmark(game, plan, _log)
             res["throughput"] += records
             res["notes"] += notes
+    if "agents" in args.sections:
+        for game in games:
+            res["agents"] += agents.benchmark(game, plan, _log)
     if "startup" in args.sections:
         for game in games:
             res["startup"] += isolated.startup(game, plan)

@@ -15,6 +15,8 @@ COLD_S = 30.0
 MEMORY_GAMES = 10_000_000
 MEMORY_MB = 2_000
 PEER_RATIO = 10
+SEARCH_GAME_S = 1.0
+SEARCH_BUDGET = 1000
 
 
 class _Run:
@@ -27,6 +29,8 @@ class _Run:
         self.startup = [r for r in res.get("startup", []) if r["game"] == name]
         self.memory = next((r for r in res.get("memory", []) if r["game"] == name), None)
         self.peer = res.get("peer")
+        self.agent = next((r for r in res.get("agents", []) if r["game"] == name
+                           and r["agent"] == f"ismcts-{SEARCH_BUDGET}"), None)
 
     def compiled(self, threads, policy="random") -> list[dict]:
         return [r for r in self.tp if r["engine"] == "compiled" and r["policy"] == policy
@@ -132,10 +136,32 @@ def peer(run: _Run) -> dict:
     return g
 
 
+def search_game(run: _Run) -> dict:
+    g = _goal(f"{run.title}, one ISMCTS-{SEARCH_BUDGET} seat and {GOAL_PLAYERS - 1} heuristic "
+              f"seats", f"<= {SEARCH_GAME_S:g} s per game on 1 thread")
+    one = (run.agent or {}).get("threads_1")
+    if one:
+        v = one["s_per_game"]
+        g.update(value=v, figure=f"{v:.2f} s per game ({one['games']} games)",
+                 passed=v <= SEARCH_GAME_S)
+    return g
+
+
+def search_threads(run: _Run) -> dict:
+    g = _goal(f"{run.title}, ISMCTS-{SEARCH_BUDGET} games from 1 to 2 threads",
+              f">= {THREAD_SCALING:g}x games/s")
+    one, two = ((run.agent or {}).get(f"threads_{t}") for t in (1, 2))
+    if one and two:
+        v = two["games_per_s"] / one["games_per_s"]
+        g.update(value=v, figure=f"{v:.2f}x", passed=v >= THREAD_SCALING)
+    return g
+
+
 def evaluate(res: dict) -> list[dict]:
     goals = []
     for name in res["games"]:
         run = _Run(res, name)
         goals += [speed(run), reference(run), heuristic(run), threads(run), start(run, "warm"),
-                  start(run, "cold"), memory(run), peer(run)]
+                  start(run, "cold"), memory(run), peer(run), search_game(run),
+                  search_threads(run)]
     return goals

@@ -21,6 +21,11 @@ def _table(head: list[str], rows: list[list]) -> list[str]:
             *("| " + " | ".join(map(str, row)) + " |" for row in rows), ""]
 
 
+def _per_game(r: dict, threads: int) -> str:
+    g = r.get(f"threads_{threads}")
+    return f"{g['s_per_game']:.2f} ({g['games']} games)" if g else ""
+
+
 def markdown(res: dict) -> str:
     m = res["machine"]
     out = [f"Command: `{res['command']}` ({res['mode']} mode, seed {res['seed']})  ",
@@ -42,6 +47,13 @@ def markdown(res: dict) -> str:
                       [[r["game"], r["engine"], r["policy"], r["n_players"], r["threads"],
                         f"{r['batch']:,}", _rate(r, "games_per_s"), _rate(r, "decisions_per_s"),
                         f"{r['games_per_cpu_s']:,.0f}", r["load"]] for r in res["throughput"]])
+    if res.get("agents"):
+        out += [f"## Search agents ({res['agents'][0]['n_players']} players; games: one agent "
+                f"seat, the others {res['agents'][0]['field']})", ""]
+        out += _table(["game", "agent", "search decisions/s", "s/game, 1 thread",
+                       "s/game, 2 threads", "load"],
+                      [[r["game"], r["agent"], f"{r['decisions_per_s']:,.1f}",
+                        _per_game(r, 1), _per_game(r, 2), r["load"]] for r in res["agents"]])
     if res["startup"]:
         out += ["## Start-up (fresh interpreter, s)", ""]
         out += _table(["game", "cache", "import to first result", "process",

@@ -5,9 +5,10 @@
 """
 from simcore.policy import policy
 
-from .api import replay, simulate
+from .api import agent, replay, simulate
 from .forward import env, new_game
 from .policies import POLICIES
 from .rules import Rules, load_rules
 
-__all__ = ["simulate", "replay", "new_game", "env", "load_rules", "Rules", "POLICIES", "policy"]
+__all__ = ["simulate", "replay", "agent", "new_game", "env", "load_rules", "Rules", "POLICIES",
+           "policy"]

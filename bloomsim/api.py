@@ -19,6 +19,7 @@ from simcore.policy import SeatPolicies, raise_policy_fault, resolve, user_addre
 from simcore.progress import ProgressArg
 from simcore.results import frame
 from simcore.rng import root_key
+from simcore.search import SEARCH_ID, agent_maker, parse_agent
 
 from . import engine as E
 from . import reference as ref
@@ -26,7 +27,8 @@ from .policies import BUILTIN_IDS, KIND_NAMES, POLICIES
 from .rules import Rules, default_rules, load_rules
 
 ENGINES = ("compiled", "reference")
-LOG_CAP = 4096        # decisions kept per game when a decision log is asked for
+LOG_CAP = E.LOG_CAP   # decisions kept per game when a decision log is asked for
+PLAYOUT = "careful"   # search agents' default playout policy
 
 
 def as_rules(rules) -> Rules:
@@ -41,9 +43,13 @@ def as_rules(rules) -> Rules:
                      f"got {rules!r}")
 
 
+agent = agent_maker(BUILTIN_IDS, PLAYOUT)
+
+
 def seat_policies(policies: Sequence, rules: Rules) -> SeatPolicies:
     return resolve(policies, BUILTIN_IDS, "bloomsim",
-                   (rules.players["min"], rules.players["max"]))
+                   (rules.players["min"], rules.players["max"]),
+                   lambda spec: parse_agent(spec, BUILTIN_IDS, PLAYOUT))
 
 
 def flat_tables(rules: Rules) -> np.ndarray:
@@ -96,7 +102,12 @@ def play_compiled(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int,
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
         E.play_batch(flat_tables(rules), np.uint64(root_key(seed)), start, sp.ids,
                      user_addresses(sp.user_py, E.MAX_PLAYERS),
-                     b.seat_out, b.rank, b.win, b.game_out, errors, logs)
+                     b.seat_out, b.rank, b.win, b.game_out, errors, logs,
+                     sp.agent_words(BUILTIN_IDS, E.MAX_PLAYERS))
+    bad = np.flatnonzero(errors[:, 0])
+    if bad.size and sp.ids[errors[bad[0], 1]] == SEARCH_ID:
+        raise RuntimeError(f"bloomsim: search agent {sp.names[errors[bad[0], 1]]!r}: a replay "
+                           f"diverged in game {start + bad[0]} (a bug of the engine)")
     raise_policy_fault("bloomsim", sp, KIND_NAMES, start, errors,
                        lambda game: reference_game(rules, sp, seed, game))
     if log:
@@ -121,6 +132,9 @@ def reference_game(rules: Rules, sp: SeatPolicies, seed: int, game: int,
 
 def play_reference(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int) -> Batch:
     """Games start .. start+n-1 on the reference engine, into the same arrays."""
+    if sp.agents:
+        raise ValueError("bloomsim: search agents play on the compiled engine only "
+                         "(engine='compiled')")
     P_ = len(sp.ids)
     b = _empty(rules, n, P_, start)
     b.logs = []

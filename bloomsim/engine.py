@@ -43,9 +43,10 @@ from simcore.bits import nth_set_bit, popcount
 from simcore.forward import MAX_MARKS
 from simcore.layout import Layout
 from simcore.parallel import claim, spread
-from simcore.policy import POLICY_SIG, first_class, policy_at
+from simcore import search as SR
+from simcore.policy import POLICY_SIG, first_class, function_at, policy_at
 from simcore.results import rank_and_share
-from simcore.rng import CHANCE, randint, reseed, seed_streams, shuffle
+from simcore.rng import CHANCE, randint, reseed, seed_streams, shuffle, shuffle_set
 
 from . import policies as P
 from .rules import (DRUID, EC_ANY_POTION, EC_GAIN, EC_HAND, EC_KIND, EC_LIMIT, EC_PAYS,
@@ -60,6 +61,7 @@ from .rules import (DRUID, EC_ANY_POTION, EC_GAIN, EC_HAND, EC_KIND, EC_LIMIT, E
                     TW_POINTS, TW_ROUND, TW_WANDS, WITCH, Tables)
 
 MAX_PLAYERS = 6
+LOG_CAP = 4096        # decisions a kept log holds (a search seat's game keeps one)
 OBS_LEN = P.obs_len(MAX_PLAYERS)
 NEG = -(1 << 30)
 
@@ -104,6 +106,20 @@ G_PEND = G.field("pending", 3, "the halted decision: seat, kind, options")
 G_N_MARKS = G.field("n_marks")
 G_MARKS = G.field("marks", 3 * MAX_MARKS, "determinizations: decision, seat, seed")
 G_UF = G.field("user_policies", MAX_PLAYERS, "user policy i's compiled code (policy_at)")
+# search agents (``simcore.search``): a search seat's policy id is SR.SEARCH_ID; its decisions
+# go to ``search_seat`` (by address), which replays the game in a scratch state whose search
+# region starts at G_SEARCH
+G_KEY = G.field("key", meaning="the game's root key (uint64 bits)")
+G_GAME = G.field("game", meaning="the game's index")
+G_AGENTS = G.field("agents", SR.AGENT_WORDS * MAX_PLAYERS, "each seat's search agent (A_*)")
+G_SEARCH_FN = G.field("search_fn", meaning="search_seat's compiled code (0: no search seat)")
+G_GAME_FN = G.field("game_fn", meaning="play_game's compiled code (for search_seat)")
+G_SEARCH = G.field("search_at", meaning="a scratch state's search region (0: none)")
+G_PLAYOUT = G.field("playout", meaning="the policy id every seat plays out with")
+G_SNAP = G.field("snapshot_at", meaning="where a search keeps the state at the start of the "
+                                        "round of its decision (0: none)")
+G_RESUME = G.field("resume", meaning="the round play_game starts at from the snapshot (0: "
+                                     "setup)")
 G_ST = G.field("streams", 1 + MAX_PLAYERS, "random streams (uint64 bits): chance, then seats")
 # a seat's columns (seat p's at G_SEAT + N_SEAT * p). S_SCORE .. S_FLOOR are also the order of
 # the results' score columns.
@@ -274,6 +290,10 @@ ST = _state_type()
 GT = ST.types[0]
 LOG = types.int16[:, :, ::1]
 I8, B1 = types.int64, types.boolean
+SEARCH_SEAT_SIG = types.int64(TT, GT, I8, I8)
+search_at = function_at(types.FunctionType(SEARCH_SEAT_SIG))
+"""``search_seat`` at the address in G_SEARCH_FN (by address: a search replays games through
+``play_game``, which calls ``ask``)."""
 
 
 # ---------------------------------------------------------------- the rules' tables
@@ -451,9 +471,17 @@ def determinize(t, g, seat, seed):
             g[sc(p, S_HAND)] = hand
     d0 = t[T_DECKS] + N
     rnd = g[G_ROUND]
-    shuffle(st, CHANCE, g[d0 + rnd:d0 + E], E - rnd)
+    shuffle_set(st, CHANCE, g[d0 + rnd:d0 + E], E - rnd)
     at = d0 + E + g[G_ENCH_PTR]
-    shuffle(st, CHANCE, g[at:d0 + E + g[G_ENCH_N]], g[G_ENCH_N] - g[G_ENCH_PTR])
+    shuffle_set(st, CHANCE, g[at:d0 + E + g[G_ENCH_N]], g[G_ENCH_N] - g[G_ENCH_PTR])
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+def action_key(kind, o):
+    """What option row ``o`` does, as a search tree's key: the same action in every
+    determinization (``simcore.search``)."""
+    return ((((kind * 64 + np.int64(o[P.F_ROLE]) + 1) * 2 + np.int64(o[P.F_BRAVE] > 0)) * 4096
+             + np.int64(o[P.F_TARGET]) + 1) * 2 + np.int64(o[P.F_PASS] > 0))
 
 
 @njit((TT, GT, *POLICY_SIG.args[1:3], I8, I8, I8), cache=True, _nrt=False,
@@ -466,9 +494,13 @@ def fm_decide(t, g, obs, opts, seat, kind, n):
     rows (``forward.py``). Every seat plays ``FM_SEAT``, a user policy's id, so only ``ask``
     (the user policies' path) pays for the test."""
     k = g[G_DECISIONS]
-    for m in range(g[G_N_MARKS]):
+    for m in range(g[G_N_MARKS]):     # (seat -1 - s: s's oracle)
         if g[G_MARKS + 3 * m] == k:
-            determinize(t, g, g[G_MARKS + 3 * m + 1], g[G_MARKS + 3 * m + 2])
+            seat_m, seed = g[G_MARKS + 3 * m + 1], g[G_MARKS + 3 * m + 2]
+            if seat_m >= 0:
+                determinize(t, g, seat_m, seed)
+            else:           # an oracle's search (simcore.search): new coming draws only
+                reseed(g[G_ST:G_ST + 1 + g[G_NP]].view(np.uint64), seed, -seat_m)
     if k < g[G_FM_STOP]:
         c = g[g[G_LOG_AT] + 4 * k + 3]
         if c < 0 or c >= n:
@@ -476,6 +508,17 @@ def fm_decide(t, g, obs, opts, seat, kind, n):
                 g[G_ERROR], g[G_ERR_SEAT], g[G_ERR_KIND] = 2, seat, kind
                 g[G_ERR_CHOICE], g[G_ERR_N] = c, n
             c = 0
+        record(g, seat, kind, n, c)
+        return c
+    base = g[G_SEARCH]
+    if base > 0 and g[base + SR.H_MODE] == SR.TREE:
+        keys = SR.keys_at(g, base)
+        for i in range(n):
+            g[keys + i] = action_key(kind, opts[i])
+        c = SR.step(g, base, n, seat)
+        if g[base + SR.H_MODE] == SR.PLAYOUT:
+            for p in range(g[G_NP]):
+                g[sc(p, S_POLICY)] = g[G_PLAYOUT]
         record(g, seat, kind, n, c)
         return c
     g[G_HALTED] = 1
@@ -498,12 +541,16 @@ def fm_decide(t, g, obs, opts, seat, kind, n):
 def ask(t, g, obs, opts, seat, kind, n):
     """``decide`` for a user policy, on the few arrays it reads (a call passes every array of
     its arguments); only user policies read the observation. In the forward model
-    ``fm_decide``."""
-    if g[sc(seat, S_POLICY)] == FM_SEAT:
+    ``fm_decide``, for a search agent's seat ``search_seat``."""
+    pid = g[sc(seat, S_POLICY)]
+    if pid == FM_SEAT:
         return fm_decide(t, g, obs, opts, seat, kind, n)
-    rng = g.view(np.uint64)[G_ST + 1 + seat:G_ST + 2 + seat]
-    observe(t, g, obs, seat)
-    c = policy_at(g[G_UF - 1 - g[sc(seat, S_POLICY)]])(kind, obs, opts, n, rng)
+    if pid == SR.SEARCH_ID:
+        c = search_at(g[G_SEARCH_FN])(t, g, seat, n)
+    else:
+        rng = g.view(np.uint64)[G_ST + 1 + seat:G_ST + 2 + seat]
+        observe(t, g, obs, seat)
+        c = policy_at(g[G_UF - 1 - pid])(kind, obs, opts, n, rng)
     if c < 0 or c >= n:
         if g[G_ERROR] == 0:
             g[G_ERROR] = 1
@@ -841,6 +888,8 @@ def setup(t, s, key, game):
     st = s.g[G_ST:G_ST + 1 + n_players].view(np.uint64)
     seed_streams(key, game, st)
     s.g[:N_G] = 0
+    s.g[G_KEY:G_KEY + 1].view(np.uint64)[0] = key
+    s.g[G_GAME] = game
     s.g[G_EVENT] = -1
     for p in range(n_players):
         for j in range(S_POLICY):
@@ -1428,6 +1477,7 @@ def resource_set_points(t, g, p, o, w):
 GAME_SIG = types.int64(TT, ST, types.uint64, I8, LOG, I8, types.int64[::1], types.int64[::1],
                        types.int16[:, :, ::1], types.int8[:, ::1], types.float32[:, ::1],
                        types.int32[:, ::1], types.int64[:, ::1])
+game_at = function_at(types.FunctionType(GAME_SIG))
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -1435,12 +1485,20 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
               game_out, errors):
     """Setup, the rounds, end scoring: one whole game into State s, then its row i of the
     outputs (see ``play_games``). ``play_games`` calls it through a function pointer."""
-    setup(t, s, key, game)
+    first = s.g[G_RESUME]
+    if first == 0:
+        setup(t, s, key, game)
+        first = 1
     n_players = s.g[G_NP]
     N = t[T_N_TILES]
-    for rnd in range(1, t[P_ROUNDS] + 1):
+    for rnd in range(first, t[P_ROUNDS] + 1):
         if s.g[G_HALTED]:
             break
+        if s.g[G_SNAP] and rnd > s.g[G_RESUME] and s.g[G_DECISIONS] <= s.g[G_FM_STOP]:
+            s.g[G_RESUME] = rnd     # a search's decision is in this round or a later one
+            snap = s.g[G_SNAP]
+            for j in range(t[T_LOG]):
+                s.g[snap + j] = s.g[j]
         s.g[G_ROUND] = rnd
         s.g[G_TURN] = 0
         s.g[G_PLAYED] = 0
@@ -1496,7 +1554,7 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
     errors[i, 4] = s.g[G_ERR_N]
     errors[i, 5] = s.g[G_LOGGED]
     at = s.g[G_LOG_AT]
-    for k in range(min(s.g[G_LOGGED], s.g[G_LOG_CAP])):
+    for k in range(min(s.g[G_LOGGED], log.shape[1])):
         for c in range(4):
             log[i, k, c] = s.g[at + 4 * k + c]
     return 0
@@ -1527,9 +1585,12 @@ def fm_game(t, s, key, game, game_fn, log, seat_out, rank, win, game_out, errors
     return s.g[G_HALTED]
 
 
-@njit((TT, ST, I8, types.int64[::1], types.int64[::1], I8), cache=True, _nrt=False)
-def init_state(t, s, n_players, pol, user_policies, log_cap):
-    """The batch's settings into a new State (``new_state``)."""
+@njit((TT, ST, I8, types.int64[::1], types.int64[::1], I8, types.int64[::1], I8, I8),
+      cache=True, _nrt=False)
+def init_state(t, s, n_players, pol, user_policies, log_cap, agents, search_fn, game_fn):
+    """The batch's settings into a new State (``new_state``): the seats' policy ids, the
+    user policies' and the search's compiled code (``search_fn`` 0 without a search seat),
+    the search agents' words (``simcore.search.Agent.params``, AGENT_WORDS per seat)."""
     s.g[G_LOG_CAP] = log_cap
     s.g[G_LOG_AT] = t[T_LOG]
     s.g[G_NP] = n_players
@@ -1538,6 +1599,10 @@ def init_state(t, s, n_players, pol, user_policies, log_cap):
         s.g[G_READERS] |= features(s, p)
     for i in range(MAX_PLAYERS):
         s.g[G_UF + i] = user_policies[i]
+    for i in range(agents.shape[0]):
+        s.g[G_AGENTS + i] = agents[i]
+    s.g[G_SEARCH_FN] = search_fn
+    s.g[G_GAME_FN] = game_fn
     A = t[T_N_AREA]
     for a in range(A):      # no round tower is filled yet
         find_deliveries(t, s.g, a, deliveries_at(t) + 8 * A + 8 * a)
@@ -1569,18 +1634,106 @@ def play_games(t, s, key, start, counter, game_fn, primary, secondary, seat_out,
 
 
 def play_batch(t, key, start, pol, user_policies, seat_out, rank, win, game_out, errors,
-               log) -> None:
+               log, agents=None) -> None:
     """Play games start .. start + len(win) - 1 (arrays as ``play_games``) on
     ``numba.get_num_threads()`` threads (``simcore.parallel.spread``). ``pol``: [P] int64 the
     seats' policy ids; ``user_policies``: [MAX_PLAYERS] int64 the addresses of the user
-    policies' compiled code (``policy_at``), padded with a placeholder's."""
+    policies' compiled code (``policy_at``), padded with a placeholder's; ``agents``: the
+    search seats' words (``init_state``; a game with a search seat keeps its log)."""
     game_fn = first_class(play_game, GAME_SIG)
+    searching = bool((pol == SR.SEARCH_ID).any())
+    search_fn = first_class(search_seat, SEARCH_SEAT_SIG).address if searching else 0
+    cap = LOG_CAP if searching else log.shape[1]
+    agents = np.zeros(SR.AGENT_WORDS * MAX_PLAYERS, np.int64) if agents is None else agents
 
     def play_units(counter):
-        s = new_state(t, log.shape[1])
-        init_state(t, s, len(pol), pol, user_policies, log.shape[1])
+        s = new_state(t, cap)
+        init_state(t, s, len(pol), pol, user_policies, cap, agents, search_fn, game_fn.address)
         keys = np.zeros((2, len(pol)), np.int64)
         play_games(t, s, key, start, counter, game_fn, keys[0], keys[1], seat_out, rank, win,
                    game_out, errors, log)
 
     spread(play_units, win.shape[0])
+
+
+@njit(types.int64(TT, types.uint64, I8, I8, types.int64[::1], types.int64[:, ::1], I8,
+                  types.int64[::1], I8, I8), cache=True)
+def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
+    """The option a search agent (``agent``: ``simcore.search.Agent.params``) takes at the
+    position of game ``game`` after ``choices`` and the determinizations ``marks`` [m, 3], where
+    ``seat`` is to act; its randomness from ``seed``. Each iteration replays the position in a
+    scratch forward-model state (``play_game`` at address ``game_fn``), determinized for the
+    seat at its decision; ``fm_decide`` hands the tree's decisions to ``simcore.search.step``.
+    -1 when a replay diverges (a bug: the caller reports it as an illegal choice)."""
+    algo, iters = agent[SR.A_ALGO], agent[SR.A_ITER]
+    trees = agent[SR.A_DETS] if algo == SR.PIMC else 1
+    per_tree = iters // trees
+    maxo = t[T_MAXO]
+    keep = t[T_LOG] + maxo * P.N_FEATURES
+    base = t[T_LOG] + 4 * LOG_CAP + keep
+    snap = base + SR.region_size(per_tree + 1, maxo)
+    s = State(np.zeros(snap + t[T_LOG], np.int64),
+              np.zeros(OBS_LEN * (1 + MAX_PLAYERS), np.float32),
+              np.zeros((maxo + t[P_N_ROLES], P.N_FEATURES), np.float32))
+    init_state(t, s, n_players, np.full(n_players, FM_SEAT, np.int64),
+               np.zeros(MAX_PLAYERS, np.int64), LOG_CAP, np.zeros(0, np.int64), 0, game_fn)
+    g = s.g
+    k = choices.shape[0]
+    for j in range(k):
+        g[g[G_LOG_AT] + 4 * j + 3] = choices[j]
+    m = marks.shape[0]
+    for j in range(m):
+        for w in range(3):
+            g[G_MARKS + 3 * j + w] = marks[j, w]
+    g[G_MARKS + 3 * m] = k
+    g[G_MARKS + 3 * m + 1] = -1 - seat if agent[SR.A_ORACLE] else seat
+    g[G_N_MARKS] = m + 1
+    g[G_FM_STOP] = k
+    g[G_SEARCH] = base
+    g[G_PLAYOUT] = agent[SR.A_PLAYOUT]
+    g[G_SNAP] = snap
+    SR.init_region(g, base, per_tree + 1, maxo, algo,
+                   agent[SR.A_C:SR.A_C + 1].view(np.float64)[0], seed)
+    play = game_at(game_fn)
+    seat_out = np.zeros((17, 1, n_players), np.int16)
+    rank, win = np.zeros((1, n_players), np.int8), np.zeros((1, n_players), np.float32)
+    game_out = np.zeros((1 + t[T_N_REC], 1), np.int32)
+    errors = np.zeros((1, 6), np.int64)
+    keys = np.zeros((2, n_players), np.int64)
+    log = np.zeros((1, 0, 4), np.int16)
+    votes = np.zeros(maxo, np.int64)
+    for tree in range(trees):
+        if tree:
+            SR.new_tree(g, base)
+        for it in range(per_tree):
+            if g[G_RESUME]:     # from the start of the decision's round (play_game)
+                for j in range(t[T_LOG]):
+                    g[j] = g[snap + j]
+            g[G_MARKS + 3 * m + 2] = SR.iteration_seed(seed, tree, 0 if algo == SR.PIMC else it)
+            SR.new_iteration(g, base, it)
+            g[G_HALTED] = 0
+            for p in range(n_players):
+                g[sc(p, S_POLICY)] = FM_SEAT
+            play(t, s, key, game, log, 0, keys[0], keys[1], seat_out, rank, win, game_out,
+                 errors)
+            if errors[0, 0] or g[G_HALTED]:
+                return -1
+            SR.backpropagate(g, base, win[0])
+        votes[SR.best_option(g, base)] += 1
+    return np.argmax(votes)
+
+
+@njit(SEARCH_SEAT_SIG, cache=True)
+def search_seat(t, g, seat, n):
+    """A search seat's decision in a batch game (``ask``): ``search`` from the game's log,
+    seeded by one draw of the seat's stream."""
+    k = g[G_LOGGED]
+    if k > g[G_LOG_CAP]:
+        return -1
+    choices = np.empty(k, np.int64)
+    for j in range(k):
+        choices[j] = g[g[G_LOG_AT] + 4 * j + 3]
+    seed = SR.decision_seed(g[G_ST:G_ST + 1 + g[G_NP]].view(np.uint64), seat)
+    agent = g[G_AGENTS + SR.AGENT_WORDS * seat:G_AGENTS + SR.AGENT_WORDS * (seat + 1)].copy()
+    return search(t, g[G_KEY:G_KEY + 1].view(np.uint64)[0], g[G_GAME], g[G_NP], choices,
+                  np.zeros((0, 3), np.int64), seat, agent, seed, g[G_GAME_FN])

@@ -11,12 +11,13 @@ from simcore import runner
 from simcore.forward import ForwardGame, Halt
 from simcore.policy import first_class
 from simcore.rng import root_key, seed_streams
+from simcore.search import parse_agent
 
 from . import engine as E
 from .api import LOG_CAP, Batch, _empty, as_rules, flat_tables, to_frame
-from .policies import (ALTERNATIVE, BID, CHARM, COLOUR, DELIVER, F_BRAVE, F_PASS, F_ROLE,
-                       F_TARGET, FOLLOW, GATHER, KIND_NAMES, LEAD, MOVE, PAY, POLICIES, SELECT,
-                       WORKS)
+from .policies import (ALTERNATIVE, BID, BUILTIN_IDS, CHARM, COLOUR, DELIVER, F_BRAVE, F_PASS,
+                       F_ROLE, F_TARGET, FOLLOW, GATHER, KIND_NAMES, LEAD, MOVE, PAY, POLICIES,
+                       SELECT, WORKS)
 from .rules import Rules
 
 RESOURCES = ("green", "purple", "orange", "wand")
@@ -34,10 +35,11 @@ class Engine:
         self.t = flat_tables(rules)
         self.key = np.uint64(root_key(seed))
         self.s = E.new_state(self.t, LOG_CAP, forward=True)
-        E.init_state(self.t, self.s, n_players, np.full(n_players, E.FM_SEAT, np.int64),
-                     np.zeros(E.MAX_PLAYERS, np.int64), LOG_CAP)
-        self._log = np.zeros((1, LOG_CAP, 4), np.int16)
         self._game_fn = first_class(E.play_game, E.GAME_SIG)
+        E.init_state(self.t, self.s, n_players, np.full(n_players, E.FM_SEAT, np.int64),
+                     np.zeros(E.MAX_PLAYERS, np.int64), LOG_CAP, np.zeros(0, np.int64), 0,
+                     self._game_fn.address)
+        self._log = np.zeros((1, LOG_CAP, 4), np.int16)
         self.obs_len, self.n_features = E.OBS_LEN, E.P.N_FEATURES
         self.max_options = int(self.t[E.T_MAXO])
 
@@ -68,6 +70,15 @@ class Engine:
         rows = g.view(np.float64)[snap + t[E.T_LOG]:snap + t[E.T_LOG] + n * E.P.N_FEATURES]
         return Halt(False, seat, kind, rows.reshape(n, -1).astype(np.float32), obs.copy(),
                     g[snap:snap + t[E.T_LOG]].copy())
+
+    def search(self, choices: np.ndarray, marks: np.ndarray, seat: int, agent,
+               seed: int) -> int:
+        """The option ``agent`` (a ``simcore.search.Agent`` or its name) takes at this
+        position (``simcore.forward.ForwardGame.search``)."""
+        from .api import PLAYOUT
+        return int(E.search(self.t, self.key, self.game, self.n_players, choices, marks, seat,
+                            parse_agent(agent, BUILTIN_IDS, PLAYOUT).params(BUILTIN_IDS),
+                            seed, self._game_fn.address))
 
     def streams(self) -> np.ndarray:
         """Each seat's policy stream at the start of the game (the batch engine's)."""

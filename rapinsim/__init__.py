@@ -7,9 +7,10 @@
 """
 from simcore.policy import policy
 
-from .api import replay, simulate
+from .api import agent, replay, simulate
 from .forward import env, new_game
 from .policies import POLICIES
 from .rules import Rules, load_rules
 
-__all__ = ["POLICIES", "Rules", "env", "load_rules", "new_game", "policy", "replay", "simulate"]
+__all__ = ["POLICIES", "Rules", "agent", "env", "load_rules", "new_game", "policy", "replay",
+           "simulate"]

@@ -13,6 +13,7 @@ from simcore import runner
 from simcore.policy import SeatPolicies, raise_policy_fault, resolve, user_addresses
 from simcore.progress import ProgressArg
 from simcore.rng import root_key
+from simcore.search import SEARCH_ID, agent_maker, parse_agent
 
 from . import engine as E
 from . import reference as ref
@@ -21,14 +22,22 @@ from .policies import KIND_NAMES, POLICIES
 from .rules import CHARACTERS, Rules, rules_or_default
 
 ENGINES = ("compiled", "reference")
-LOG_LEN = 8192        # decisions kept per game when a decision log is asked for
+LOG_LEN = E.LOG_LEN   # decisions kept per game when a decision log is asked for
+PLAYOUT = "careful"   # search agents' default playout policy
+
+
+agent = agent_maker(POLICIES, PLAYOUT)
 
 
 def _check(policies, rules, characters, engine) -> tuple[Rules, SeatPolicies, np.ndarray]:
     rules = rules_or_default(rules)
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
-    pol = resolve(policies, POLICIES, "rapinsim", (rules.players_min, rules.players_max))
+    pol = resolve(policies, POLICIES, "rapinsim", (rules.players_min, rules.players_max),
+                  lambda spec: parse_agent(spec, POLICIES, PLAYOUT))
+    if pol.agents and engine == "reference":
+        raise ValueError("rapinsim: search agents play on the compiled engine only "
+                         "(engine='compiled')")
     p = len(pol.names)
     if p >= rules.districts:
         raise ValueError(f"rapinsim: {p} players need more than {rules.districts} districts")
@@ -53,7 +62,8 @@ def _check(policies, rules, characters, engine) -> tuple[Rules, SeatPolicies, np
 
 
 def _reference_policies(pol: SeatPolicies):
-    return [ref.builtin(int(i)) if i >= 0 else pol.user_py[-1 - int(i)] for i in pol.ids]
+    return [ref.builtin(int(i)) if i >= 0 else None if i == SEARCH_ID
+            else pol.user_py[-1 - int(i)] for i in pol.ids]
 
 
 def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, start: int,
@@ -77,7 +87,11 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
     err = np.zeros((n, 5), np.int64)
     buf = np.zeros((n, LOG_LEN if log else 0, 4), np.int16)
     E.play_batch(rules, pol.ids, user_addresses(pol.user_py, E.P), np.uint64(key), start, p,
-                 fixed, seat, win, game, chars, led, err, buf)
+                 fixed, seat, win, game, chars, led, err, buf, pol.agent_words(POLICIES, E.P))
+    bad = np.flatnonzero(err[:, 0])
+    if bad.size and pol.ids[err[bad[0], 1]] == SEARCH_ID:
+        raise RuntimeError(f"rapinsim: search agent {pol.names[err[bad[0], 1]]!r}: a replay "
+                           f"diverged in game {start + bad[0]} (a bug of the engine)")
     raise_policy_fault("rapinsim", pol, KIND_NAMES, start, err,
                        lambda g: ref.play_game(rules, funcs, pol.names, key, g, fc))
     if log:

@@ -35,13 +35,14 @@ from numba import carray, njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
+from simcore import search as SR
 from simcore.bits import nth_set_bit, popcount
 from simcore.forward import MAX_MARKS
 from simcore.layout import Layout
 from simcore.parallel import claim, spread
 from simcore.policy import first_class, function_at, policy_at
 from simcore.results import LEAD_ROUNDS, rank_and_share
-from simcore.rng import CHANCE, mix64, randint, reseed, shuffle
+from simcore.rng import CHANCE, mix64, randint, reseed, shuffle_set
 
 from . import stats as S
 from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN,
@@ -62,6 +63,7 @@ from .rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as 
 N_ITEMS = len(ITEMS)
 N_STREAMS = 1 + MAX_PLAYERS
 MAXD = 40           # most districts the rules allow
+LOG_LEN = 8192      # decisions a kept log holds (a search seat's game keeps one)
 MAXN = 120          # most houses (tiles)
 P = MAX_PLAYERS
 MO = MAX_OPTS
@@ -112,6 +114,17 @@ PID = G.field("pid", P, "policy id per seat (built-in >= 0, user -1 - i)")
 FIXED = G.field("fixed", P, "fixed characters, -1: chosen or drawn")
 G.align(2)
 UF = G.field("uf", 2 * P, "int64 [i] user policy i's compiled code (address, policy_at)")
+# search agents (``simcore.search``): a search seat's policy id is SR.SEARCH_ID; its decisions
+# go to ``search_seat`` (by address), which replays the game in a scratch forward-model G from
+# the start of the decision's turn (SNAP_AT: ``snapshot``)
+KEY = G.field("key", 2, "uint64 the batch's root key (setup)")
+AGENTS = G.field("agents", 2 * SR.AGENT_WORDS * P, "int64 each seat's search agent (A_*)")
+ADDR = G.field("addresses", 6, "int64 compiled code: search_seat, play_game, fm_decide")
+SNAP_AT = G.field("snap_at", meaning="where a search keeps the state at the start of the turn "
+                                     "of its decision (0: none)")
+SNAP_TURN = G.field("snap_turn", meaning="TURNS at that snapshot (-1: none)")
+SNAP_CUR = G.field("snap_cur", meaning="the seat whose turn starts there")
+RESUME = G.field("resume", meaning="1: play_game starts from the snapshot, not setup")
 RULES_LEN = G.end
 
 # ---- one game's state: scalars
@@ -164,7 +177,9 @@ STATE0 = RIZE
 # at FM_OBS and the option rows at FM_ROWS (float32)
 FM_SEAT = -1 - MAX_PLAYERS    # (no seat plays a user policy there: UF[0] is fm_decide's address)
 FM_STOP, FM_HALTED, FM_PEND, FM_N_MARKS = 0, 1, 2, 5
-FM_MARKS = 6 + (LOG0 + 6) % 2                # (8-byte alignment: the log's length is even)
+FM_SEARCH, FM_REGION, FM_PLAYOUT = 6, 7, 8   # a search's region (int64 at G[FM_SEARCH], of
+#                                              FM_REGION words; 0: none), its playout policy
+FM_MARKS = 10 + (LOG0 + 10) % 2              # (8-byte alignment: the log's length is even)
 FM_STATE = FM_MARKS + 2 * 3 * MAX_MARKS
 FM_OBS = FM_STATE + LOG0 - STATE0
 FM_ROWS = FM_OBS + P * N_OBS
@@ -172,8 +187,11 @@ FM_LEN = FM_ROWS + MO * N_FEATURES
 
 
 def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
-                fixed: np.ndarray, log_cap: int) -> np.ndarray:
-    """G's first ``RULES_LEN`` slots: the rules and the batch settings."""
+                fixed: np.ndarray, log_cap: int, agents: np.ndarray | None = None,
+                addresses: tuple[int, int, int] = (0, 0, 0)) -> np.ndarray:
+    """G's first ``RULES_LEN`` slots: the rules and the batch settings (``agents``: the
+    search seats' words, ``addresses``: search_seat, play_game and fm_decide when a seat
+    searches)."""
     ra = rules.arrays()
     v = np.zeros(RULES_LEN, np.int32)
     d, h = ra.n_districts, ra.n_houses
@@ -216,6 +234,10 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
     v[PID:PID + n_players] = ids
     v[FIXED:FIXED + P] = fixed
     v[UF:UF + 2 * P].view(np.int64)[:] = user
+    if agents is not None:
+        v[AGENTS:AGENTS + 2 * SR.AGENT_WORDS * P].view(np.int64)[:] = agents
+    v[ADDR:ADDR + 6].view(np.int64)[:] = addresses
+    v[SNAP_TURN] = -1
     return v
 
 
@@ -541,6 +563,14 @@ def determinize(G, s, seed):
         knows[j] = G[RETURNED + t] << P
         for q in range(G[NP]):
             knows[j] |= G[SEEN + q * MAXN + t] << q
+    for j in range(1, m):   # a hand's places by what is known of them, not by the true tiles
+        pj, oj, ij, kj = place[j], old[j], item[j], knows[j]
+        i = j
+        while i > 0 and (place[i - 1] > pj or place[i - 1] == pj and knows[i - 1] > kj):
+            place[i], old[i], item[i] = place[i - 1], old[i - 1], item[i - 1]
+            knows[i] = knows[i - 1]
+            i -= 1
+        place[i], old[i], item[i], knows[i] = pj, oj, ij, kj
     # the items in random order fill the item places, the rest in random order the others
     items = np.empty(m, np.int64)
     rest = np.empty(m, np.int64)
@@ -552,15 +582,15 @@ def determinize(G, s, seed):
         else:
             rest[nr] = old[j]
             nr += 1
-    x = carray(streams(G), N_STREAMS)
-    shuffle(x, CHANCE, items, ni)
+    x = carray(streams(G), N_STREAMS)       # (sorted first: the deal depends on which tiles
+    shuffle_set(x, CHANCE, items, ni)       # are hidden, never on where they truly are)
     k = 0
     for j in range(m):
         k += item[j]
     for i in range(k, ni):
         rest[nr] = items[i]
         nr += 1
-    shuffle(x, CHANCE, rest, nr)
+    shuffle_set(x, CHANCE, rest, nr)
     for j in range(m):                  # out of the hands first: a hand may get back its own
         if place[j] >= HAND and place[j] < BAG:
             hand_remove(G, place[j] - HAND, old[j])
@@ -592,6 +622,9 @@ def fm_base(G):
 
 FM_SIG = _I(_A, _I, _I, _I)
 fm_at = function_at(types.FunctionType(FM_SIG))
+SEARCH_SIG = _I(_A, _I, _I)
+search_at = function_at(types.FunctionType(SEARCH_SIG))
+"""``search_seat`` by address (a search replays games through ``play_game``, which decides)."""
 
 
 @njit(cache=True, no_cpython_wrapper=True)   # C wrapper: called by address
@@ -611,7 +644,10 @@ def fm_decide(G, s, kind, n):
     marks = i64_at(G, f + FM_MARKS)
     for i in range(G[f + FM_N_MARKS]):
         if marks[3 * i] == k:
-            determinize(G, marks[3 * i + 1], marks[3 * i + 2])
+            if marks[3 * i + 1] >= 0:
+                determinize(G, marks[3 * i + 1], marks[3 * i + 2])
+            else:       # an oracle's search (simcore.search): new coming draws only
+                reseed(carray(streams(G), N_STREAMS), marks[3 * i + 2], -marks[3 * i + 1])
     if k < G[f + FM_STOP]:
         c = np.int64(G[LOG0 + 4 * k + 3])
         if c < 0 or c >= n:
@@ -621,6 +657,18 @@ def fm_decide(G, s, kind, n):
             return 0
         record(G, s, kind, n, c)
         return c
+    if G[f + FM_SEARCH]:
+        reg = carray(i64_at(G, G[f + FM_SEARCH]), G[f + FM_REGION])
+        if reg[SR.H_MODE] == SR.TREE:
+            keys = SR.keys_at(reg, 0)
+            for i in range(n):
+                reg[keys + i] = (kind * 64 + G[CH_WHAT + i]) * 65536 + G[CH_ARG + i] + 1
+            c = SR.step(reg, 0, n, s)
+            if reg[SR.H_MODE] == SR.PLAYOUT:
+                for q in range(G[NP]):
+                    G[PID + q] = G[f + FM_PLAYOUT]
+            record(G, s, kind, n, c)
+            return c
     G[f + FM_HALTED] = 1
     G[f + FM_PEND], G[f + FM_PEND + 1], G[f + FM_PEND + 2] = s, kind, n
     for i in range(STATE0, LOG0):
@@ -653,6 +701,8 @@ def decide_policy(G, s, kind, n):
         c = choose_builtin(pid, kind, obs, F, n, rng)
     elif pid == FM_SEAT:                # the forward model (built-in policies never test it)
         return fm_at(i64_at(G, UF)[0])(G, s, kind, n)
+    elif pid == SR.SEARCH_ID:
+        c = search_at(i64_at(G, ADDR)[0])(G, s, n)
     else:
         c = policy_at(i64_at(G, UF)[-1 - pid])(kind, obs, F, n, rng)
     if c < 0 or c >= n:
@@ -1201,6 +1251,7 @@ def setup(G, key, game):
         x[k] = mix64(key ^ mix64((np.uint64(game) << np.uint64(8)) + np.uint64(k + 1)))
     n_players = G[CFG_NP]
     G[NP], G[GAME], G[DAWN], G[ACTING] = n_players, game, -1, -1
+    u64_at(G, KEY)[0] = key
     for s in range(P):
         G[POS + s] = -1
         G[LETTER + s] = -1
@@ -1317,16 +1368,34 @@ def score(G):
     G[GAME_ST + S.G_DAWN] = G[DAWN_END]
 
 
+@on_g(_V, _I)
+def snapshot(G, cur):
+    """Keep the state at the start of each turn while a search's decision is ahead (the last
+    before it stays): the search's iterations start there instead of at setup."""
+    if G[TURNS] > G[SNAP_TURN] and G[GAME_ST + S.G_DECISIONS] <= G[fm_base(G) + FM_STOP]:
+        at = G[SNAP_AT]
+        for i in range(STATE0, LOG0):
+            G[at + i - STATE0] = G[i]
+        G[SNAP_TURN], G[SNAP_CUR] = G[TURNS], cur
+
+
 GAME_SIG = _V(_A, types.uint64, _I)
+game_at = function_at(types.FunctionType(GAME_SIG))
 
 
 @njit(GAME_SIG, cache=True, _nrt=False, no_cpython_wrapper=True)  # C wrapper: called by address
 def play_game(G, key, game):
-    """Set up and play one game in G (results in SEAT_ST, GAME_ST, PRIM and SECD)."""
-    setup(G, key, game)
+    """Set up and play one game in G (results in SEAT_ST, GAME_ST, PRIM and SECD), or with
+    RESUME play it on from the snapshot a search keeps (``snapshot``)."""
+    if G[RESUME]:
+        cur = G[SNAP_CUR]
+    else:
+        setup(G, key, game)
+        cur = 0
     n_players = G[NP]
-    cur = 0
     while G[OVER] == 0:
+        if G[SNAP_AT]:
+            snapshot(G, cur)
         if G[TURNS] >= G[R_MAX_TURNS]:
             G[STALLED] = 1
             break
@@ -1397,16 +1466,108 @@ def play_games(Ga, key, start, counter, game_fn, seat, win, game, chars, led, er
 
 
 def play_batch(rules: Rules, ids, user, key, start, n_players, fixed, seat, win, game, chars,
-               led, err, log) -> None:
+               led, err, log, agents=None) -> None:
     """Play games start .. start + len(win) - 1 (arrays as ``play_games``) on
-    ``numba.get_num_threads()`` threads (``simcore.parallel.spread``)."""
-    head = rule_vector(rules, n_players, ids, user, fixed, log.shape[1])
-    key = np.uint64(key)
+    ``numba.get_num_threads()`` threads (``simcore.parallel.spread``); ``agents``: the search
+    seats' words (``rule_vector``; a game with a search seat keeps its log)."""
     game_fn = first_class(play_game, GAME_SIG)
+    searching = bool((np.asarray(ids) == SR.SEARCH_ID).any())
+    cap = LOG_LEN if searching else log.shape[1]
+    addresses = (first_class(search_seat, SEARCH_SIG).address, game_fn.address,
+                 first_class(fm_decide, FM_SIG).address) if searching else (0, 0, 0)
+    head = rule_vector(rules, n_players, ids, user, fixed, cap, agents, addresses)
+    key = np.uint64(key)
 
     def play_units(counter):
-        g = np.zeros(LOG0 + 4 * log.shape[1], np.int32)
+        g = np.zeros(LOG0 + 4 * cap, np.int32)
         g[:RULES_LEN] = head
         play_games(g, key, start, counter, game_fn, seat, win, game, chars, led, err, log)
 
     spread(play_units, win.shape[0])
+
+
+@njit(_I(types.int32[::1], types.uint64, _I, _I, types.int64[::1], types.int64[:, ::1], _I,
+         types.int64[::1], _I), cache=True)
+def search(head, key, game, n_players, choices, marks, seat, agent, seed):
+    """The option a search agent (``agent``: ``simcore.search.Agent.params``) takes at the
+    position of game ``game`` after ``choices`` and the determinizations ``marks`` [m, 3], where
+    ``seat`` is to act; its randomness from ``seed``; ``head``: the batch's rules and settings
+    (``rule_vector``, with the addresses). Each iteration replays the position in a scratch
+    forward-model G (from the snapshot of the decision's turn once there is one), determinized
+    for the seat at its decision; ``fm_decide`` hands the tree's decisions to
+    ``simcore.search.step``. -1 when a replay diverges (a bug: the caller reports it).
+    """
+    algo, iters = agent[SR.A_ALGO], agent[SR.A_ITER]
+    trees = agent[SR.A_DETS] if algo == SR.PIMC else 1
+    per_tree = iters // trees
+    words = SR.region_size(per_tree + 1, MO)
+    f = LOG0 + 4 * LOG_LEN
+    at = f + FM_LEN + (f + FM_LEN) % 2
+    snap = at + 2 * words
+    Ga = np.zeros(snap + LOG0 - STATE0, np.int32)
+    Ga[:RULES_LEN] = head
+    G = data_ptr(Ga)
+    G[LOG_CAP] = LOG_LEN
+    for q in range(n_players):
+        G[PID + q] = FM_SEAT
+    i64_at(G, UF)[0] = i64_at(G, ADDR)[2]
+    G[SNAP_AT], G[SNAP_TURN], G[RESUME] = snap, -1, 0
+    k = choices.shape[0]
+    for j in range(k):
+        G[LOG0 + 4 * j + 3] = choices[j]
+    m = marks.shape[0]
+    mk = i64_at(G, f + FM_MARKS)
+    for j in range(m):
+        for w in range(3):
+            mk[3 * j + w] = marks[j, w]
+    mk[3 * m], mk[3 * m + 1] = k, -1 - seat if agent[SR.A_ORACLE] else seat
+    G[f + FM_N_MARKS], G[f + FM_STOP] = m + 1, k
+    G[f + FM_SEARCH], G[f + FM_REGION], G[f + FM_PLAYOUT] = at, words, agent[SR.A_PLAYOUT]
+    reg = carray(i64_at(G, at), words)
+    SR.init_region(reg, 0, per_tree + 1, MO, algo, agent[SR.A_C:SR.A_C + 1].view(np.float64)[0],
+                   seed)
+    play = game_at(i64_at(G, ADDR)[1])
+    win = np.zeros(n_players, np.float32)
+    votes = np.zeros(MO, np.int64)
+    for tree in range(trees):
+        if tree:
+            SR.new_tree(reg, 0)
+        for it in range(per_tree):
+            if G[RESUME]:
+                for i in range(STATE0, LOG0):
+                    G[i] = G[snap + i - STATE0]
+            mk[3 * m + 2] = SR.iteration_seed(seed, tree, 0 if algo == SR.PIMC else it)
+            SR.new_iteration(reg, 0, it)
+            G[f + FM_HALTED] = 0
+            for q in range(n_players):
+                G[PID + q] = FM_SEAT
+            play(G, key, game)
+            if G[ERR] or G[f + FM_HALTED]:
+                return -1
+            rank_and_share(Ga[PRIM:PRIM + n_players], Ga[SECD:SECD + n_players], n_players,
+                           Ga[RANKS:RANKS + n_players], win)
+            SR.backpropagate(reg, 0, win)
+            G[RESUME] = 1 if G[SNAP_TURN] >= 0 else 0
+        votes[SR.best_option(reg, 0)] += 1
+    return np.argmax(votes)
+
+
+@njit(SEARCH_SIG, cache=True, no_cpython_wrapper=True)     # C wrapper: called by address
+def search_seat(G, s, n):
+    """A search seat's decision in a batch game (``decide_policy``): ``search`` from the
+    game's log, seeded by one draw of the seat's stream."""
+    k = G[GAME_ST + S.G_DECISIONS]
+    if k > G[LOG_CAP]:
+        return -1
+    choices = np.empty(k, np.int64)
+    for j in range(k):
+        choices[j] = G[LOG0 + 4 * j + 3]
+    head = np.empty(RULES_LEN, np.int32)
+    for i in range(RULES_LEN):
+        head[i] = G[i]
+    agent = np.empty(SR.AGENT_WORDS, np.int64)
+    for w in range(SR.AGENT_WORDS):
+        agent[w] = i64_at(G, AGENTS)[SR.AGENT_WORDS * s + w]
+    seed = SR.decision_seed(carray(streams(G), N_STREAMS), s)
+    return search(head, u64_at(G, KEY)[0], G[GAME], G[NP], choices, np.zeros((0, 3), np.int64),
+                  s, agent, seed)

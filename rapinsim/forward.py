@@ -9,6 +9,7 @@ from simcore import runner
 from simcore.forward import ForwardGame, Halt
 from simcore.policy import first_class
 from simcore.rng import root_key, seed_streams
+from simcore.search import parse_agent
 
 from . import engine as E
 from . import stats as S
@@ -64,6 +65,18 @@ class Engine:
         rows = G[f + E.FM_ROWS:f + E.FM_ROWS + n * N_FEATURES].view(np.float32)
         return Halt(False, seat_, kind, rows.reshape(n, N_FEATURES).copy(), obs.copy(),
                     G[f + E.FM_STATE:f + E.FM_OBS].copy())
+
+    def search(self, choices: np.ndarray, marks: np.ndarray, seat: int, agent,
+               seed: int) -> int:
+        """The option ``agent`` (a ``simcore.search.Agent`` or its name) takes at this
+        position (``simcore.forward.ForwardGame.search``)."""
+        from .api import PLAYOUT
+        a = parse_agent(agent, POLICIES, PLAYOUT)
+        head = self.head.copy()
+        head[E.ADDR:E.ADDR + 6].view(np.int64)[:] = (
+            0, self.game_fn.address, first_class(E.fm_decide, E.FM_SIG).address)
+        return int(E.search(head, self.key, self.game, self.n_players, choices, marks, seat,
+                            a.params(POLICIES), seed))
 
     def streams(self) -> np.ndarray:
         """Each seat's policy stream at the start of the game (the batch engine's)."""

@@ -165,6 +165,21 @@ class ForwardGame:
         return ForwardGame(self._engine, self._choices,
                            self._marks + [(len(self._choices), seat, int(seed) & (2**63 - 1))])
 
+    def search(self, agent, seed: int) -> int:
+        """The option search ``agent`` (a game's ``agent(...)`` or a name such as
+        ``"ismcts-1000"``) takes at the pending decision, its randomness from ``seed``. It
+        searches determinizations of this position for the acting seat, so it uses only what
+        that seat can see."""
+        h = self._pending()
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        if len(self._marks) == MAX_MARKS:
+            raise ValueError(f"a position carries at most {MAX_MARKS - 1} determinizations "
+                             f"to search it")
+        return self._engine.search(np.asarray(self._choices, np.int64),
+                                   np.asarray(self._marks, np.int64).reshape(-1, 3), h.seat,
+                                   agent, int(seed) & (2**63 - 1))
+
     def play(self, policies: Sequence[str | Callable] | str | Callable) -> ForwardGame:
         """Step to the end, each seat's decisions by its policy (a built-in name or a function
         ``f(kind, obs, opts, n, rng)``, a ``@policy`` included), each drawing from its seat's

@@ -173,14 +173,28 @@ changes (atomically: the cores fight over it)."""
 class SeatPolicies:
     """Policies resolved for one batch: what the engine needs and what results show."""
 
-    ids: np.ndarray          # [P] int64: built-in id >= 0, user policy -1 - i
+    ids: np.ndarray          # [P] int64: built-in id >= 0, user policy -1 - i, search agent
+    #                          simcore.search.SEARCH_ID
     names: tuple[str, ...]   # [P] names shown in results and errors
     user_py: tuple           # the user dispatchers (``user_addresses``; reference engines)
+    agents: tuple = ()       # [P] each seat's simcore.search.Agent, or None
+
+    def agent_words(self, playout_ids: Mapping[str, int], max_players: int) -> np.ndarray:
+        """The engine's words for the search seats (``Agent.params``, zeros elsewhere)."""
+        from .search import AGENT_WORDS
+        out = np.zeros(AGENT_WORDS * max_players, np.int64)
+        for seat, a in enumerate(self.agents):
+            if a is not None:
+                out[AGENT_WORDS * seat:AGENT_WORDS * (seat + 1)] = a.params(playout_ids)
+        return out
 
 
 def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
-            n_players: tuple[int, int]) -> SeatPolicies:
-    """Turn one entry per seat (a built-in name or a user policy) into engine ids."""
+            n_players: tuple[int, int], agent: Callable[[Any], Any] | None = None
+            ) -> SeatPolicies:
+    """Turn one entry per seat (a built-in name, a user policy or, where the game has
+    ``agent``, a search agent or its name such as ``"ismcts-1000"``) into engine ids."""
+    from .search import SEARCH_ID, Agent, is_agent_spec
     if isinstance(policies, (str, bytes)) or not isinstance(policies, Sequence):
         raise ValueError(f"{game}: policies must be a list with one entry per seat, "
                          f"got {policies!r}")
@@ -188,8 +202,14 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
     if not lo <= len(policies) <= hi:
         raise ValueError(f"{game} is played by {lo} to {hi} players, but {len(policies)} "
                          f"policies were given (one per seat)")
-    ids, names, pys = [], [], []
+    ids, names, pys, agents = [], [], [], []
     for seat, p in enumerate(policies):
+        agents.append(None)
+        if agent is not None and is_agent_spec(p) and p not in builtins:
+            agents[-1] = a = p if isinstance(p, Agent) else agent(p)
+            ids.append(SEARCH_ID)
+            names.append(a.name)
+            continue
         if isinstance(p, str):
             if p not in builtins:
                 raise ValueError(f"{game}: unknown policy {p!r} at seat {seat}; built-in "
@@ -202,8 +222,9 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
         elif isinstance(p, CPUDispatcher):
             name, func = p.__name__, p
         else:
-            raise ValueError(f"{game}: policy at seat {seat} must be a built-in name or a "
-                             f"function compiled with simcore.policy, got {p!r}")
+            raise ValueError(f"{game}: policy at seat {seat} must be a built-in name"
+                             f"{', a search agent' if agent else ''} or a function compiled "
+                             f"with simcore.policy, got {p!r}")
         sigs = getattr(func, "signatures", [])
         if len(sigs) != 1 or tuple(sigs[0]) != tuple(POLICY_SIG.args):
             raise ValueError(f"{game}: user policy {name!r} at seat {seat} must be compiled "
@@ -214,7 +235,8 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
             pys.append(func)
             ids.append(-len(pys))
         names.append(name)
-    return SeatPolicies(np.array(ids, dtype=np.int64), tuple(names), tuple(pys))
+    return SeatPolicies(np.array(ids, dtype=np.int64), tuple(names), tuple(pys),
+                        tuple(agents) if any(a is not None for a in agents) else ())
 
 
 class PolicyError(ValueError):

@@ -102,6 +102,21 @@ def shuffle(state, k, arr, n):
         arr[j] = t
 
 
+@njit((types.uint64[::1], types.int64, types.int64[::1], types.int64), cache=True,
+      _nrt=False)
+def shuffle_set(state, k, arr, n):
+    """``shuffle`` of ``arr[:n]`` sorted first: the result depends on which values the slice
+    holds, never on their order (a determinization must not carry the true order of a hidden
+    deck into its sample)."""
+    for i in range(1, n):
+        v, j = arr[i], i
+        while j > 0 and arr[j - 1] > v:
+            arr[j] = arr[j - 1]
+            j -= 1
+        arr[j] = v
+    shuffle(state, k, arr, n)
+
+
 # ---------------------------------------------------------------- reference
 
 def _mix64_py(z: int) -> int:

@@ -22,6 +22,11 @@ def test_smoke_run_writes_every_figure(tmp_path):
         assert all(r["games_per_s"] > 0 and r["decisions_per_s"] > 0 for r in runs)
         assert [r["kind"] for r in res["startup"] if r["game"] == game] == ["warm"]
         assert [r["n_games"] for r in res["memory"] if r["game"] == game] == [2_000]
+        agents = [r for r in res["agents"] if r["game"] == game]
+        assert [r["agent"] for r in agents] == ["flat-8", "pimc-8", "ismcts-8"]
+        assert all(r["decisions_per_s"] > 0 for r in agents)
+        assert agents[-1]["threads_1"]["games"] == 1 and agents[-1]["threads_1"]["s_per_game"] > 0
+    assert "## Search agents" in md.read_text()
     assert not any(n.startswith("WARNING") for n in res["notes"]), res["notes"]
     measured = [g for g in res["goals"] if g["value"] is not None]
     assert len(measured) >= 10   # all but cold start, memory at 10M and maybe the peer

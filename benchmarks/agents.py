@@ -1,0 +1,100 @@
+"""The search agents' speed (``simcore.search``): search decisions per second at each budget,
+timed one decision at a time through the forward model (``ForwardGame.search``) at positions
+of random play, and whole games per second with one search seat against heuristic seats at
+``GOAL_PLAYERS``, on one thread and on two (the search's thread scaling: each game is one
+thread's, so two threads play two games at once).
+
+Budgets are iterations, so a timed game is the same game on every machine: only its time
+changes.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+import numba
+import numpy as np
+
+from .plan import GOAL_PLAYERS, SEED, Game, Plan
+from .stats import load
+
+FIELD = "careful"
+"""The heuristic the other seats play (the strongest built-in of both games)."""
+
+
+def positions(engine, n: int, seed: int) -> list:
+    """``n`` forward-model positions at a decision, after random play from game starts."""
+    rng = np.random.default_rng(seed)
+    out, k = [], 0
+    while len(out) < n:
+        g = engine.new_game(GOAL_PLAYERS, seed, k)
+        for _ in range(int(rng.integers(0, 120))):
+            if g.done:
+                break
+            g.step(int(rng.integers(g.to_act[1])))
+        if not g.done:
+            out.append(g)
+        k += 1
+    return out
+
+
+def decisions(engine, spec: str, plan: Plan) -> dict:
+    """Median seconds of one search decision of ``spec`` over the plan's positions."""
+    pos = positions(engine, plan.agent_positions, SEED)
+    pos[0].search(spec, 0)          # compile (or load the cache) untimed
+    times = []
+    for i, g in enumerate(pos):
+        t0 = time.perf_counter()
+        g.search(spec, i)
+        times.append(time.perf_counter() - t0)
+    med = statistics.median(times)
+    return {"decision_s": med, "decisions_per_s": 1 / med, "positions": len(pos)}
+
+
+def games(engine, spec: str, threads: int, n: int, reps: int) -> dict:
+    """Seconds per game of one ``spec`` seat and ``GOAL_PLAYERS - 1`` ``FIELD`` seats, games
+    0..n-1 of ``SEED`` on ``threads`` threads (median of ``reps``)."""
+    seats = [spec] + [FIELD] * (GOAL_PLAYERS - 1)
+    engine.simulate(seats, 1, SEED, threads=1, progress=False)     # compile untimed
+    wall = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        df = engine.simulate(seats, n, SEED, threads=threads, progress=False)
+        wall.append(time.perf_counter() - t0)
+    med = statistics.median(wall)
+    return {"games": n, "s_per_game": med / n, "games_per_s": n / med,
+            "agent_win": float(df.filter(df["seat"] == 0)["win"].mean())}
+
+
+def benchmark(game: Game, plan: Plan, log: Callable[[str], None]) -> list[dict]:
+    """Every agent at every budget of the plan: decisions/s; at the goal's budget also whole
+    games on one and two threads."""
+    engine = game.load()
+    if not hasattr(engine, "agent"):
+        return []
+    two = min(2, numba.config.NUMBA_NUM_THREADS)
+    out = []
+    for algo in ("flat", "pimc", "ismcts"):
+        for budget in plan.agent_budgets:
+            spec = f"{algo}-{budget}"
+            rec = {"game": game.module, "agent": spec, "algo": algo, "iterations": budget,
+                   "n_players": GOAL_PLAYERS, "field": FIELD, **decisions(engine, spec, plan)}
+            if algo == "ismcts" and budget == max(plan.agent_budgets):
+                for threads in sorted({1, two}):
+                    rec[f"threads_{threads}"] = games(engine, spec, threads,
+                                                      plan.agent_games * threads, plan.reps)
+            rec["load"] = load()
+            log(_line(rec))
+            out.append(rec)
+    return out
+
+
+def _line(r: dict) -> str:
+    s = (f"{r['game']} {r['agent']}: {r['decisions_per_s']:,.1f} search decisions/s "
+         f"(median of {r['positions']} positions)")
+    for t in (1, 2):
+        if f"threads_{t}" in r:
+            g = r[f"threads_{t}"]
+            s += f"; {t} thr {g['s_per_game']:.2f} s/game ({g['games']} games)"
+    return s

@@ -1,0 +1,340 @@
+"""Search agents over a game's forward model, written once for every game: flat Monte Carlo,
+determinized search (perfect-information Monte Carlo, "PIMC") and single-observer
+information-set MCTS (Cowling, Powley & Whitehouse 2012, "ISMCTS").
+
+An agent is a policy like any other (``simulate``, tournaments, the command line): by name,
+``"ismcts-1000"``, ``"pimc-500"``, ``"flat-200"`` (the number is the budget in iterations,
+never seconds, so a seed's game is the same on any machine), or with parameters through each
+game's ``agent(algo, iterations=..., playout=..., c=...)``.
+
+How one decision is searched. Each iteration replays the game in the forward model
+(``simcore.forward``): the choices made so far, then at the searching seat's decision a
+**determinization** (everything the seat cannot see resampled, consistently with what it has
+seen, and new coming chance draws), then the search's own choices, in the same compiled kernel
+as the batches. So a search cannot peek: the true hidden state is gone at its first choice.
+
+- ``flat``: each legal option, in turn, followed by a playout; the option with the best mean
+  win share is taken.
+- ``pimc``: ``determinizations`` worlds; in each, UCT over a tree of the world's (fixed) future
+  with ``iterations / determinizations`` iterations; each world votes its most visited option.
+- ``ismcts``: one tree over the seat's information sets, a new determinization every iteration.
+  Nodes are reached by **actions** (a game's key of an option: "brave Witch", "search house
+  7"), not option indices, since the options differ between determinizations; a child's UCB
+  counts the iterations in which it was available (availability), as in SO-ISMCTS. Every
+  seat's decisions are in the tree, each valued for the seat that made it (max^n).
+
+In the tree (the iteration's first decisions) the engine hands every decision to ``step``;
+once a new node is added, the seats play the ``playout`` heuristic to the end, and every node
+on the path is credited with its seat's win share (ties split). Iteration seeds derive from one
+draw of the seat's own random stream per decision.
+
+The tree lives in a region of the scratch game's state array (``REGION`` words, then the path,
+the option keys and the nodes): the engine's decision hook reaches it without new arguments.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from .layout import Layout
+from .rng import mix64, next_u64, randint
+
+ALGOS = ("flat", "pimc", "ismcts")
+FLAT, PIMC, ISMCTS = range(3)
+SEARCH_ID = -64
+"""The policy id of a search seat in every engine (user policies are -1 - i, i < 8)."""
+OFF, TREE, PLAYOUT = range(3)
+MAX_ITERATIONS = 1 << 20
+
+H = Layout("search region")
+H_MODE = H.field("mode", meaning="OFF, TREE (the engine calls step) or PLAYOUT")
+H_ALGO = H.field("algo")
+H_CAP = H.field("cap", meaning="nodes the region holds")
+H_NODES = H.field("nodes", meaning="nodes in use (node 0 is the root)")
+H_NODE = H.field("node", meaning="where the iteration is in the tree")
+H_DEPTH = H.field("depth", meaning="nodes on the iteration's path")
+H_ITER = H.field("iteration")
+H_RNG = H.field("rng", meaning="the expansions' random stream (uint64 bits)")
+H_C = H.field("c", meaning="UCB exploration constant (float64 bits)")
+H_MAXO = H.field("max_options")
+H_PATH = H.field("path_at", meaning="where the path starts (then keys, children, nodes)")
+REGION = H.size
+
+N = Layout("tree node")
+N_KEY = N.field("key", meaning="the action that reaches the node")
+N_ACTOR = N.field("actor", meaning="the seat that takes it")
+N_VISITS = N.field("visits")
+N_AVAIL = N.field("avail", meaning="iterations in which the action was available")
+N_REWARD = N.field("reward", meaning="the actor's summed win shares (float64 bits)")
+N_CHILD = N.field("child", meaning="first child, -1 none")
+N_SIBLING = N.field("sibling", meaning="next sibling, -1 none")
+N_INDEX = N.field("index", meaning="the option index it was last taken as")
+N_STAMP = N.field("stamp", meaning="the last iteration its availability was counted")
+NODE = N.size
+
+
+@dataclass(frozen=True)
+class Agent:
+    """A search agent's settings; its ``name`` is what results show."""
+
+    algo: str
+    iterations: int
+    playout: str
+    c: float = 0.7
+    determinizations: int = 8
+    default_playout: str = ""
+    oracle: bool = False
+
+    def __post_init__(self):
+        if self.algo not in ALGOS:
+            raise ValueError(f"unknown search algorithm {self.algo!r}; known: {list(ALGOS)}")
+        for what, v, lo in (("iterations", self.iterations, 1),
+                            ("determinizations", self.determinizations, 1)):
+            if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= MAX_ITERATIONS:
+                raise ValueError(f"{what} must be an integer from {lo} to {MAX_ITERATIONS:,}, "
+                                 f"got {v!r}")
+        if isinstance(self.c, bool) or not isinstance(self.c, int | float) \
+                or not 0 <= self.c < 100:
+            raise ValueError(f"c (UCB exploration) must be a number from 0 to 100, "
+                             f"got {self.c!r}")
+        if self.algo == "pimc" and self.determinizations > self.iterations:
+            raise ValueError(f"pimc: {self.determinizations} determinizations need at least "
+                             f"as many iterations, got {self.iterations}")
+
+    @property
+    def name(self) -> str:
+        extra = [f"playout={self.playout}"] if self.playout != self.default_playout else []
+        if self.c != 0.7:
+            extra.append(f"c={self.c:g}")
+        if self.algo == "pimc" and self.determinizations != 8:
+            extra.append(f"determinizations={self.determinizations}")
+        if self.oracle:
+            extra.append("oracle")
+        return f"{self.algo}-{self.iterations}" + (f"[{','.join(extra)}]" if extra else "")
+
+    def params(self, playout_ids: dict[str, int]) -> np.ndarray:
+        """The engine's words for this agent (``AGENT_WORDS``)."""
+        return np.array([ALGOS.index(self.algo), self.iterations, playout_ids[self.playout],
+                         np.float64(self.c).view(np.int64), self.determinizations,
+                         int(self.oracle)], np.int64)
+
+
+AGENT_WORDS = 6
+A_ALGO, A_ITER, A_PLAYOUT, A_C, A_DETS, A_ORACLE = range(AGENT_WORDS)
+_SPEC = re.compile(r"^(flat|pimc|ismcts)-(\d+)$")
+
+
+def is_agent_spec(p) -> bool:
+    return isinstance(p, Agent) or (isinstance(p, str) and bool(_SPEC.match(p)))
+
+
+def make_agent(algo: str, iterations: int, *, playout: str | None, playouts, default: str,
+               c: float = 0.7, determinizations: int = 8, oracle: bool = False) -> Agent:
+    """An ``Agent`` whose playout is one of ``playouts`` (a game's built-in heuristics)."""
+    playout = default if playout is None else playout
+    if playout not in playouts:
+        raise ValueError(f"unknown playout policy {playout!r}; built-in policies: "
+                         f"{sorted(playouts)}")
+    if not isinstance(oracle, bool):
+        raise ValueError(f"oracle must be True or False, got {oracle!r}")
+    return Agent(algo, iterations, playout, c, determinizations, default, oracle)
+
+
+def agent_maker(playouts, default: str):
+    """A game's ``agent(...)``: its playout policies are ``playouts``, ``default`` the usual."""
+    def agent(algo: str, iterations: int, *, playout: str | None = None, c: float = 0.7,
+              determinizations: int = 8, oracle: bool = False) -> Agent:
+        """A search agent (``simcore.search``): ``algo`` one of ``flat``, ``pimc``,
+        ``ismcts``; ``iterations`` its budget per decision; ``playout`` the built-in policy
+        every seat plays out with; ``c`` the UCB exploration; ``determinizations`` PIMC's
+        worlds. ``oracle`` (never a default: it measures what hidden information is worth)
+        searches the true position, seeing the other seats' hidden cards and tiles and how
+        the decks lie; only the coming draws are new. Usable wherever a policy is:
+        ``"ismcts-1000"`` is ``agent("ismcts", 1000)``."""
+        return make_agent(algo, iterations, playout=playout, playouts=playouts,
+                          default=default, c=c, determinizations=determinizations,
+                          oracle=oracle)
+    agent.__doc__ += f" The default playout is {default!r}."
+    return agent
+
+
+def parse_agent(spec, playouts, default: str) -> Agent:
+    """``"ismcts-1000"`` as an ``Agent`` playing out with ``default`` (an ``Agent`` as it
+    is)."""
+    if isinstance(spec, Agent):
+        return spec
+    m = _SPEC.match(spec) if isinstance(spec, str) else None
+    if m is None:
+        raise ValueError(f"not a search agent: {spec!r} (e.g. 'ismcts-1000', 'pimc-500', "
+                         f"'flat-200')")
+    return make_agent(m.group(1), int(m.group(2)), playout=None, playouts=playouts,
+                      default=default)
+
+
+@njit(cache=True)
+def region_size(cap, max_options):
+    """Words of a search region for ``cap`` nodes and decisions of up to ``max_options``."""
+    return REGION + (cap + 1) + 2 * max_options + cap * NODE
+
+
+# ---------------------------------------------------------------- compiled, on the region
+
+@njit(cache=True, _nrt=False)
+def _node(g, base, i):
+    return g[base + H_PATH] + 1 + g[base + H_CAP] + 2 * g[base + H_MAXO] + i * NODE
+
+
+@njit(cache=True, _nrt=False)
+def _new_node(g, base, parent, key, actor):
+    i = g[base + H_NODES]
+    g[base + H_NODES] = i + 1
+    at = _node(g, base, i)
+    g[at + N_KEY], g[at + N_ACTOR] = key, actor
+    g[at + N_VISITS] = g[at + N_AVAIL] = 0
+    g.view(np.float64)[at + N_REWARD] = 0.0
+    g[at + N_CHILD] = -1
+    g[at + N_STAMP] = -1
+    if parent >= 0:
+        p = _node(g, base, parent)
+        g[at + N_SIBLING] = g[p + N_CHILD]
+        g[p + N_CHILD] = i
+    else:
+        g[at + N_SIBLING] = -1
+    return i
+
+
+@njit(cache=True, _nrt=False)
+def init_region(g, base, cap, max_options, algo, c, seed):
+    """A region at ``g[base:]`` for a search of ``cap`` nodes; the expansions draw from
+    ``seed``."""
+    g[base + H_ALGO], g[base + H_CAP], g[base + H_MAXO] = algo, cap, max_options
+    g[base + H_PATH] = base + REGION
+    g.view(np.float64)[base + H_C] = c
+    g.view(np.uint64)[base + H_RNG] = mix64(np.uint64(seed) ^ np.uint64(0x5EA7C4))
+    new_tree(g, base)
+
+
+@njit(cache=True, _nrt=False)
+def new_tree(g, base):
+    g[base + H_NODES] = 0
+    _new_node(g, base, -1, -1, -1)
+
+
+@njit(cache=True, _nrt=False)
+def new_iteration(g, base, iteration):
+    g[base + H_MODE] = TREE
+    g[base + H_NODE] = 0
+    g[base + H_DEPTH] = 0
+    g[base + H_ITER] = iteration
+
+
+@njit(cache=True, _nrt=False)
+def keys_at(g, base):
+    """Where the engine writes the pending decision's option keys (``step``)."""
+    return g[base + H_PATH] + 1 + g[base + H_CAP]
+
+
+@njit(cache=True, _nrt=False)
+def step(g, base, n, seat):
+    """The tree's choice among the ``n`` options whose keys are at ``keys_at``: down to an
+    existing child by UCB over availability, or (the first time an action is met at this
+    node) a new child, after which the iteration plays out (``H_MODE`` becomes ``PLAYOUT``)."""
+    node, it = g[base + H_NODE], g[base + H_ITER]
+    keys = keys_at(g, base)
+    child_of = keys + g[base + H_MAXO]
+    untried = 0
+    for i in range(n):
+        ch = g[_node(g, base, node) + N_CHILD]
+        while ch >= 0 and g[_node(g, base, ch) + N_KEY] != g[keys + i]:
+            ch = g[_node(g, base, ch) + N_SIBLING]
+        g[child_of + i] = ch
+        if ch < 0:
+            untried += 1
+        else:
+            at = _node(g, base, ch)
+            if g[at + N_STAMP] != it:       # two options of one action count once
+                g[at + N_STAMP] = it
+                g[at + N_AVAIL] += 1
+    rng = g[base + H_RNG:base + H_RNG + 1].view(np.uint64)
+    if g[base + H_ALGO] == FLAT:
+        pick = it % n
+    elif untried > 0:
+        k = randint(rng, 0, untried)
+        pick = -1
+        for i in range(n):
+            if g[child_of + i] < 0:
+                if k == 0:
+                    pick = i
+                    break
+                k -= 1
+    else:
+        pick, best = 0, -1.0
+        c = g.view(np.float64)[base + H_C]
+        for i in range(n):
+            at = _node(g, base, g[child_of + i])
+            v = g[at + N_VISITS]
+            u = g.view(np.float64)[at + N_REWARD] / v + c * np.sqrt(np.log(g[at + N_AVAIL]) / v)
+            if u > best:
+                pick, best = i, u
+    ch = g[child_of + pick]
+    if ch < 0:
+        ch = _new_node(g, base, node, g[keys + pick], seat)
+        g[_node(g, base, ch) + N_AVAIL] = 1
+        g[_node(g, base, ch) + N_STAMP] = it
+        g[base + H_MODE] = PLAYOUT
+    elif g[base + H_ALGO] == FLAT:
+        g[base + H_MODE] = PLAYOUT
+    g[_node(g, base, ch) + N_INDEX] = pick
+    g[g[base + H_PATH] + g[base + H_DEPTH]] = ch
+    g[base + H_DEPTH] += 1
+    g[base + H_NODE] = ch
+    return pick
+
+
+@njit(cache=True, _nrt=False)
+def backpropagate(g, base, win):
+    """Credit each node on the iteration's path with its actor's win share (``win``: [P])."""
+    g[_node(g, base, 0) + N_VISITS] += 1
+    for d in range(g[base + H_DEPTH]):
+        at = _node(g, base, g[g[base + H_PATH] + d])
+        g[at + N_VISITS] += 1
+        g.view(np.float64)[at + N_REWARD] += win[g[at + N_ACTOR]]
+    g[base + H_MODE] = OFF
+
+
+@njit(cache=True, _nrt=False)
+def best_option(g, base):
+    """The root option most visited (the best mean win share breaks ties; flat search takes
+    the best mean win share)."""
+    flat = g[base + H_ALGO] == FLAT
+    best, best_v, best_m = 0, -1.0, -1.0
+    ch = g[_node(g, base, 0) + N_CHILD]
+    while ch >= 0:
+        at = _node(g, base, ch)
+        v = g[at + N_VISITS]
+        m = g.view(np.float64)[at + N_REWARD] / v if v > 0 else 0.0
+        if flat:
+            v, m = m, v
+        if v > best_v or (v == best_v and m > best_m):
+            best, best_v, best_m = g[at + N_INDEX], v, m
+        ch = g[at + N_SIBLING]
+    return best
+
+
+@njit(cache=True, _nrt=False)
+def iteration_seed(seed, tree, it):
+    """The determinization seed of iteration ``it`` of tree ``tree`` (a world per tree in
+    PIMC)."""
+    return np.int64(mix64(np.uint64(seed) ^ mix64(np.uint64(tree) << np.uint64(32)
+                                                  ^ np.uint64(it)))
+                    & np.uint64(0x7FFFFFFFFFFFFFFF))
+
+
+@njit(cache=True, _nrt=False)
+def decision_seed(streams, seat):
+    """One draw of the seat's own stream: the seed of its search at this decision."""
+    return np.int64(next_u64(streams, 1 + seat) & np.uint64(0x7FFFFFFFFFFFFFFF))
+

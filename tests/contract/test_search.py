@@ -1,0 +1,128 @@
+"""Search agents (``simcore.search``), for every registered game that offers them: policies
+like any other, the same game on any thread count and batch split, and honest (a choice never
+depends on what the acting seat cannot see)."""
+import numpy as np
+import polars as pl
+import pytest
+import toydice  # noqa: F401 - registers the toy game
+
+from simcore import games
+from simcore.search import Agent, parse_agent
+
+GAMES = sorted(n for n in games.names() if hasattr(games.get(n).module(), "agent"))
+SPECS = ("ismcts-40", "pimc-32", "flat-24")
+
+
+@pytest.fixture(params=GAMES)
+def game(request):
+    return games.get(request.param)
+
+
+def _field(game, n):
+    return ["careful", "greedy", "random", "careful", "greedy", "random"][:n]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_an_agent_game_is_the_same_on_any_thread_count_and_batch_split(game, spec):
+    sim = game.module().simulate
+    pols = [spec] + _field(game, 2)
+    whole = sim(pols, 6, 3, threads=1)
+    assert whole.equals(sim(pols, 6, 3, threads=2))
+    assert whole.equals(pl.concat([sim(pols, 2, 3), sim(pols, 4, 3, first_game=2)]))
+    assert whole.filter(pl.col("seat") == 0)["policy"].to_list() == [spec] * 6
+
+
+def test_agents_by_name_and_with_parameters(game):
+    mod = game.module()
+    a = mod.agent("ismcts", 50)
+    assert a.name == "ismcts-50" and a == parse_agent("ismcts-50", mod.POLICIES, a.playout)
+    b = mod.agent("pimc", 64, playout="greedy", determinizations=4)
+    assert b.name == "pimc-64[playout=greedy,determinizations=4]"
+    df = mod.simulate([b, "careful", "careful"], 2, 1)
+    assert df.filter(pl.col("seat") == 0)["policy"].to_list() == [b.name] * 2
+    assert mod.agent("ismcts", 20, oracle=True).name == "ismcts-20[oracle]"
+
+
+def test_an_oracle_sees_the_hidden_state(game):
+    """The oracle (labelled, never a default) searches the true position: across worlds the
+    honest agent cannot tell apart, its choice follows the hidden state somewhere."""
+    oracle = game.module().agent("ismcts", 40, oracle=True)
+    moved = 0
+    for g in _positions(game, 10, 5):
+        seat = g.to_act[0]
+        picks = {g.determinize(seat, w).search(oracle, 1) for w in range(4)}
+        moved += len(picks) > 1
+    assert moved >= 1
+
+
+@pytest.mark.parametrize("bad,match", [
+    (lambda m: m.agent("mcts", 10), "unknown search algorithm 'mcts'"),
+    (lambda m: m.agent("ismcts", 0), "iterations must be an integer from 1"),
+    (lambda m: m.agent("ismcts", 10, playout="nobody"), "unknown playout policy 'nobody'"),
+    (lambda m: m.agent("ismcts", 10, c=-1), "c .UCB exploration."),
+    (lambda m: m.agent("pimc", 4, determinizations=8), "at least as many iterations"),
+    (lambda m: m.simulate(["ismcts-10", "careful"], 1, 1, engine="reference"),
+     "compiled engine only"),
+    (lambda m: m.simulate(["mcts-10", "careful"], 1, 1), "unknown policy 'mcts-10'"),
+])
+def test_bad_agents_are_named(game, bad, match):
+    with pytest.raises(ValueError, match=match):
+        bad(game.module())
+
+
+def _positions(game, n_positions, seed):
+    """Forward-model positions reached by random play, each at a decision."""
+    rng = np.random.default_rng(seed)
+    mod, (lo, hi) = game.module(), game.players
+    out = []
+    for k in range(n_positions):
+        g = mod.new_game(lo + k % (hi - lo + 1), seed, k)
+        for _ in range(int(rng.integers(0, 200))):
+            if g.done:
+                break
+            g.step(int(rng.integers(g.to_act[1])))
+        if not g.done:
+            out.append(g)
+    return out
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_agents_are_honest(game, spec):
+    """The same seed gives the same choice in every world the seat cannot tell from the true
+    one: the agent's choice depends on nothing hidden from it."""
+    checked = 0
+    for g in _positions(game, 6, 21):
+        seat = g.to_act[0]
+        choice = g.search(spec, 5)
+        assert 0 <= choice < g.to_act[1]
+        for other in (1, 2):
+            assert g.determinize(seat, other).search(spec, 5) == choice
+            checked += 1
+    assert checked >= 8
+
+
+def test_determinize_forgets_the_true_hidden_state(game):
+    """Two determinizations with one seed are the same state (every field, the engine's
+    caches included), whatever world they start from: what the seat cannot see does not
+    survive into the sample, so a search over samples cannot peek."""
+    for g in _positions(game, 8, 4):
+        seat = g.to_act[0]
+        a = g.determinize(seat, 9).state()
+        b = g.determinize(seat, 33).determinize(seat, 9).state()
+        diff = [k for k in a if k not in ("n_marks", "marks") and not np.array_equal(a[k], b[k])]
+        assert not diff, diff
+
+
+def test_search_agent_beats_random_play(game):
+    """A search agent with a small budget wins more than its share against random seats
+    (a smoke test of strength; the ladder measures it properly)."""
+    mod = game.module()
+    df = mod.simulate(["ismcts-30", "random", "random"], 12, 8)
+    assert df.filter(pl.col("seat") == 0)["win"].mean() > 0.5
+
+
+def test_agent_is_a_frozen_value():
+    a = Agent("flat", 10, "careful", default_playout="careful")
+    with pytest.raises(AttributeError):
+        a.iterations = 5
+    assert a.name == "flat-10"

@@ -121,8 +121,8 @@ def forest_plot(table: pl.DataFrame, effect: str = "win", top: int = 25,
 def ladder_plot(matrix: pl.DataFrame, rungs: Sequence[str], players: int,
                 title: str = "Skill ladder") -> Figure:
     """The ladder's win-rate matrix: row rung with one seat against P-1 of the column rung,
-    each cell its win rate and 95% interval, coloured by its distance from the fair 1/P (red
-    above, blue below)."""
+    each cell its win rate and 95% interval, coloured red above the fair share 1/P and blue
+    below it (white at 1/P)."""
     k = len(rungs)
     idx = {n: i for i, n in enumerate(rungs)}
     fair = 1 / players
@@ -133,8 +133,9 @@ def ladder_plot(matrix: pl.DataFrame, rungs: Sequence[str], players: int,
         val[i, j] = r["win_rate"]
         ax.text(j, i, f"{r['win_rate']:.1%}\n[{r['ci_low']:.1%}, {r['ci_high']:.1%}]",
                 ha="center", va="center", fontsize=8)
-    span = max(np.nanmax(np.abs(val - fair)), 0.05) if np.isfinite(val).any() else 0.05
-    im = ax.imshow(val, cmap="RdBu_r", vmin=fair - 1.6 * span, vmax=fair + 1.6 * span)
+    cmap = matplotlib.colors.LinearSegmentedColormap.from_list(
+        "ladder", plt.get_cmap("RdBu_r")(np.linspace(0.12, 0.88, 64)))
+    im = ax.imshow(val, cmap=cmap, norm=matplotlib.colors.TwoSlopeNorm(fair, 0.0, 1.0))
     ax.set_xticks(range(k), [f"{players - 1} x {n}" for n in rungs], rotation=20, ha="right")
     ax.set_yticks(range(k), [f"1 x {n}" for n in rungs])
     ax.set_xlabel("the other seats")

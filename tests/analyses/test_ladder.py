@@ -178,6 +178,8 @@ def test_skill_curve_per_family_against_the_strongest_other_rung():
         cell = lad.matrix.filter(pl.col("rung") == r["rung"], pl.col("opponent") == "greedy")
         assert r["win_rate"] == cell["win_rate"][0]
     assert c["win_rate"].is_sorted()
+    assert set(lad.figures()) == {"ladder-matrix", "ladder-skill-curve"}
+    assert "Skill curve per family" in lad.markdown()
     only = ladder(gumbel_game(strength), ["mc-10", "mc-100", "mc-1000"], 3, 50, 2,
                   progress=False)
     assert only.curves["rung"].to_list() == ["mc-100", "mc-1000"]

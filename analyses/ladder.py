@@ -152,8 +152,9 @@ def ladder(game: Any, agents: Sequence[Any], players: int, n_games: int, seed: i
     A spec is passed to the game's ``simulate`` as it is, so any policy the game resolves
     (built in, a user policy, a search agent at a budget) is a rung; one named
     ``<family>-<integer>`` is its family at that budget. ``reference``: the rung every
-    family's skill curve is measured against (default: the strongest declared rung outside
-    the family; if every rung is in it, its smallest budget). The ends of the skill-vs-luck
+    family's skill curve is measured against (default: the strongest declared rung of no
+    family, so that all families share it; else the strongest outside the family; else its
+    smallest budget). The ends of the skill-vs-luck
     figure are the declared strongest (last) and weakest (first) rungs: picking them by
     measured rating would pick on the same noise the figure then reports (``notes`` say when
     the ratings disagree with the declared order).
@@ -240,8 +241,8 @@ def skill_curves(mat: pl.DataFrame, names: Sequence[str],
     rows = []
     for fam, members in fams.items():
         inside = {n for _, n in members}
-        ref = reference or next((n for n in reversed(names) if n not in inside),
-                                min(members)[1])
+        ref = reference or next((n for n in reversed(names) if family_of(n) is None), None) \
+            or next((n for n in reversed(names) if n not in inside), min(members)[1])
         for budget, n in sorted(members):
             if n != ref:
                 rows.append({"family": fam, "budget": budget, "rung": n, "reference": ref})

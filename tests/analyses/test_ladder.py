@@ -166,7 +166,8 @@ def test_design_rotates_one_seat_over_shared_game_indices():
 
 
 def test_skill_curve_per_family_against_the_strongest_other_rung():
-    strength = {"random": 0.0, "mc-10": 0.2, "mc-100": 0.6, "mc-1000": 1.0, "greedy": 0.5}
+    strength = {"random": 0.0, "mc-10": 0.2, "mc-100": 0.6, "mc-1000": 1.0, "greedy": 0.5,
+                "greedy-5": 0.4}
     rungs = ["random", "mc-10", "greedy", "mc-100", "mc-1000"]
     lad = ladder(gumbel_game(strength), rungs, 3, 400, 2, progress=False)
     c = lad.curves
@@ -184,6 +185,14 @@ def test_skill_curve_per_family_against_the_strongest_other_rung():
                   progress=False)
     assert only.curves["rung"].to_list() == ["mc-100", "mc-1000"]
     assert set(only.curves["reference"]) == {"mc-10"}
+    two = ladder(gumbel_game(strength), ["mc-10", "random", "greedy-5", "mc-100"], 2, 20, 0,
+                 progress=False).curves
+    assert dict(zip(two["rung"], two["reference"], strict=True)) == {
+        "mc-10": "random", "mc-100": "random", "greedy-5": "random"}
+    fams = ladder(gumbel_game(strength), ["mc-10", "greedy-5", "mc-100"], 2, 20, 0,
+                  progress=False).curves
+    assert dict(zip(fams["rung"], fams["reference"], strict=True)) == {
+        "mc-10": "greedy-5", "mc-100": "greedy-5", "greedy-5": "mc-100"}
     assert ladder(gumbel_game(strength), rungs, 2, 20, 0, reference="random",
                   progress=False).curves["reference"].unique().to_list() == ["random"]
     assert family_of("ismcts-1000") == ("ismcts", 1000) and family_of("careful") is None

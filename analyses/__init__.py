@@ -1,13 +1,14 @@
 """Analyses of simulation results: DataFrame in, DataFrame or Figure out.
 
-Only ``tournament``, ``compare``, ``counterfactual_impact``, ``sweep`` and ``solve`` play games,
-through a game's public ``simulate``; everything else reads a results frame, LazyFrame or
-Parquet dataset.
+Only ``tournament``, ``ladder``, ``compare``, ``counterfactual_impact``, ``sweep`` and ``solve``
+play games, through a game's public ``simulate``; everything else reads a results frame,
+LazyFrame or Parquet dataset.
 """
 from .compare import Comparison, compare
 from .data import InputError, scan
 from .diff import diff
 from .event_impact import counterfactual_impact, event_impact, switch_offs
+from .ladder import Ladder, ladder
 from .metrics import designer_metrics
 from .report import report
 from .seats import seat_advantage
@@ -16,7 +17,7 @@ from .sweep import sweep
 from .tournament import Tournament, tournament
 from .winrates import win_rates
 
-__all__ = ["Comparison", "InputError", "Tournament", "compare", "counterfactual_impact",
-           "designer_metrics", "diff",
-           "event_impact", "report", "scan", "seat_advantage", "solve", "sweep", "switch_offs",
-           "tournament", "win_rates"]
+__all__ = ["Comparison", "InputError", "Ladder", "Tournament", "compare",
+           "counterfactual_impact", "designer_metrics", "diff", "event_impact", "ladder",
+           "report", "scan", "seat_advantage", "solve", "sweep", "switch_offs", "tournament",
+           "win_rates"]

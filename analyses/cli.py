@@ -13,6 +13,7 @@ from .balance import COUNTERFACTUAL_GAMES, GAMES_PER_GAME, balance
 from .compare import compare
 from .data import scan
 from .event_impact import event_impact
+from .ladder import ladder
 from .diff import diff as balance_diff
 from .diff import page as diff_page
 from .metrics import designer_metrics, leader_table
@@ -60,6 +61,17 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--players", type=int, required=True)
     t.add_argument("--games", type=int, required=True, help="games per seating")
     t.add_argument("--seed", type=int, default=0)
+    la = sub.add_parser("ladder", help="the skill ladder: rungs against each other on shared "
+                                       "seeds, a rating per rung and the skill-vs-luck figure")
+    la.add_argument("game", choices=games.names())
+    la.add_argument("--agents", required=True, metavar="A,B,C",
+                    help="the rungs, weakest first (policy specs; NAME-BUDGET is a family)")
+    la.add_argument("--players", type=int, required=True)
+    la.add_argument("--games", type=int, required=True, help="game indices per seating")
+    la.add_argument("--seed", type=int, default=0)
+    la.add_argument("--reference", help="the rung skill curves are measured against")
+    la.add_argument("--threads", type=int)
+    la.add_argument("--out", help="folder for index.html, ladder.md, the plots and the results")
     c = sub.add_parser("compare", help="A versus B on paired games")
     c.add_argument("game", choices=games.names())
     c.add_argument("a")
@@ -218,6 +230,12 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "tournament":
         t = tournament(args.game, args.policy, args.players, args.games, args.seed)
         print(display.to_text(display.head_to_head_table(t.matrix, t.ratings)))
+    elif args.command == "ladder":
+        lad = ladder(args.game, [a.strip() for a in args.agents.split(",")], args.players,
+                     args.games, args.seed, threads=args.threads, reference=args.reference)
+        print(lad.markdown(), end="")
+        if args.out:
+            print(f"ladder page: {lad.write(args.out).resolve()}")
     elif args.command == "sweep":
         df = sweep(args.game, _variants(args.vary, args.rules), args.policy, args.players,
                    args.games, args.seed, scheduler=args.scheduler, out=args.out,

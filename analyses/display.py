@@ -125,5 +125,13 @@ def to_text(t: pl.DataFrame) -> str:
         return str(t)
 
 
+def to_markdown(t: pl.DataFrame) -> str:
+    """A Markdown (GitHub) table of every row and column."""
+    with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=250, fmt_str_lengths=80,
+                   tbl_hide_dataframe_shape=True, tbl_hide_column_data_types=True,
+                   tbl_formatting="MARKDOWN"):
+        return str(t)
+
+
 def counterfactual_table(t: pl.DataFrame) -> pl.DataFrame:
     return _effects(t, ["kind", "thing", "change", "by", "group", "games"], "effect")

@@ -49,10 +49,14 @@ def check_policies(mod: Any, policies: Sequence[Any], least: int,
     return list(policies)
 
 
-def play(mod: Any, seating: Sequence[Any], n_games: int, seed: int, rules: Any) -> pl.DataFrame:
+def play(mod: Any, seating: Sequence[Any], n_games: int, seed: int, rules: Any,
+         threads: int | None = None) -> pl.DataFrame:
     """One line-up in one seat order on games ``0..n_games-1`` of ``seed``: every seating
-    replays the same games (common random numbers); ``seating`` labels the rows."""
+    replays the same games (common random numbers); ``seating`` labels the rows. ``rules``
+    and ``threads`` reach ``simulate`` only when given."""
     kwargs = {} if rules is None else {"rules": rules}
+    if threads is not None:
+        kwargs["threads"] = threads
     df = mod.simulate(list(seating), n_games, seed, progress=False, **kwargs)
     label = "|".join(policy_name(p) for p in seating)
     return df.with_columns(pl.col("policy").cast(pl.String), seating=pl.lit(label))

@@ -116,3 +116,52 @@ def forest_plot(table: pl.DataFrame, effect: str = "win", top: int = 25,
     ax.legend(fontsize=8, loc="best")
     ax.set_title(title)
     return fig
+
+
+def ladder_plot(matrix: pl.DataFrame, rungs: Sequence[str], players: int,
+                title: str = "Skill ladder") -> Figure:
+    """The ladder's win-rate matrix: row rung with one seat against P-1 of the column rung,
+    each cell its win rate and 95% interval, coloured red above the fair share 1/P and blue
+    below it (white at 1/P)."""
+    k = len(rungs)
+    idx = {n: i for i, n in enumerate(rungs)}
+    fair = 1 / players
+    val = np.full((k, k), np.nan)
+    fig, ax = plt.subplots(figsize=(1.6 * k + 2.4, 0.9 * k + 1.6), layout="constrained")
+    for r in matrix.iter_rows(named=True):
+        i, j = idx[r["rung"]], idx[r["opponent"]]
+        val[i, j] = r["win_rate"]
+        ax.text(j, i, f"{r['win_rate']:.1%}\n[{r['ci_low']:.1%}, {r['ci_high']:.1%}]",
+                ha="center", va="center", fontsize=8)
+    cmap = matplotlib.colors.LinearSegmentedColormap.from_list(
+        "ladder", plt.get_cmap("RdBu_r")(np.linspace(0.12, 0.88, 64)))
+    im = ax.imshow(val, cmap=cmap, norm=matplotlib.colors.TwoSlopeNorm(fair, 0.0, 1.0))
+    ax.set_xticks(range(k), [f"{players - 1} x {n}" for n in rungs], rotation=20, ha="right")
+    ax.set_yticks(range(k), [f"1 x {n}" for n in rungs])
+    ax.set_xlabel("the other seats")
+    ax.set_ylabel("one seat (rotated over every seat)")
+    bar = fig.colorbar(im, ax=ax, shrink=0.8)
+    bar.ax.axhline(fair, color="black", lw=1)
+    bar.ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    bar.set_label(f"win rate (fair share {fair:.1%})")
+    ax.set_title(title)
+    return fig
+
+
+def skill_curve_plot(curves: pl.DataFrame, players: int, title: str = "Skill curve") -> Figure:
+    """Per family of rungs: win rate with one seat against P-1 of its reference rung, by budget
+    (log scale), with 95% intervals and the fair share 1/P."""
+    fig, ax = plt.subplots(figsize=(6.4, 4), layout="constrained")
+    for (fam, ref), g in curves.sort("budget").group_by(["family", "reference"],
+                                                         maintain_order=True):
+        b, w = g["budget"].to_numpy(), g["win_rate"].to_numpy()
+        ax.errorbar(b, w, yerr=_xerr(w, g["ci_low"], g["ci_high"]), fmt="o-", capsize=4,
+                    label=f"{fam} against {players - 1} x {ref}")
+    ax.axhline(1 / players, color="#d62728", ls="--", lw=1, label=f"fair share {1 / players:.1%}")
+    ax.set_xscale("log")
+    ax.set_xlabel("budget")
+    ax.set_ylabel("win rate with one seat (95% interval)")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    ax.legend(fontsize=8)
+    ax.set_title(title)
+    return fig

@@ -135,13 +135,15 @@ def ratio(c, t, m) -> tuple[np.ndarray, np.ndarray]:
 def clustered_wilson(c, t, m, z: float = Z95) -> tuple[np.ndarray, ...]:
     """Win rate (win shares y over seat-games n) with a Wilson interval on the effective n:
     n divided by the design effect, the cluster-robust variance over the binomial one. Where
-    the rate is 0 or 1 the design effect cannot be estimated and the effective n is the number
-    of clusters (as if each cluster were one seat-game). Returns (rate, low, high, n_eff)."""
+    the rate is 0 or 1, or the same in every cluster (two policies that play alike, rotated
+    over the seats of each game index, each win exactly 1/P of it), the design effect cannot
+    be estimated and the effective n is the number of clusters (as if each cluster were one
+    seat-game). Returns (rate, low, high, n_eff)."""
     r, se = ratio(c, t, m)
     n = t[..., 1]
     with np.errstate(invalid="ignore", divide="ignore"):
         binomial = r * (1 - r) / n
-        n_eff = np.where((r > 0) & (r < 1), n * binomial / se ** 2, c)
+        n_eff = np.where((r > 0) & (r < 1) & (se > 0), n * binomial / se ** 2, c)
     n_eff = np.where(np.isnan(se) | (n <= 0), np.nan, n_eff)
     low, high = wilson(r * n_eff, n_eff, z)
     return r, np.asarray(low), np.asarray(high), n_eff

@@ -1,0 +1,294 @@
+"""The skill ladder: rungs of growing skill played one against the others on shared seeds, read
+as a win-rate matrix, a rating per rung, a skill curve per family of budgets, and how much of
+the outcome skill controls (the skill-vs-luck figure)."""
+from __future__ import annotations
+
+import html
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import polars as pl
+
+from simcore.progress import Progress, ProgressArg
+from simcore.runner import check_int
+
+from . import display
+from .games import check_policies, game_module, play, policy_name
+from .tournament import bt_intervals, meetings
+from .winrates import win_rates
+
+FAMILY = re.compile(r"^(?P<family>.+)-(?P<budget>[0-9]+)$")
+"""A rung named ``<family>-<integer>`` (``ismcts-1000``) is its family at that budget."""
+
+
+@dataclass(frozen=True)
+class Ladder:
+    game: str
+    players: int
+    rungs: tuple[str, ...]   # names, weakest first as declared
+    n_games: int             # game indices per seating (each seating plays 0..n_games-1)
+    seed: int
+    results: pl.DataFrame    # every game of every seating (``seating`` names it)
+    matrix: pl.DataFrame     # rung (one seat) vs opponent (P-1 seats): win rate, 95% interval
+    ratings: pl.DataFrame    # per rung: Bradley-Terry (Elo scale) with a 95% bootstrap interval
+    curves: pl.DataFrame     # per family and budget: win rate against its reference rung
+    skill: pl.DataFrame      # one row: strongest vs weakest, against 1/P, and the share of skill
+    notes: tuple[str, ...]   # what a reader must know (a measured order that differs, ...)
+
+    def table(self) -> pl.DataFrame:
+        """The matrix as rung rows by opponent columns, cells "41.2% [39.0, 43.5]"; a row is
+        the rung's win rate with one seat against P-1 copies of the column's rung."""
+        return wide(self.matrix, self.rungs)
+
+    def skill_text(self) -> str:
+        """The skill-vs-luck figure in one sentence."""
+        r = self.skill.row(0, named=True)
+        w = _pct(r["win_rate"], r["ci_low"], r["ci_high"])
+        share = _pct(r["skill_share"], r["skill_share_low"], r["skill_share_high"])
+        return (f"{r['strongest']} with one seat against {self.players - 1} x {r['weakest']} "
+                f"wins {w} of games, against {r['luck']:.1%} by pure luck (1/{self.players}):"
+                f" skill controls {share} of the outcome ((w - 1/P) / (1 - 1/P), 95% "
+                f"interval; {r['games']:,} games on "
+                f"{r['clusters']:,} game indices)")
+
+    def tables(self) -> dict[str, pl.DataFrame]:
+        """The readable tables, by title (what ``markdown`` and ``html`` print)."""
+        mat = self.table().rename({"rung": "one seat \\ P-1 seats"})
+        out = {f"Win rate of the row rung with one seat against {self.players - 1} of the "
+               f"column rung (seats rotated; fair share {1 / self.players:.1%})": mat,
+               "Rating per rung (Bradley-Terry on finishing ahead, Elo scale)":
+                   self.ratings.select(
+                       "rung", display.num_ci("bt_elo", "bt_low", "bt_high", 0).alias(
+                           "Bradley-Terry, Elo scale [95% CI]"),
+                       pl.col("bt_flag").alias("the data cannot place it"))}
+        if self.curves.height:
+            out["Skill curve per family (win rate against the reference rung)"] = \
+                self.curves.select("family", "budget", "reference", "games", display.rate_ci(
+                    "win_rate", "ci_low", "ci_high").alias("win rate [95% CI]"))
+        return out
+
+    def markdown(self) -> str:
+        """Headline, notes and tables as Markdown."""
+        parts = [f"Skill ladder: {self.game}, {self.players} players, {self.n_games:,} game "
+                 f"indices per seating, seed {self.seed}", "", self.skill_text()]
+        if self.notes:
+            parts += ["", *(f"- {n}" for n in self.notes)]
+        for title, t in self.tables().items():
+            parts += ["", f"**{title}**", "", display.to_markdown(t)]
+        return "\n".join(parts) + "\n"
+
+    def html(self) -> str:
+        """Notes and tables as an HTML fragment (the headline: ``skill_text``; figures:
+        ``figures``)."""
+        parts = [f"<p class=note>{html.escape(n)}</p>" for n in self.notes]
+        for title, t in self.tables().items():
+            parts.append(f"<h3>{html.escape(title)}</h3>{display.to_html(t)}")
+        return "".join(parts)
+
+    def write(self, out: str | os.PathLike) -> Path:
+        """``out/index.html`` (headline, tables, PNG figures), ``out/ladder.md`` and every game
+        in ``out/results.parquet``, swapped in whole (``report.staged``)."""
+        from .report import Section, staged, write_page
+        with staged(out) as folder:
+            imgs = []
+            for stem, fig in self.figures().items():
+                fig.savefig(folder / f"{stem}.png", dpi=100)
+                plt.close(fig)
+                imgs.append(f'<p><img src="{stem}.png" alt="{stem}"></p>')
+            sec = Section(self.game, f"Skill ladder: {self.game}, {self.players} players",
+                          [html.escape(self.skill_text())], [self.html(), *imgs])
+            write_page([sec], folder, f"Skill ladder: {self.game}")
+            (folder / "ladder.md").write_text(self.markdown(), encoding="utf-8")
+            self.results.write_parquet(folder / "results.parquet")
+        return Path(out) / "index.html"
+
+    def figures(self) -> dict[str, Any]:
+        """matplotlib Figures by file stem: the matrix, and the skill curves where a family
+        climbs the ladder."""
+        from .plots import ladder_plot, skill_curve_plot
+        out = {"ladder-matrix": ladder_plot(self.matrix, self.rungs, self.players,
+                                            f"Skill ladder: {self.game}")}
+        if self.curves.height:
+            out["ladder-skill-curve"] = skill_curve_plot(self.curves, self.players,
+                                                         f"Skill curve: {self.game}")
+        return out
+
+
+def _pct(v: float, low: float, high: float) -> str:
+    return f"{v:.1%} [{low:.1%}, {high:.1%}]"
+
+
+def seatings(rungs: Sequence[Any], players: int) -> list[tuple[str, str, tuple[Any, ...]]]:
+    """For each ordered pair (A, B) of rungs and each seat s: (A, B, the table with A at seat s
+    and B at every other seat)."""
+    return [(policy_name(a), policy_name(b), (b,) * s + (a,) + (b,) * (players - 1 - s))
+            for a in rungs for b in rungs if policy_name(a) != policy_name(b)
+            for s in range(players)]
+
+
+def ladder(game: Any, agents: Sequence[Any], players: int, n_games: int, seed: int, *,
+           rules: Any = None, threads: int | None = None, reference: str | None = None,
+           progress: ProgressArg = None) -> Ladder:
+    """Play the rungs ``agents`` (policy specs, weakest first) against each other at
+    ``players`` seats on the same ``n_games`` game indices of ``seed``.
+
+    Design: for each ordered pair (A, B), one seat A and P-1 seats B, A rotated over every
+    seat; every seating plays the same game indices (common random numbers). Why: one A
+    against P-1 B asks the question a player of rung A asks at a table of B players (is it
+    worth being better than this field?), and its fair share is plainly 1/P, so every cell
+    is read against pure luck; a mixed table (two A, two B) would confound A's skill with
+    how A's copies take wins from each other. Rotating A over every seat cancels the seat
+    advantage. Shared game indices make every pairing meet the same decks, so differences
+    between cells are not differences of luck, and the game index (whose seatings share
+    their chance) is the unit of every interval. Games: n_games x P x K(K-1) for K rungs
+    (at 2 players the table of (A, B) with A at seat 0 is that of (B, A) with B at seat 1
+    and is played once).
+
+    A spec is passed to the game's ``simulate`` as it is, so any policy the game resolves
+    (built in, a user policy, a search agent at a budget) is a rung; one named
+    ``<family>-<integer>`` is its family at that budget. ``reference``: the rung every
+    family's skill curve is measured against (default: the strongest declared rung of no
+    family, so that all families share it; else the strongest outside the family; else its
+    smallest budget). The ends of the skill-vs-luck
+    figure are the declared strongest (last) and weakest (first) rungs: picking them by
+    measured rating would pick on the same noise the figure then reports (``notes`` say when
+    the ratings disagree with the declared order).
+    """
+    mod = game_module(game)
+    rungs = _check_rungs(mod, agents)
+    names = tuple(policy_name(a) for a in rungs)
+    check_int("players", players, 2)   # the game's simulate says which counts its rules allow
+    check_int("n_games", n_games)
+    if reference is not None and reference not in names:
+        raise ValueError(f"reference {reference!r} is not one of the rungs {list(names)}")
+    plan = seatings(rungs, players)
+    tables = list(dict.fromkeys("|".join(policy_name(p) for p in t) for _, _, t in plan))
+    by_label = {"|".join(policy_name(p) for p in t): t for _, _, t in plan}
+    bar = Progress(progress, len(tables) * n_games, f"ladder {getattr(mod, '__name__', '')}")
+    frames = []
+    try:
+        for label in tables:
+            frames.append(play(mod, by_label[label], n_games, seed, rules, threads))
+            bar.update(n_games)
+    finally:
+        bar.close()
+    results = pl.concat(frames, how="vertical_relaxed")
+    pairs = pl.DataFrame({"seating": ["|".join(policy_name(p) for p in t) for _, _, t in plan],
+                          "rung": [a for a, _, _ in plan], "opponent": [b for _, b, _ in plan]})
+    mat = win_rate_matrix(results, pairs, names, players)
+    rat = rung_ratings(results, names)
+    curves = skill_curves(mat, names, reference)
+    return Ladder(getattr(mod, "__name__", str(mod)), players, names,
+                  n_games, seed, results, mat, rat, curves, skill_vs_luck(mat, names, players),
+                  tuple(order_notes(rat, names)))
+
+
+def _check_rungs(mod: Any, agents: Sequence[Any]) -> list[Any]:
+    if isinstance(agents, str) or not isinstance(agents, Sequence) or len(agents) < 2:
+        raise ValueError(f"a ladder needs at least 2 rungs as a list, weakest first; got "
+                         f"{agents!r}")
+    names = [policy_name(a) for a in agents]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"each rung must appear once; {', '.join(map(repr, twice))} "
+                         f"appears more than once in {names}")
+    return check_policies(mod, agents, 2)
+
+
+def win_rate_matrix(results: pl.DataFrame, pairs: pl.DataFrame, names: Sequence[str],
+                    players: int) -> pl.DataFrame:
+    """Per ordered pair: the win rate of ``rung`` holding one seat against P-1 ``opponent``
+    over its P seatings (``win_rates``: win shares, clustered Wilson 95%, the game index the
+    unit), beside the fair share 1/P. ``pairs``: seating label -> (rung, opponent); a seating
+    may serve two pairs (2 players)."""
+    rows = (results.lazy().join(pairs.lazy(), on="seating")
+            .filter(pl.col("policy") == pl.col("rung")))
+    order = {n: i for i, n in enumerate(names)}
+    t = win_rates(rows, ["rung", "opponent"])
+    return (t.with_columns(fair=pl.lit(1 / players))
+            .sort(pl.col("rung").replace_strict(order), pl.col("opponent").replace_strict(order)))
+
+
+def rung_ratings(results: pl.DataFrame, names: Sequence[str]) -> pl.DataFrame:
+    """Bradley-Terry rating per rung on finishing ahead, Elo scale, with its 95% bootstrap
+    interval over game indices (``tournament.bt_intervals``), in the declared order."""
+    bt = bt_intervals(meetings(results)).rename({"policy": "rung"})
+    order = pl.DataFrame({"rung": list(names), "declared": list(range(len(names)))})
+    return order.join(bt, on="rung", how="left").select("rung", "declared", "bt_elo", "bt_low",
+                                                        "bt_high", "bt_flag")
+
+
+def family_of(name: str) -> tuple[str, int] | None:
+    """(family, budget) of a rung named ``<family>-<integer>``; None for any other name."""
+    m = FAMILY.match(name)
+    return (m["family"], int(m["budget"])) if m else None
+
+
+def skill_curves(mat: pl.DataFrame, names: Sequence[str],
+                 reference: str | None = None) -> pl.DataFrame:
+    """Per family of rungs (``family_of``) and budget: the win rate of the family's rung with
+    one seat against P-1 of the reference (``ladder``'s ``reference``), read off the matrix."""
+    fams: dict[str, list[tuple[int, str]]] = {}
+    for n in names:
+        f = family_of(n)
+        if f is not None:
+            fams.setdefault(f[0], []).append((f[1], n))
+    rows = []
+    for fam, members in fams.items():
+        inside = {n for _, n in members}
+        ref = reference or next((n for n in reversed(names) if family_of(n) is None), None) \
+            or next((n for n in reversed(names) if n not in inside), min(members)[1])
+        for budget, n in sorted(members):
+            if n != ref:
+                rows.append({"family": fam, "budget": budget, "rung": n, "reference": ref})
+    schema = {"family": pl.String, "budget": pl.Int64, "rung": pl.String, "reference": pl.String}
+    want = pl.DataFrame(rows, schema=schema)
+    return want.join(mat.rename({"opponent": "reference"}), on=["rung", "reference"],
+                     how="left", maintain_order="left")
+
+
+def skill_vs_luck(mat: pl.DataFrame, names: Sequence[str], players: int) -> pl.DataFrame:
+    """The declared strongest rung's win rate with one seat against P-1 of the weakest, against
+    1/P (pure luck), and the share of the outcome skill controls, (w - 1/P) / (1 - 1/P): 0
+    where skill does not matter, 1 where the stronger player always wins; its interval is
+    the win rate's mapped through the same line."""
+    cell = mat.filter((pl.col("rung") == names[-1]) & (pl.col("opponent") == names[0]))
+    luck = 1 / players
+
+    def share(c: str) -> pl.Expr:
+        return (pl.col(c) - luck) / (1 - luck)
+    return cell.select(
+        pl.col("rung").alias("strongest"), pl.col("opponent").alias("weakest"),
+        pl.lit(players).alias("players"), "games", "clusters", "win_rate", "ci_low", "ci_high",
+        pl.lit(luck).alias("luck"), share("win_rate").alias("skill_share"),
+        share("ci_low").alias("skill_share_low"), share("ci_high").alias("skill_share_high"))
+
+
+def order_notes(rat: pl.DataFrame, names: Sequence[str]) -> list[str]:
+    """Where the measured ratings do not climb as the rungs were declared (weakest first):
+    each neighbouring pair whose interval says the later rung is weaker, and ratings the data
+    cannot place (``bt_flag``)."""
+    out = []
+    r = {row["rung"]: row for row in rat.iter_rows(named=True)}
+    for lo, hi in zip(names, names[1:], strict=False):
+        if r[hi]["bt_high"] < r[lo]["bt_low"]:
+            out.append(f"{hi} is declared stronger than {lo} but rates lower "
+                       f"({r[hi]['bt_elo']:+.0f} against {r[lo]['bt_elo']:+.0f}, intervals "
+                       f"apart)")
+    out += [f"{n}: {r[n]['bt_flag']}" for n in names if r[n]["bt_flag"]]
+    return out
+
+
+def wide(mat: pl.DataFrame, names: Sequence[str]) -> pl.DataFrame:
+    """The matrix as rung rows by opponent columns, cells "rate [low, high]" in percent."""
+    cell = display.rate_ci("win_rate", "ci_low", "ci_high")
+    t = mat.with_columns(cell=cell).pivot("opponent", index="rung", values="cell")
+    order = {n: i for i, n in enumerate(names)}
+    t = t.sort(pl.col("rung").replace_strict(order))
+    return t.select("rung", *[pl.col(n).fill_null("") if n in t.columns else pl.lit("").alias(n)
+                              for n in names])

@@ -47,7 +47,7 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     the verdicts by skill (``analyses.skill``): ``rung_games`` games at each rung of ``rungs``
     (policy specs from the weakest to the strongest, every seat one rung; one list for every
     game, or a mapping from game name to its list; default, and for a game the mapping does
-    not name: the tournament's lowest- and highest-rated policies), table in
+    not name: the tournament's lowest-, second highest- and highest-rated policies), table in
     ``out/<game>-skill.parquet``.
     The report is computed from the frames in memory (the Parquet files are for the user)."""
     check_int("games", games)
@@ -77,9 +77,11 @@ def _ladders(rungs: Rungs, players: int, seed: int) -> dict[str, list[Any] | Non
 
 
 def default_rungs(ratings: pl.DataFrame) -> list[str]:
-    """The weakest and the strongest policy of a tournament (``ratings``, by rating)."""
-    rated = ratings.filter(pl.col("bt_elo").is_not_null()).sort("bt_elo")
-    return [rated["policy"][0], rated["policy"][-1]]
+    """The weakest, the second strongest and the strongest policy of a tournament
+    (``ratings``, by rating): the strongest policy's edge over a field is then measured at two
+    rungs."""
+    rated = ratings.filter(pl.col("bt_elo").is_not_null()).sort("bt_elo")["policy"].to_list()
+    return list(dict.fromkeys([rated[0], *rated[-2:]]))
 
 
 def _write(out: Path, games: int, players: int, seed: int, counterfactual_games: int,

@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--rungs", action="append", metavar="A,B,... or GAME=A,B,...",
                    help="policy specs every seat plays, weakest first, for the verdicts by "
                         "skill (repeat with GAME= for one game's own list; default: the "
-                        "tournament's weakest and strongest policy)")
+                        "tournament's weakest, second strongest and strongest policy)")
     b.add_argument("--rung-games", type=int, default=RUNG_GAMES, help="games per rung")
     r = sub.add_parser("report", help="write DIR/index.html for a results file or dataset")
     r.add_argument("results", help="Parquet file or simulate(out=DIR) dataset directory")

@@ -51,9 +51,9 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     skill = pl.read_parquet(tmp_path / "rep" / "bloomsim-skill.parquet")
     assert sorted(skill["rung"].unique()) == ["greedy", "random"]
     assert {"seat", "event", "policy"} <= set(skill["kind"])
-    # rapinsim, not named: the tournament's weakest and strongest policy
+    # rapinsim, not named: the tournament's weakest, second strongest and strongest policy
     rapin = pl.read_parquet(tmp_path / "rep" / "rapinsim-skill.parquet")
-    assert rapin["rung"].n_unique() == 2 and "random" in rapin["rung"].to_list()
+    assert rapin["rung"].n_unique() == 3 and "random" in rapin["rung"].to_list()
     assert any("rapinsim: verdicts at rungs random, " in m for m in lines)
 
 

@@ -116,3 +116,11 @@ def test_skill_table_reads_one_row_per_verdict(planted):
     assert row["weak: pct points [95% CI]"].startswith("+") and \
         row["weak: pct points [95% CI]"].endswith("] holds")
     assert row["across the rungs"] == "flips between weak (+) and mid (-)"
+
+
+def test_default_rungs_are_the_weakest_and_the_two_strongest_by_rating():
+    from analyses.balance import default_rungs
+    ratings = pl.DataFrame({"policy": ["a", "b", "c", "d", "e"],
+                            "bt_elo": [120.0, 40.0, None, -30.0, -200.0]})
+    assert default_rungs(ratings) == ["e", "b", "a"]
+    assert default_rungs(ratings.head(2)) == ["b", "a"]

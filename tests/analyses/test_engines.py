@@ -68,7 +68,7 @@ def test_balance_job_refuses_a_count_that_is_not_positive_before_playing(tmp_pat
 
 
 @pytest.mark.parametrize("rungs, message", [
-    ("random,nosuch", "rung 'nosuch' for bloomsim: bloomsim: unknown policy 'nosuch' at seat 0"),
+    ("random,nosuch", "unknown policy 'nosuch'"),   # from the first game that cannot seat it
     ("random,,careful", "rungs: the spec at position 2 of ['random', '', 'careful'] is empty"),
     ("careful", "rungs: give at least two rungs to compare, got ['careful']"),
     ("chess=random,careful", "--rungs 'chess=random,careful': unknown game 'chess'"),
@@ -81,6 +81,8 @@ def test_balance_cli_refuses_bad_rungs_in_one_line_before_playing(tmp_path, caps
     assert main(["balance", "--out", str(out), "--rungs", rungs]) == 2
     err = capsys.readouterr().err
     assert err.startswith("analyses: error: ") and message in err and err.count("\n") == 1
+    if "nosuch" in rungs:
+        assert err.startswith("analyses: error: rung 'nosuch' for ")
     assert not out.exists() and not (tmp_path / "rep.partial").exists()
 
 

@@ -1,8 +1,8 @@
 """Analyses of simulation results: DataFrame in, DataFrame or Figure out.
 
-Only ``tournament``, ``ladder``, ``compare``, ``counterfactual_impact``, ``sweep`` and ``solve``
-play games, through a game's public ``simulate``; everything else reads a results frame,
-LazyFrame or Parquet dataset.
+Only ``tournament``, ``ladder``, ``compare``, ``counterfactual_impact``, ``sweep``, ``solve``
+and ``skill.skill_verdicts`` play games, through a game's public ``simulate``; everything else
+reads a results frame, LazyFrame or Parquet dataset.
 """
 from .compare import Comparison, compare
 from .data import InputError, scan

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -14,6 +15,7 @@ from simcore.runner import check_int
 
 from .event_impact import counterfactual_impact
 from .report import game_section, staged, write_page
+from .skill import RUNG_GAMES, check_playable, resolve_rungs, skill_verdicts
 from .tournament import lineups, rotations, tournament
 
 GAMES_PER_GAME = 200_000
@@ -27,9 +29,13 @@ def say(message: str) -> None:
     print(message, flush=True)
 
 
+Rungs = Sequence[Any] | Mapping[str, Sequence[Any]] | None
+
+
 def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, players: int = 4,
             seed: int = 0, counterfactual_games: int = COUNTERFACTUAL_GAMES,
-            log: Callable[[str], None] = say) -> Path:
+            log: Callable[[str], None] = say, *, rungs: Rungs = None,
+            rung_games: int = RUNG_GAMES) -> Path:
     """Run every registered game and write ``out/index.html`` (swapped in whole when done: an
     interrupted run leaves ``out`` as it was and its finished results in ``OUT.partial``); the
     results go to
@@ -37,18 +43,50 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     ``out/<game>-counterfactual.parquet``. Each game: a tournament of all its built-in policies at
     ``players`` seats (every line-up, every rotation, at least ``games`` games in all on shared
     seeds), then each switch-off replayed on ``counterfactual_games`` games of one table (the
-    games with the rules as they are come from the tournament when it played that table).
+    games with the rules as they are come from the tournament when it played that table), then
+    the verdicts by skill (``analyses.skill``): ``rung_games`` games at each rung of ``rungs``
+    (policy specs from the weakest to the strongest, every seat one rung; one list for every
+    game, or a mapping from game name to its list; default, and for a game the mapping does
+    not name: the tournament's lowest-, second highest- and highest-rated policies), table in
+    ``out/<game>-skill.parquet``.
     The report is computed from the frames in memory (the Parquet files are for the user)."""
     check_int("games", games)
     check_int("counterfactual_games", counterfactual_games)
     check_int("players", players, 2)
+    check_int("rung_games", rung_games)
+    ladders = _ladders(rungs, players, seed)
     with staged(out, keep_partial=True) as folder:
-        page = _write(folder, games, players, seed, counterfactual_games, log)
+        page = _write(folder, games, players, seed, counterfactual_games, log, ladders,
+                      rung_games)
     return Path(out) / page.name
 
 
+def _ladders(rungs: Rungs, players: int, seed: int) -> dict[str, list[Any] | None]:
+    """Each game's rungs (None: the default), every spec checked before anything is played."""
+    specs = registry.all_games()
+    if isinstance(rungs, Mapping):
+        unknown = sorted(set(rungs) - {g.name for g in specs})
+        if unknown:
+            raise ValueError(f"rungs: unknown game {unknown[0]!r}; games are "
+                             f"{[g.name for g in specs]}")
+    ladders = {g.name: resolve_rungs(rungs, g.name) for g in specs}
+    for g in specs:
+        if ladders[g.name] is not None:
+            check_playable(g.module(), ladders[g.name], players, seed, measuring_rules(g))
+    return ladders
+
+
+def default_rungs(ratings: pl.DataFrame) -> list[str]:
+    """The weakest, the second strongest and the strongest policy of a tournament
+    (``ratings``, by rating): the strongest policy's edge over a field is then measured at two
+    rungs."""
+    rated = ratings.filter(pl.col("bt_elo").is_not_null()).sort("bt_elo")["policy"].to_list()
+    return list(dict.fromkeys([rated[0], *rated[-2:]]))
+
+
 def _write(out: Path, games: int, players: int, seed: int, counterfactual_games: int,
-           log: Callable[[str], None]) -> Path:
+           log: Callable[[str], None], ladders: dict[str, list[Any] | None],
+           rung_games: int) -> Path:
     sections = []
     specs = registry.all_games()
     for spec in specs:
@@ -75,12 +113,18 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
         cf.write_parquet(out / f"{name}-counterfactual.parquet")
         clock = _lap(log, f"{name}: {cf['thing'].n_unique()} switch-offs x "
                           f"{counterfactual_games:,} counterfactual games played", clock)
+        ladder = ladders.get(name) or default_rungs(t.ratings)
+        sv = skill_verdicts(mod, ladder, players, rung_games, seed, rules=rules,
+                            top=t.ratings["policy"][0])
+        sv.table.write_parquet(out / f"{name}-skill.parquet")
+        clock = _lap(log, f"{name}: verdicts at rungs {', '.join(sv.rungs)}: {rung_games:,} "
+                          f"games each played", clock)
         note = (f"Tournament of the built-in policies {', '.join(policies)} at {players} seats: "
                 f"{seatings} seatings (every line-up of at least two policies, every rotation), "
                 f"{per_seating:,} games each on the same seeds (seed {seed}). Counterfactual "
                 f"replays: the table {' | '.join(table)} (seat 0 first) on {counterfactual_games:,}"
                 f" games per thing.{_rules_note(spec)} Results: {path.name}.")
-        sections.append(game_section(t.results, out, counterfactual=cf, note=note))
+        sections.append(game_section(t.results, out, counterfactual=cf, note=note, skill=sv))
         _lap(log, f"{name}: report tables and plots written", clock)
     return write_page(sections, out, "Balance report: " + ", ".join(g.title for g in specs))
 

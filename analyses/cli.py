@@ -21,6 +21,7 @@ from .precise import plan, precise
 from .report import partial_folder, report
 from .seats import seat_advantage
 from .solve import solve
+from .skill import RUNG_GAMES, parse_rungs
 from .sweep import CHUNK, variants_of, sweep
 from .sweep import table as sweep_table
 from .tournament import tournament
@@ -37,6 +38,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="games per switched-off thing")
     b.add_argument("--players", type=int, default=4)
     b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--rungs", action="append", metavar="A,B,... or GAME=A,B,...",
+                   help="policy specs every seat plays, weakest first, for the verdicts by "
+                        "skill (repeat with GAME= for one game's own list; default: the "
+                        "tournament's weakest, second strongest and strongest policy)")
+    b.add_argument("--rung-games", type=int, default=RUNG_GAMES, help="games per rung")
     r = sub.add_parser("report", help="write DIR/index.html for a results file or dataset")
     r.add_argument("results", help="Parquet file or simulate(out=DIR) dataset directory")
     r.add_argument("--out", required=True, help="report directory")
@@ -148,6 +154,31 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _rungs(values: list[str] | None) -> list[str] | dict[str, list[str]] | None:
+    """``--rungs``: one list for every game (``A,B``), lists per game (``GAME=A,B``), or both
+    (the plain list then serves the games not named)."""
+    if not values:
+        return None
+    every, per = None, {}
+    for text in values:
+        game, sep, specs = text.partition("=")
+        if not sep:
+            if every is not None:
+                raise ValueError(f"--rungs {text!r}: a list for every game is already given "
+                                 f"({','.join(every)}); name the game: GAME=A,B,...")
+            every = parse_rungs(text)
+        elif game.strip() not in games.names():
+            raise ValueError(f"--rungs {text!r}: unknown game {game.strip()!r}; games are "
+                             f"{games.names()}")
+        elif game.strip() in per:
+            raise ValueError(f"--rungs {text!r}: rungs for {game.strip()} given twice")
+        else:
+            per[game.strip()] = parse_rungs(specs)
+    if not per:
+        return every
+    return per if every is None else {g: per.get(g, every) for g in games.names()}
+
+
 def _candidates(text: str) -> list:
     lo, sep, hi = text.partition("..")
     if sep:
@@ -187,7 +218,8 @@ def _variants(vary: list[str], files: list[str]):
 
 def _run(args: argparse.Namespace) -> None:
     if args.command == "balance":
-        page = balance(args.out, args.games, args.players, args.seed, args.counterfactual_games)
+        page = balance(args.out, args.games, args.players, args.seed, args.counterfactual_games,
+                       rungs=_rungs(args.rungs), rung_games=args.rung_games)
         print(f"balance report: {page.resolve()}")
     elif args.command == "report":
         page = report(scan(args.results), args.out, args.rules)

@@ -109,7 +109,7 @@ def ratings_table(t: pl.DataFrame) -> pl.DataFrame:
 def to_html(t: pl.DataFrame) -> str:
     """An HTML table; numbers (and value [interval] cells) right-aligned, words left."""
     numeric = [t.schema[c].is_numeric() or (t.schema[c] == pl.String and t.height > 0
-                                             and str(t[c][0] or "")[:1] in "-0123456789<")
+                                             and str(t[c][0] or "")[:1] in "+-0123456789<")
                for c in t.columns]
     cls = [' class="n"' if n else "" for n in numeric]
     head = "".join(f"<th{k}>{html.escape(c)}</th>" for c, k in zip(t.columns, cls, strict=True))
@@ -135,3 +135,20 @@ def to_markdown(t: pl.DataFrame) -> str:
 
 def counterfactual_table(t: pl.DataFrame) -> pl.DataFrame:
     return _effects(t, ["kind", "thing", "change", "by", "group", "games"], "effect")
+
+
+def skill_table(table: pl.DataFrame, summary: pl.DataFrame, rungs: list[str]) -> pl.DataFrame:
+    """One row per verdict: at each rung the estimate with its 95% interval in percentage points
+    ("holds" where its Holm-adjusted p is below 0.05, "n/a" where not measured), and its
+    reading across the rungs."""
+    cell = pl.struct("estimate", "ci_low", "ci_high", "holds").map_elements(
+        lambda r: (f"{r['estimate'] * 100:+.1f} [{r['ci_low'] * 100:+.1f}, "
+                   f"{r['ci_high'] * 100:+.1f}]" + (" holds" if r["holds"] else "")),
+        return_dtype=pl.String)
+    wide = (table.select("verdict", "rung", cell.alias("cell"))
+            .pivot("rung", index="verdict", values="cell"))
+    heads = {r: f"{r}: pct points [95% CI]" for r in rungs}
+    return (summary.select("verdict", pl.col("reading").alias("across the rungs"))
+            .join(wide, on="verdict", how="left", maintain_order="left")
+            .select("verdict", *(pl.col(r).fill_null("n/a").alias(heads[r]) for r in rungs),
+                    "across the rungs"))

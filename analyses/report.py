@@ -20,6 +20,7 @@ from .data import (Frame, InputError, collect, columns, detect_game, lazy, requi
 from .event_impact import event_impact
 from .games import game_spec
 from .seats import CONFOUNDED, DESIGN_NOTE, ROTATED, seat_advantage, seat_design
+from .skill import ALPHA, APPEARS, FLIPS, HOLDS, NONE, SOME, VANISHES, SkillVerdicts
 from .tournament import matrix, meetings, pairwise, ratings
 from .winrates import win_rates
 
@@ -92,10 +93,11 @@ def board_data(game: str, rules_path: str | None = None) -> dict | None:
 
 def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = None,
                  counterfactual: pl.DataFrame | None = None, note: str = "",
-                 board: dict | None = None) -> Section:
+                 board: dict | None = None, skill: SkillVerdicts | None = None) -> Section:
     """Compute every table and plot of one game's results into ``out`` (PNG files) and return
     its part of the page. ``board`` (plain data, see ``board_data``) defaults to the board of
-    the rules in force (``rules_path`` or the defaults)."""
+    the rules in force (``rules_path`` or the defaults); ``skill``: the verdicts by skill
+    (``analyses.skill``), shown after the counterfactual table."""
     lf = lazy(df)
     require_rows(lf)
     out = Path(out)
@@ -226,6 +228,10 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                                            title=f"{game}: causal win-rate effect"),
                          out, f"{p}-counterfactual.png", "counterfactual effects"))
         b.append(_details(display.counterfactual_table(counterfactual)))
+    if skill is not None:
+        headline, body = skill_part(skill)
+        sec.headlines.append(headline)
+        b.append(body)
 
     if rules_path is None and spec.assumption_note:
         sec.headlines.insert(0, f"<i>Every {html.escape(spec.title)} figure here rests on the "
@@ -239,6 +245,50 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         b.append(_figure(spec.board_plot(board, lf, rules_path is None), out, f"{p}-board.png",
                          "board usage"))
     return sec
+
+
+SKILL_COUNTS = {HOLDS: "hold at every rung", FLIPS: "flip", VANISHES: "vanish",
+                APPEARS: "appear", SOME: "hold at some rungs only"}
+
+
+def skill_part(sv: SkillVerdicts) -> tuple[str, str]:
+    """The verdicts-by-skill part of a game's section: (headline, body)."""
+    rungs = " &lt; ".join(f"<b>{html.escape(r)}</b>" for r in sv.rungs)
+    s = sv.summary
+    said = ", ".join(f"{n} {words}" for c, words in SKILL_COUNTS.items()
+                     if (n := s.filter(pl.col("across") == c).height))
+    seat0 = s.filter(pl.col("kind") == "seat").row(0, named=True)
+    moving = s.filter(pl.col("across").is_in([FLIPS, VANISHES, APPEARS])
+                      & (pl.col("verdict") != seat0["verdict"]))
+    examples = "; ".join(f"{html.escape(r['verdict'])}: {html.escape(r['reading'])}"
+                         for r in moving.head(3).iter_rows(named=True))
+    more = f" ({moving.height - 3} more in the table)" if moving.height > 3 else ""
+    headline = (f"Verdicts by skill (rungs {rungs}, every seat one rung, {sv.n_games:,} games "
+                f"each): of {s.height} verdicts {said or 'none holds at any rung'}. "
+                f"{html.escape(seat0['verdict'])}: {html.escape(seat0['reading'])}."
+                + (f" Changing with skill: {examples}{more}." if examples else ""))
+    top = "" if sv.top is None else (
+        f" The strongest policy of the tournament, {html.escape(sv.top)}, also plays one seat "
+        f"(rotated) against the rung in the others, about {sv.n_games:,} games per rung (not "
+        f"at the rung that is {html.escape(sv.top)} itself).")
+    wide = display.skill_table(sv.table, s, list(sv.rungs))
+    held = wide.filter(pl.Series(s["across"] != NONE))
+    body = (f"<h3>Verdicts by skill: rungs {rungs}</h3><p class=note>Each rung is one policy "
+            f"spec played by every seat, the rungs from the weakest to the strongest; each "
+            f"plays the same {sv.n_games:,} game indices of seed {sv.seed} at {sv.players} "
+            f"seats (the same chance at every rung).{top} A verdict is a win-rate difference in "
+            f"percentage points with its 95% interval ({UNIT}): each seat against its fair "
+            f"share, each thing with minus without (association, as the observational table: "
+            f"game-level things per seat, seat-level things over all seats). It <i>holds</i> "
+            f"at a rung when its p-value, Holm-adjusted over one family (all "
+            f"{sv.table['p'].is_not_nan().sum()} tests of the table: every verdict at every "
+            f"rung), is below {ALPHA}. Across the rungs it <i>holds</i> at every rung, "
+            f"<i>flips</i> (holds with opposite signs at two rungs), <i>vanishes</i> (holds at "
+            f"the weaker rungs only), <i>appears</i> (at the stronger only), or holds at some. "
+            f"Not holding is not absence: read the interval's width.</p>")
+    body += (display.to_html(held) if held.height else
+             "<p>No verdict holds at any rung.</p>") + _details(wide)
+    return headline, body
 
 
 def seat_headline(g: pl.DataFrame) -> str:

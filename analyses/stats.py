@@ -191,6 +191,15 @@ def equal_shares_test(c, t, m, one_game_per_cluster: bool) -> tuple[float, int, 
     return stat, k - 1, chi2_sf(stat, k - 1), "cluster-robust Wald"
 
 
+def score_p(rate, n_eff, p0) -> np.ndarray:
+    """Two-sided p-value of the score test of a rate against ``p0`` on the effective n (the
+    test the Wilson interval inverts: ``p0`` lies outside the 95% Wilson interval of
+    ``clustered_wilson`` exactly when this p is below 0.05)."""
+    rate, n_eff, p0 = (np.asarray(x, dtype=np.float64) for x in (rate, n_eff, p0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return two_sided_p((rate - p0) / np.sqrt(p0 * (1 - p0) / n_eff))
+
+
 def two_sided_p(z: np.ndarray | float) -> np.ndarray:
     """Two-sided normal p-value of a z statistic."""
     z = np.abs(np.asarray(z, dtype=np.float64))

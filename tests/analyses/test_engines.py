@@ -28,7 +28,7 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     from simcore import games
     lines = []
     page = balance(tmp_path / "rep", games=300, players=2, counterfactual_games=60,
-                   log=lines.append)
+                   log=lines.append, rungs={"bloomsim": ["random", "greedy"]}, rung_games=200)
     text = page.read_text()
     assert 'id="bloomsim"' in text and 'id="rapinsim"' in text
     assert "default approximation of the printed map" in text
@@ -43,6 +43,18 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     chars = pl.read_parquet(tmp_path / "rep" / "rapinsim-results.parquet")["character"]
     assert chars.n_unique() == 6 and "character_selection = draw" in text
     assert "Strongest policy by Bradley-Terry rating" in text
+    # verdicts by skill: the rungs named in each game's section and its headline
+    assert text.count("<h3>Verdicts by skill: rungs ") == len(games.names())
+    assert "Verdicts by skill: rungs <b>random</b> &lt; <b>greedy</b></h3>" in text
+    assert "Verdicts by skill (rungs <b>random</b> &lt; <b>greedy</b>, every seat one rung, " \
+        "200 games each)" in text
+    skill = pl.read_parquet(tmp_path / "rep" / "bloomsim-skill.parquet")
+    assert sorted(skill["rung"].unique()) == ["greedy", "random"]
+    assert {"seat", "event", "policy"} <= set(skill["kind"])
+    # rapinsim, not named: the tournament's weakest, second strongest and strongest policy
+    rapin = pl.read_parquet(tmp_path / "rep" / "rapinsim-skill.parquet")
+    assert rapin["rung"].n_unique() == 3 and "random" in rapin["rung"].to_list()
+    assert any("rapinsim: verdicts at rungs random, " in m for m in lines)
 
 
 @pytest.mark.parametrize("kw, name", [(dict(games=0), "games"),
@@ -53,6 +65,25 @@ def test_balance_job_refuses_a_count_that_is_not_positive_before_playing(tmp_pat
     with pytest.raises(ValueError, match=f"^{name} must be a positive integer"):
         balance(tmp_path / "rep", **kw, log=pytest.fail)
     assert not (tmp_path / "rep").exists()
+
+
+@pytest.mark.parametrize("rungs, message", [
+    ("random,nosuch", "unknown policy 'nosuch'"),   # from the first game that cannot seat it
+    ("random,,careful", "rungs: the spec at position 2 of ['random', '', 'careful'] is empty"),
+    ("careful", "rungs: give at least two rungs to compare, got ['careful']"),
+    ("chess=random,careful", "--rungs 'chess=random,careful': unknown game 'chess'"),
+])
+def test_balance_cli_refuses_bad_rungs_in_one_line_before_playing(tmp_path, capsys, rungs,
+                                                                   message):
+    pytest.importorskip("bloomsim")
+    from analyses.cli import main
+    out = tmp_path / "rep"
+    assert main(["balance", "--out", str(out), "--rungs", rungs]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("analyses: error: ") and message in err and err.count("\n") == 1
+    if "nosuch" in rungs:
+        assert err.startswith("analyses: error: rung 'nosuch' for ")
+    assert not out.exists() and not (tmp_path / "rep.partial").exists()
 
 
 def test_tournament_cli_prints_ratings_with_intervals_and_the_matrix(capsys):

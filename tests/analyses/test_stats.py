@@ -16,6 +16,22 @@ def test_wilson_matches_scipy(k, n):
     assert high == pytest.approx(ref.high, abs=1e-12)
 
 
+def test_score_p_is_the_test_the_wilson_interval_inverts():
+    from analyses.stats import score_p
+    rng = np.random.default_rng(3)
+    n = rng.uniform(20, 5000, 400)
+    rate = rng.uniform(0.02, 0.98, 400)
+    p0 = rng.uniform(0.05, 0.95, 400)
+    low, high = wilson(rate * n, n)
+    outside = (p0 < low) | (p0 > high)
+    p = score_p(rate, n, p0)
+    assert ((p < 0.05) == outside).all() and outside.any() and (~outside).any()
+    assert score_p(0.3, 1000, 0.3) == pytest.approx(1.0)
+    # the score statistic: z on the null variance p0 (1 - p0) / n, normal tail from scipy
+    z = (0.28 - 0.25) / np.sqrt(0.25 * 0.75 / 800)
+    assert score_p(0.28, 800, 0.25) == pytest.approx(2 * stats.norm.sf(z))
+
+
 def test_wilson_takes_fractional_wins_and_empty_groups():
     low, high = wilson(np.array([2.5, 0.0]), np.array([10, 0]))
     assert 0 < low[0] < 0.25 < high[0] < 1

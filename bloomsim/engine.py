@@ -86,6 +86,9 @@ G_ENCH_N = G.field("ench_n", meaning="cards in the enchanted deck")
 G_ENCH_PTR = G.field("ench_ptr", meaning="the enchanted deck's next card")
 G_SELECTING = G.field("selecting", meaning="hands are being selected")
 G_LAST_BRAVE = G.field("last_brave", meaning="who last acted bravely this round")
+G_TURN_ROLE = G.field("turn_role", meaning="the role led in the turn while its holders are still "
+                                           "answering, else -1 (determinize)")
+G_ANSWERED = G.field("answered", meaning="the last seat whose chance to follow it has come")
 N_G = G.end       # setup clears g[:N_G]
 G_LOG_CAP = G.field("log_cap", meaning="decisions the log keeps (0: none)")
 G_LOG_AT = G.field("log_at", meaning="where the log starts")
@@ -454,18 +457,24 @@ def record(g, seat, kind, n, c):
 def determinize(t, g, seat, seed):
     """Resample what the seat cannot see, consistently with all it has seen: each other
     seat's hand (as many roles as it holds, from the roles nobody played this round: a holder
-    must follow a led role), the events still face down, the enchanted deck's unseen cards,
-    and the coming draws of chance and of the other seats (``simcore.rng.reseed``)."""
+    must follow a led role; the role of the turn in progress too for a seat whose chance to
+    follow it is still to come), the events still face down, the enchanted deck's unseen
+    cards, and the coming draws of chance and of the other seats (``simcore.rng.reseed``)."""
     n_players = g[G_NP]
     st = g[G_ST:G_ST + 1 + n_players].view(np.uint64)
     reseed(st, seed, 1 + seat)
     R, N, E = t[P_N_ROLES], t[T_N_TILES], t[T_N_EVENT]
     free = ((np.int64(1) << R) - 1) & ~g[G_PLAYED]
+    r, lead = g[G_TURN_ROLE], g[G_LEADER]
+    answered = (g[G_ANSWERED] - lead + n_players) % n_players
     for p in range(n_players):
         if p != seat:
+            may = free
+            if r >= 0 and (p - lead + n_players) % n_players > answered:
+                may |= np.int64(1) << r
             hand = 0
             for i in range(g[sc(p, S_NHAND)]):
-                left = free & ~hand
+                left = may & ~hand
                 k = randint(st, CHANCE, popcount(np.uint64(left)))
                 hand |= np.int64(1) << nth_set_bit(left, k)
             g[sc(p, S_HAND)] = hand
@@ -891,6 +900,7 @@ def setup(t, s, key, game):
     s.g[G_KEY:G_KEY + 1].view(np.uint64)[0] = key
     s.g[G_GAME] = game
     s.g[G_EVENT] = -1
+    s.g[G_TURN_ROLE] = -1
     for p in range(n_players):
         for j in range(S_POLICY):
             s.g[sc(p, j)] = 0
@@ -1104,11 +1114,13 @@ def play_turn(t, s):
         c = decide(t, s, leader, P.LEAD, 2 * s.g[sc(leader, S_NHAND)])
     r, brave = nth_set_bit(hand, c >> 1), (c & 1) == 1
     play_card(t, s, leader, r)
+    s.g[G_TURN_ROLE], s.g[G_ANSWERED] = r, leader
     bravest = leader if brave else -1
     if not brave:
         cowardly_action(t, s, leader, r)
     for k in range(leader + 1, leader + n_players):     # the others, clockwise
         seat = k - n_players if k >= n_players else k
+        s.g[G_ANSWERED] = seat
         if not (s.g[sc(seat, S_HAND)] >> r) & 1:
             continue
         c = -1
@@ -1135,6 +1147,7 @@ def play_turn(t, s):
             bravest = seat
         else:
             cowardly_action(t, s, seat, r)
+    s.g[G_TURN_ROLE] = -1
     if bravest >= 0:
         s.g[sc(bravest, S_BRAVE_DONE)] += 1
         role_action(t, s, bravest, r, True)

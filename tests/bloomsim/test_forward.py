@@ -180,3 +180,33 @@ def test_to_act_is_current_without_the_descriptions():
     assert g.to_act == (g.current.seat, g.current.n)
     g.play("random")
     assert g.to_act is None
+
+
+def test_a_hidden_hand_holds_only_roles_the_seat_cannot_rule_out():
+    """At every decision of random play, mid-turn ones included, each other seat's true hand
+    lies within what ``determinize`` may deal it (unplayed roles, and the led role while the
+    seat's chance to follow is still to come), and every dealt hand is full and within it:
+    otherwise a search would sample worlds that cannot be."""
+    rng = np.random.default_rng(3)
+    checked = 0
+    for game in range(6):
+        g = bloomsim.new_game(3 + game % 3, 17, game)
+        while not g.done:
+            seat, n = g.to_act
+            if rng.random() < 0.15:
+                st, d = g.state(), g.determinize(seat, int(rng.integers(1 << 30))).state()
+                players = len(st["seat.hand"])
+                lead, r = int(st["leader"][0]), int(st["turn_role"][0])
+                answered = (int(st["answered"][0]) - lead) % players
+                for p in range(players):
+                    if p == seat:
+                        continue
+                    may = ~int(st["played"][0]) & 0x3FF
+                    if r >= 0 and (p - lead) % players > answered:
+                        may |= 1 << r
+                    for hand in (int(st["seat.hand"][p]), int(d["seat.hand"][p])):
+                        assert hand & ~may == 0
+                        assert bin(hand).count("1") == st["seat.hand_size"][p]
+                    checked += 1
+            g.step(int(rng.integers(n)))
+    assert checked > 100

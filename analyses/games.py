@@ -7,6 +7,7 @@ from typing import Any
 
 import polars as pl
 
+from simcore.search import is_agent_spec
 from simcore import games
 
 
@@ -35,14 +36,18 @@ def policy_name(p: Any) -> str:
 
 def check_policies(mod: Any, policies: Sequence[Any], least: int,
                    distinct: bool = True) -> list[Any]:
-    """At least ``least`` policies, each built in or a user policy; ``distinct``: no name
-    twice (a tournament's entrants; a table may seat one policy twice)."""
+    """At least ``least`` policies, each built in, a user policy or (where the game has them)
+    a search agent; ``distinct``: no name twice (a tournament's entrants; a table may seat
+    one policy twice)."""
     if isinstance(policies, str) or len(policies) < least:
         raise ValueError(f"give at least {least} policies as a list, got {policies!r}")
+    searches = hasattr(mod, "agent")
     for p in policies:
-        if isinstance(p, str) and p not in mod.POLICIES:
+        if isinstance(p, str) and p not in mod.POLICIES and not (searches and is_agent_spec(p)):
             raise ValueError(f"unknown policy {p!r}; built-in policies are "
-                             f"{sorted(mod.POLICIES)}")
+                             f"{sorted(mod.POLICIES)}"
+                             + ("; search agents are named like 'ismcts-1000', 'pimc-500', "
+                                "'flat-200'" if searches else ""))
     names = [policy_name(p) for p in policies]
     if distinct and len(set(names)) != len(names):
         raise ValueError(f"policies must have distinct names, got {names}")

@@ -126,3 +126,11 @@ def test_agent_is_a_frozen_value():
     with pytest.raises(AttributeError):
         a.iterations = 5
     assert a.name == "flat-10"
+
+
+def test_search_rungs_climb_the_ladder(game):
+    """Search agents are rungs like any policy: by name, and as a family at budgets."""
+    from analyses import ladder
+    lad = ladder(game.name, ["random", "ismcts-4", "ismcts-16"], 2, 2, 3)
+    assert lad.rungs == ("random", "ismcts-4", "ismcts-16")
+    assert set(lad.curves["budget"].to_list()) == {4, 16}

@@ -15,7 +15,8 @@ from simcore.runner import check_int
 
 from .event_impact import counterfactual_impact
 from .report import game_section, staged, write_page
-from .skill import RUNG_GAMES, check_playable, resolve_rungs, skill_verdicts
+from .skill import (RUNG_GAMES, SEARCH_GAMES, SEARCH_RUNG, check_playable, resolve_rungs,
+                    skill_verdicts)
 from .tournament import lineups, rotations, tournament
 
 GAMES_PER_GAME = 200_000
@@ -35,7 +36,7 @@ Rungs = Sequence[Any] | Mapping[str, Sequence[Any]] | None
 def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, players: int = 4,
             seed: int = 0, counterfactual_games: int = COUNTERFACTUAL_GAMES,
             log: Callable[[str], None] = say, *, rungs: Rungs = None,
-            rung_games: int = RUNG_GAMES) -> Path:
+            rung_games: int = RUNG_GAMES, search_games: int = SEARCH_GAMES) -> Path:
     """Run every registered game and write ``out/index.html`` (swapped in whole when done: an
     interrupted run leaves ``out`` as it was and its finished results in ``OUT.partial``); the
     results go to
@@ -47,17 +48,19 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     the verdicts by skill (``analyses.skill``): ``rung_games`` games at each rung of ``rungs``
     (policy specs from the weakest to the strongest, every seat one rung; one list for every
     game, or a mapping from game name to its list; default, and for a game the mapping does
-    not name: the tournament's lowest-, second highest- and highest-rated policies), table in
+    not name: the tournament's lowest-, second highest- and highest-rated policies and, for a
+    game with search agents, ``skill.SEARCH_RUNG`` on ``search_games`` games), table in
     ``out/<game>-skill.parquet``.
     The report is computed from the frames in memory (the Parquet files are for the user)."""
     check_int("games", games)
     check_int("counterfactual_games", counterfactual_games)
     check_int("players", players, 2)
     check_int("rung_games", rung_games)
+    check_int("search_games", search_games)
     ladders = _ladders(rungs, players, seed)
     with staged(out, keep_partial=True) as folder:
         page = _write(folder, games, players, seed, counterfactual_games, log, ladders,
-                      rung_games)
+                      rung_games, search_games)
     return Path(out) / page.name
 
 
@@ -76,17 +79,18 @@ def _ladders(rungs: Rungs, players: int, seed: int) -> dict[str, list[Any] | Non
     return ladders
 
 
-def default_rungs(ratings: pl.DataFrame) -> list[str]:
+def default_rungs(ratings: pl.DataFrame, searches: bool) -> list[str]:
     """The weakest, the second strongest and the strongest policy of a tournament
     (``ratings``, by rating): the strongest policy's edge over a field is then measured at two
-    rungs."""
+    rungs; then, for a game with search agents (``searches``), the search rung
+    ``skill.SEARCH_RUNG``."""
     rated = ratings.filter(pl.col("bt_elo").is_not_null()).sort("bt_elo")["policy"].to_list()
-    return list(dict.fromkeys([rated[0], *rated[-2:]]))
+    return list(dict.fromkeys([rated[0], *rated[-2:]])) + [SEARCH_RUNG] * searches
 
 
 def _write(out: Path, games: int, players: int, seed: int, counterfactual_games: int,
            log: Callable[[str], None], ladders: dict[str, list[Any] | None],
-           rung_games: int) -> Path:
+           rung_games: int, search_games: int) -> Path:
     sections = []
     specs = registry.all_games()
     for spec in specs:
@@ -113,12 +117,12 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
         cf.write_parquet(out / f"{name}-counterfactual.parquet")
         clock = _lap(log, f"{name}: {cf['thing'].n_unique()} switch-offs x "
                           f"{counterfactual_games:,} counterfactual games played", clock)
-        ladder = ladders.get(name) or default_rungs(t.ratings)
+        ladder = ladders.get(name) or default_rungs(t.ratings, hasattr(mod, "agent"))
         sv = skill_verdicts(mod, ladder, players, rung_games, seed, rules=rules,
-                            top=t.ratings["policy"][0])
+                            top=t.ratings["policy"][0], search_games=search_games)
         sv.table.write_parquet(out / f"{name}-skill.parquet")
-        clock = _lap(log, f"{name}: verdicts at rungs {', '.join(sv.rungs)}: {rung_games:,} "
-                          f"games each played", clock)
+        clock = _lap(log, f"{name}: verdicts at rungs {', '.join(sv.rungs)}: "
+                          f"{sv.games_said()} played", clock)
         note = (f"Tournament of the built-in policies {', '.join(policies)} at {players} seats: "
                 f"{seatings} seatings (every line-up of at least two policies, every rotation), "
                 f"{per_seating:,} games each on the same seeds (seed {seed}). Counterfactual "

@@ -21,7 +21,7 @@ from .precise import plan, precise
 from .report import partial_folder, report
 from .seats import seat_advantage
 from .solve import solve
-from .skill import RUNG_GAMES, parse_rungs
+from .skill import RUNG_GAMES, SEARCH_GAMES, SEARCH_RUNG, parse_rungs
 from .sweep import CHUNK, variants_of, sweep
 from .sweep import table as sweep_table
 from .tournament import tournament
@@ -41,8 +41,11 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--rungs", action="append", metavar="A,B,... or GAME=A,B,...",
                    help="policy specs every seat plays, weakest first, for the verdicts by "
                         "skill (repeat with GAME= for one game's own list; default: the "
-                        "tournament's weakest, second strongest and strongest policy)")
+                        "tournament's weakest, second strongest and strongest policy, then "
+                        f"{SEARCH_RUNG} for a game with search agents)")
     b.add_argument("--rung-games", type=int, default=RUNG_GAMES, help="games per rung")
+    b.add_argument("--search-games", type=int, default=SEARCH_GAMES,
+                   help="games at a search agent's rung (when fewer than --rung-games)")
     r = sub.add_parser("report", help="write DIR/index.html for a results file or dataset")
     r.add_argument("results", help="Parquet file or simulate(out=DIR) dataset directory")
     r.add_argument("--out", required=True, help="report directory")
@@ -219,7 +222,8 @@ def _variants(vary: list[str], files: list[str]):
 def _run(args: argparse.Namespace) -> None:
     if args.command == "balance":
         page = balance(args.out, args.games, args.players, args.seed, args.counterfactual_games,
-                       rungs=_rungs(args.rungs), rung_games=args.rung_games)
+                       rungs=_rungs(args.rungs), rung_games=args.rung_games,
+                       search_games=args.search_games)
         print(f"balance report: {page.resolve()}")
     elif args.command == "report":
         page = report(scan(args.results), args.out, args.rules)

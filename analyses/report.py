@@ -263,23 +263,25 @@ def skill_part(sv: SkillVerdicts) -> tuple[str, str]:
     examples = "; ".join(f"{html.escape(r['verdict'])}: {html.escape(r['reading'])}"
                          for r in moving.head(3).iter_rows(named=True))
     more = f" ({moving.height - 3} more in the table)" if moving.height > 3 else ""
-    headline = (f"Verdicts by skill (rungs {rungs}, every seat one rung, {sv.n_games:,} games "
-                f"each): of {s.height} verdicts {said or 'none holds at any rung'}. "
+    headline = (f"Verdicts by skill (rungs {rungs}, every seat one rung, "
+                f"{html.escape(sv.games_said())}): of {s.height} verdicts "
+                f"{said or 'none holds at any rung'}. "
                 f"{html.escape(seat0['verdict'])}: {html.escape(seat0['reading'])}."
                 + (f" Changing with skill: {examples}{more}." if examples else ""))
     top = "" if sv.top is None else (
         f" The strongest policy of the tournament, {html.escape(sv.top)}, also plays one seat "
-        f"(rotated) against the rung in the others, about {sv.n_games:,} games per rung (not "
+        f"(rotated) against the rung in the others, about as many games as the rung plays (not "
         f"at the rung that is {html.escape(sv.top)} itself).")
     wide = display.skill_table(sv.table, s, list(sv.rungs))
     held = wide.filter(pl.Series(s["across"] != NONE))
     body = (f"<h3>Verdicts by skill: rungs {rungs}</h3><p class=note>Each rung is one policy "
             f"spec played by every seat, the rungs from the weakest to the strongest; each "
-            f"plays the same {sv.n_games:,} game indices of seed {sv.seed} at {sv.players} "
-            f"seats (the same chance at every rung).{top} A verdict is a win-rate difference in "
-            f"percentage points with its 95% interval ({UNIT}): each seat against its fair "
-            f"share, each thing with minus without (association, as the observational table: "
-            f"game-level things per seat, seat-level things over all seats). It <i>holds</i> "
+            f"plays the first game indices of seed {sv.seed} at {sv.players} seats, "
+            f"{html.escape(sv.games_said())} (the same chance at every rung).{top} A verdict is "
+            f"a win-rate difference in percentage points with its 95% interval ({UNIT}): each "
+            f"seat against its fair share, each thing with minus without (association, as the "
+            f"observational table: game-level things per seat, seat-level things over all "
+            f"seats). It <i>holds</i> "
             f"at a rung when its p-value, Holm-adjusted over one family (all "
             f"{sv.table['p'].is_not_nan().sum()} tests of the table: every verdict at every "
             f"rung), is below {ALPHA}. Across the rungs it <i>holds</i> at every rung, "

@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from simcore.search import is_agent_spec
+
 from .data import Frame, collect, game_of, lazy
 from .event_impact import event_impact, things
 from .games import game_module, game_spec, play, policy_name
@@ -26,6 +28,11 @@ from .winrates import win_rates
 
 RUNG_GAMES = 20_000
 """Default games per rung (each verdict's table at one rung)."""
+SEARCH_RUNG = "ismcts-32"
+"""The search rung of the default ladder, for a game with search agents."""
+SEARCH_GAMES = 400
+"""Default games at a search rung (every seat searches: each game costs thousands of the
+heuristics', so its intervals are wider and more verdicts vanish there for want of games)."""
 ALPHA = 0.05
 """A verdict holds at a rung when its Holm-adjusted p-value is below this."""
 
@@ -54,6 +61,13 @@ class SkillVerdicts:
     top: str | None
     table: pl.DataFrame
     summary: pl.DataFrame
+    games: tuple[int, ...] = ()     # games played at each rung (``search_games`` at a search
+    #                                 rung when fewer than ``n_games``)
+
+    def games_said(self) -> str:
+        """'20,000 games each' or '20,000 games each (400 at ismcts-32)'."""
+        fewer = [f"{n:,} at {r}" for r, n in zip(self.rungs, self.games) if n != self.n_games]
+        return f"{self.n_games:,} games each" + (f" ({', '.join(fewer)})" if fewer else "")
 
 
 def parse_rungs(text: str) -> list[str]:
@@ -93,23 +107,28 @@ def check_playable(game: Any, rungs: Sequence[Any], players: int, seed: int = 0,
 
 
 def skill_verdicts(game: Any, rungs: Sequence[Any], players: int, n_games: int = RUNG_GAMES,
-                   seed: int = 0, *, rules: Any = None, top: Any = None) -> SkillVerdicts:
+                   seed: int = 0, *, rules: Any = None, top: Any = None,
+                   search_games: int = SEARCH_GAMES) -> SkillVerdicts:
     """Play each rung (every seat the rung's spec, ``n_games`` games of ``seed``) and measure
     the verdicts at each: every seat's win rate against its fair share 1/P; each thing's
     win-rate change (``event_impact``: game-level things per seat, seat-level things over all
     seats; association, as the observational table); and, given ``top`` (the strongest policy
     of the tournament), its win rate against 1/P when it sits in one seat, rotated over all
     seats, and the rung's spec in the others (about ``n_games`` games in all; not measured at
-    the rung that is ``top`` itself)."""
+    the rung that is ``top`` itself). A search agent's rung plays ``search_games`` games
+    instead of ``n_games`` when that is fewer."""
     mod = game_module(game)
     rungs = check_rungs(rungs)
     parts = []
+    counts = []
     for r in rungs:
         name = policy_name(r)
-        df = play(mod, [r] * players, n_games, seed, rules)
+        n = min(n_games, search_games) if is_agent_spec(r) else n_games
+        counts.append(n)
+        df = play(mod, [r] * players, n, seed, rules)
         parts.append(rung_verdicts(df, name))
         if top is not None and name != policy_name(top):
-            per = max(1, n_games // players)
+            per = max(1, n // players)
             field = pl.concat([play(mod, s, per, seed, rules)
                                for s in rotations([top] + [r] * (players - 1))])
             parts.append(field_verdict(field, policy_name(top), name))
@@ -117,7 +136,7 @@ def skill_verdicts(game: Any, rungs: Sequence[Any], players: int, n_games: int =
     names = tuple(policy_name(r) for r in rungs)
     return SkillVerdicts(game_spec(mod).name, names, n_games, players, seed,
                          None if top is None else policy_name(top), table,
-                         summarise(table, names))
+                         summarise(table, names), tuple(counts))
 
 
 def rung_verdicts(df: Frame, rung: str) -> pl.DataFrame:

@@ -22,7 +22,7 @@ from simcore.rng import root_key
 
 from . import engine as E
 from . import reference as ref
-from .policies import BUILTIN_IDS, KIND_NAMES, POLICIES
+from .policies import BUILTIN_IDS, KIND_NAMES, POLICIES, WEIGHTS, weighted
 from .rules import Rules, default_rules, load_rules
 
 ENGINES = ("compiled", "reference")
@@ -43,7 +43,7 @@ def as_rules(rules) -> Rules:
 
 def seat_policies(policies: Sequence, rules: Rules) -> SeatPolicies:
     return resolve(policies, BUILTIN_IDS, "bloomsim",
-                   (rules.players["min"], rules.players["max"]))
+                   (rules.players["min"], rules.players["max"]), WEIGHTS)
 
 
 def flat_tables(rules: Rules) -> np.ndarray:
@@ -96,7 +96,7 @@ def play_compiled(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int,
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
         E.play_batch(flat_tables(rules), np.uint64(root_key(seed)), start, sp.ids,
                      user_addresses(sp.user_py, E.MAX_PLAYERS),
-                     b.seat_out, b.rank, b.win, b.game_out, errors, logs)
+                     b.seat_out, b.rank, b.win, b.game_out, errors, logs, sp.weights)
     raise_policy_fault("bloomsim", sp, KIND_NAMES, start, errors,
                        lambda game: reference_game(rules, sp, seed, game))
     if log:
@@ -109,7 +109,8 @@ def play_compiled(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int,
 
 def reference_policies(sp: SeatPolicies) -> list:
     funcs = list(POLICIES.values())
-    return [funcs[i] if i >= 0 else sp.user_py[-1 - i] for i in sp.ids]
+    return [weighted(h.weights) if h is not None else funcs[i] if i >= 0 else sp.user_py[-1 - i]
+            for i, h in zip(sp.ids, sp.heuristics)]
 
 
 def reference_game(rules: Rules, sp: SeatPolicies, seed: int, game: int,

@@ -17,7 +17,7 @@ from simcore.rng import root_key
 from . import engine as E
 from . import reference as ref
 from . import stats as S
-from .policies import KIND_NAMES, POLICIES
+from .policies import KIND_NAMES, POLICIES, WEIGHTS
 from .rules import CHARACTERS, Rules, rules_or_default
 
 ENGINES = ("compiled", "reference")
@@ -28,7 +28,8 @@ def _check(policies, rules, characters, engine) -> tuple[Rules, SeatPolicies, np
     rules = rules_or_default(rules)
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
-    pol = resolve(policies, POLICIES, "rapinsim", (rules.players_min, rules.players_max))
+    pol = resolve(policies, POLICIES, "rapinsim", (rules.players_min, rules.players_max),
+                  WEIGHTS)
     p = len(pol.names)
     if p >= rules.districts:
         raise ValueError(f"rapinsim: {p} players need more than {rules.districts} districts")
@@ -53,7 +54,8 @@ def _check(policies, rules, characters, engine) -> tuple[Rules, SeatPolicies, np
 
 
 def _reference_policies(pol: SeatPolicies):
-    return [ref.builtin(int(i)) if i >= 0 else pol.user_py[-1 - int(i)] for i in pol.ids]
+    return [ref.builtin(int(i), None if h is None else h.weights) if i >= 0
+            else pol.user_py[-1 - int(i)] for i, h in zip(pol.ids, pol.heuristics)]
 
 
 def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, start: int,
@@ -77,7 +79,7 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
     err = np.zeros((n, 5), np.int64)
     buf = np.zeros((n, LOG_LEN if log else 0, 4), np.int16)
     E.play_batch(rules, pol.ids, user_addresses(pol.user_py, E.P), np.uint64(key), start, p,
-                 fixed, seat, win, game, chars, led, err, buf)
+                 fixed, seat, win, game, chars, led, err, buf, pol.weights)
     raise_policy_fault("rapinsim", pol, KIND_NAMES, start, err,
                        lambda g: ref.play_game(rules, funcs, pol.names, key, g, fc))
     if log:

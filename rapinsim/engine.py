@@ -52,7 +52,7 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        OB_LETTER, OB_MARKERS, OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE,
                        OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS,
                        OB_TREASURES, OB_TURN, PLACE, STEP, TARGET, CHEST_TILE, EVADER, RANDOM,
-                       choose_builtin, data_ptr)
+                       DEFAULT_W, choose_weighted, data_ptr)
 from .policies import CHARACTER, O_CHARACTER
 from .reference import EMPTY
 from .rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
@@ -112,6 +112,9 @@ PID = G.field("pid", P, "policy id per seat (built-in >= 0, user -1 - i)")
 FIXED = G.field("fixed", P, "fixed characters, -1: chosen or drawn")
 G.align(2)
 UF = G.field("uf", 2 * P, "int64 [i] user policy i's compiled code (address, policy_at)")
+NW = len(DEFAULT_W)
+W = G.field("weights", 2 * NW * P, "float64 [s * NW + k] seat s's heuristic weights "
+                                   "(policies.WEIGHTS; seat_weights)")
 RULES_LEN = G.end
 
 # ---- one game's state: scalars
@@ -172,8 +175,9 @@ FM_LEN = FM_ROWS + MO * N_FEATURES
 
 
 def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
-                fixed: np.ndarray, log_cap: int) -> np.ndarray:
-    """G's first ``RULES_LEN`` slots: the rules and the batch settings."""
+                fixed: np.ndarray, log_cap: int, weights=None) -> np.ndarray:
+    """G's first ``RULES_LEN`` slots: the rules and the batch settings; ``weights``: [P, NW]
+    the seats' heuristic weights (None: the built-ins')."""
     ra = rules.arrays()
     v = np.zeros(RULES_LEN, np.int32)
     d, h = ra.n_districts, ra.n_houses
@@ -216,6 +220,8 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
     v[PID:PID + n_players] = ids
     v[FIXED:FIXED + P] = fixed
     v[UF:UF + 2 * P].view(np.int64)[:] = user
+    v[W:W + 2 * NW * n_players].view(np.float64)[:] = np.ravel(
+        [DEFAULT_W] * n_players if weights is None else weights)
     return v
 
 
@@ -256,6 +262,7 @@ u64_at = _typed_at(types.uint64)
 i64_at = _typed_at(types.int64)
 i8_at = _typed_at(types.int8)
 f32_at = _typed_at(types.float32)
+f64_at = _typed_at(types.float64)
 
 
 @helper
@@ -650,7 +657,9 @@ def decide_policy(G, s, kind, n):
             features(G, s, i, own_unseen, pid < 0)
     rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
     if pid >= 0:
-        c = choose_builtin(pid, kind, obs, F, n, rng)
+        w = f64_at(G, W + 2 * NW * s)       # the seat's weights (NW of them)
+        c = choose_weighted(pid, (w[0], w[1], w[2], w[3], w[4], w[5], w[6]), kind, obs, F, n,
+                            rng)
     elif pid == FM_SEAT:                # the forward model (built-in policies never test it)
         return fm_at(i64_at(G, UF)[0])(G, s, kind, n)
     else:
@@ -1397,10 +1406,11 @@ def play_games(Ga, key, start, counter, game_fn, seat, win, game, chars, led, er
 
 
 def play_batch(rules: Rules, ids, user, key, start, n_players, fixed, seat, win, game, chars,
-               led, err, log) -> None:
+               led, err, log, weights=None) -> None:
     """Play games start .. start + len(win) - 1 (arrays as ``play_games``) on
-    ``numba.get_num_threads()`` threads (``simcore.parallel.spread``)."""
-    head = rule_vector(rules, n_players, ids, user, fixed, log.shape[1])
+    ``numba.get_num_threads()`` threads (``simcore.parallel.spread``); ``weights`` as
+    ``rule_vector``'s."""
+    head = rule_vector(rules, n_players, ids, user, fixed, log.shape[1], weights)
     key = np.uint64(key)
     game_fn = first_class(play_game, GAME_SIG)
 

@@ -29,6 +29,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import math
+import re
+
 import numpy as np
 from numba import njit, types
 from numba.core import cgutils
@@ -170,17 +173,113 @@ changes (atomically: the cores fight over it)."""
 
 
 @dataclass(frozen=True)
+class Heuristic:
+    """A game's built-in heuristic ``base`` playing with other weights (``Weights.heuristic``).
+    The engine plays it as the built-in (same id, same speed), with this seat's weights."""
+
+    game: str
+    base: str
+    weights: tuple[float, ...]            # every weight, in the order of ``Weights.names``
+    changed: tuple[tuple[str, float], ...]  # (name, value) of the weights set, as given
+
+    @property
+    def name(self) -> str:
+        """``base[name=value,...]`` (the weights set); the base's name if none is."""
+        if not self.changed:
+            return self.base
+        return f"{self.base}[{','.join(f'{k}={float(v)!r}' for k, v in self.changed)}]"
+
+    def __repr__(self) -> str:
+        return f"{self.game}.heuristic({self.name!r})"
+
+
+_SPEC = re.compile(r"^\s*([\w-]+)\s*\[(.*)\]\s*$")
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The weights of a game's built-in heuristics: what a tuner may change. Each heuristic
+    scores options with the same formula; its weights are data, carried per seat in the
+    engine's state, so a heuristic with other weights plays at the built-in's speed and never
+    recompiles anything."""
+
+    game: str
+    names: tuple[str, ...]
+    meanings: tuple[str, ...]                   # what each weight does (docs, errors)
+    bounds: tuple[tuple[float, float], ...]     # the values each may take (inclusive)
+    defaults: Mapping[str, tuple[float, ...]]   # each built-in heuristic's weights
+    other: tuple[float, ...]                    # the row of a seat that is no heuristic
+
+    def heuristic(self, base: str, /, **weights: float) -> Heuristic:
+        """The heuristic ``base`` with these weights changed, e.g.
+        ``heuristic("careful", points=1.2)``; ``base`` may also be a name such as
+        ``"careful[points=1.2]"``. Unknown names and values out of bounds raise."""
+        if not isinstance(base, str):
+            raise ValueError(f"{self.game}: a heuristic's base must be a name, got {base!r}")
+        m = _SPEC.match(base)
+        if m:
+            base, given = m.group(1), {}
+            for item in filter(None, (x.strip() for x in m.group(2).split(","))):
+                k, eq, v = item.partition("=")
+                if not eq:
+                    raise ValueError(f"{self.game}: heuristic weight {item!r} must be "
+                                     f"written name=value")
+                try:
+                    given[k.strip()] = float(v)
+                except ValueError:
+                    raise ValueError(f"{self.game}: heuristic weight {k.strip()!r} must be a "
+                                     f"number, got {v.strip()!r}") from None
+            weights = {**given, **weights}
+        if base not in self.defaults:
+            raise ValueError(f"{self.game}: unknown heuristic {base!r}; heuristics with "
+                             f"weights are {sorted(self.defaults)}")
+        values = list(self.defaults[base])
+        changed = []
+        for k, v in weights.items():
+            if k not in self.names:
+                raise ValueError(f"{self.game}: unknown heuristic weight {k!r}; weights are "
+                                 f"{list(self.names)}")
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise ValueError(f"{self.game}: heuristic weight {k!r} must be a number, "
+                                 f"got {v!r}")
+            i = self.names.index(k)
+            lo, hi = self.bounds[i]
+            if math.isnan(v) or not lo <= v <= hi:
+                raise ValueError(f"{self.game}: heuristic weight {k}={v!r} is out of range "
+                                 f"[{lo:g}, {hi:g}]")
+            values[i] = float(v)
+            changed.append((k, float(v)))
+        return Heuristic(self.game, base, tuple(values), tuple(changed))
+
+    def row(self, policy: Any) -> tuple[float, ...]:
+        """The weights an engine gives a seat playing ``policy`` (resolved)."""
+        if isinstance(policy, Heuristic):
+            return policy.weights
+        return self.defaults.get(policy, self.other) if isinstance(policy, str) else self.other
+
+    def describe(self) -> str:
+        rows = [f"{n:<12} [{lo:g}, {hi:g}]  {m}"
+                for n, m, (lo, hi) in zip(self.names, self.meanings, self.bounds)]
+        rows += [f"{h:<12} " + ", ".join(f"{n}={v:g}" for n, v in zip(self.names, w))
+                 for h, w in self.defaults.items()]
+        return "\n".join(rows)
+
+
+@dataclass(frozen=True)
 class SeatPolicies:
     """Policies resolved for one batch: what the engine needs and what results show."""
 
     ids: np.ndarray          # [P] int64: built-in id >= 0, user policy -1 - i
     names: tuple[str, ...]   # [P] names shown in results and errors
     user_py: tuple           # the user dispatchers (``user_addresses``; reference engines)
+    weights: np.ndarray | None = None   # [P, W] float64: each seat's heuristic weights
+    heuristics: tuple = ()   # [P] the seat's ``Heuristic`` with other weights, or None
 
 
 def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
-            n_players: tuple[int, int]) -> SeatPolicies:
-    """Turn one entry per seat (a built-in name or a user policy) into engine ids."""
+            n_players: tuple[int, int], weights: Weights | None = None) -> SeatPolicies:
+    """Turn one entry per seat (a built-in name, a heuristic with other weights, its name
+    ``base[name=value,...]``, or a user policy) into engine ids and each seat's weights."""
     if isinstance(policies, (str, bytes)) or not isinstance(policies, Sequence):
         raise ValueError(f"{game}: policies must be a list with one entry per seat, "
                          f"got {policies!r}")
@@ -188,8 +287,21 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
     if not lo <= len(policies) <= hi:
         raise ValueError(f"{game} is played by {lo} to {hi} players, but {len(policies)} "
                          f"policies were given (one per seat)")
-    ids, names, pys = [], [], []
+    ids, names, pys, rows, heur = [], [], [], [], []
     for seat, p in enumerate(policies):
+        if weights is not None and isinstance(p, str) and "[" in p:
+            p = weights.heuristic(p)
+        if isinstance(p, Heuristic):
+            if weights is None or p.game != game:
+                raise ValueError(f"{game}: policy at seat {seat} is a heuristic of "
+                                 f"{p.game}, not of {game}")
+            ids.append(builtins[p.base])
+            names.append(p.name)
+        heur.append(p if isinstance(p, Heuristic) and p.changed else None)
+        if weights is not None:
+            rows.append(weights.row(p))
+        if isinstance(p, Heuristic):
+            continue
         if isinstance(p, str):
             if p not in builtins:
                 raise ValueError(f"{game}: unknown policy {p!r} at seat {seat}; built-in "
@@ -214,7 +326,8 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
             pys.append(func)
             ids.append(-len(pys))
         names.append(name)
-    return SeatPolicies(np.array(ids, dtype=np.int64), tuple(names), tuple(pys))
+    return SeatPolicies(np.array(ids, dtype=np.int64), tuple(names), tuple(pys),
+                        None if weights is None else np.array(rows, np.float64), tuple(heur))
 
 
 class PolicyError(ValueError):

@@ -1,8 +1,8 @@
 """Analyses of simulation results: DataFrame in, DataFrame or Figure out.
 
-Only ``tournament``, ``compare``, ``counterfactual_impact``, ``sweep`` and ``solve`` play games,
-through a game's public ``simulate``; everything else reads a results frame, LazyFrame or
-Parquet dataset.
+Only ``tournament``, ``compare``, ``counterfactual_impact``, ``sweep``, ``solve`` and ``tune``
+play games, through a game's public ``simulate``; everything else reads a results frame,
+LazyFrame or Parquet dataset.
 """
 from .compare import Comparison, compare
 from .data import InputError, scan
@@ -14,9 +14,10 @@ from .seats import seat_advantage
 from .solve import solve
 from .sweep import sweep
 from .tournament import Tournament, tournament
+from .tune import Tuned, tune
 from .winrates import win_rates
 
 __all__ = ["Comparison", "InputError", "Tournament", "compare", "counterfactual_impact",
            "designer_metrics", "diff",
            "event_impact", "report", "scan", "seat_advantage", "solve", "sweep", "switch_offs",
-           "tournament", "win_rates"]
+           "tournament", "Tuned", "tune", "win_rates"]

@@ -151,6 +151,9 @@ def _parser() -> argparse.ArgumentParser:
     tu.add_argument("--check-games", type=int, default=2000,
                     help="fresh game indices of the check (each played in every seat)")
     tu.add_argument("--levels", type=int, default=LEVELS, help="steps of a LO:HI range")
+    tu.add_argument("--finalists", type=int, default=4,
+                    help="the search's best points raced against the untuned weights")
+    tu.add_argument("--final", type=int, default=10, help="evaluations of each finalist")
     tu.add_argument("--seed", type=int, default=0)
     return ap
 
@@ -280,7 +283,8 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "tune":
         print(tune(args.game, args.base, _params(args.param), opponents=args.opponent,
                    players=args.players, budget=args.budget, games=args.games,
-                   check_games=args.check_games, levels=args.levels, seed=args.seed))
+                   check_games=args.check_games, levels=args.levels, seed=args.seed,
+                   finalists=args.finalists, final=args.final))
     elif args.command == "compare":
         res = compare(args.game, args.a, args.b, field=args.field, n_games=args.games,
                       seed=args.seed, sequential=args.sequential, alpha=args.alpha,

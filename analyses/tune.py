@@ -5,10 +5,12 @@ Each evaluation plays the candidate weights in one seat against the field in the
 one block of ``games`` game indices of the tuning seed, once with the candidate in every seat
 (seats rotated; every rotation replays the same games: common random numbers, so the deal's
 luck cancels between seats). Its fitness is the candidate's mean win share. Evaluation i plays
-block i, so no two evaluations share games. The check then plays the tuned and the untuned
-heuristic, seat by seat, on ``check_games`` game indices after every block the search played
-(fresh games, never the ones it was tuned on), and gives the mean per game index of (tuned's
-win share - untuned's win share) with a paired 95% interval.
+block i, so no two evaluations of the search share games; the final race (``simcore.tune``)
+plays its finalists, the untuned weights among them, on the same ``final`` blocks after the
+search's. The check then plays the tuned and the untuned heuristic, seat by seat, on
+``check_games`` game indices after every block the tuning played (fresh games, never the
+ones it was tuned on), and gives the mean per game index of (tuned's win share - untuned's
+win share) with a paired 95% interval.
 """
 from __future__ import annotations
 
@@ -42,9 +44,10 @@ class Tuned:
     untuned: dict                 # the base's values of the same weights
     field: tuple[str, ...]        # the opponents in the other seats (rotated with the seat)
     players: int
-    evaluations: int
-    games_tuning: int             # games the search played (evaluations x games x players)
-    estimate: float               # the search's model estimate (not a measurement)
+    evaluations: int              # the search's, then the race's (finalists x final)
+    games_tuning: int             # games the tuning played (evaluations x games x players)
+    estimate: float               # the tuned win share in the race (the best of several)
+    race: tuple                   # (weights, win share) of each finalist in the race
     check_seeds: int              # fresh game indices of the check, each in every seat
     win_tuned: float              # win share in the check (ties split)
     win_untuned: float
@@ -55,13 +58,16 @@ class Tuned:
     interval: str
 
     def table(self) -> pl.DataFrame:
-        row = {k: v for k, v in self.__dict__.items() if k not in ("params", "untuned")}
+        row = {k: v for k, v in self.__dict__.items()
+               if k not in ("params", "untuned", "race")}
         row["policy"] = policy_name(self.policy)
         row["field"] = ", ".join(self.field)
         return pl.DataFrame([row])
 
     def __str__(self) -> str:
         weights = ", ".join(f"{k} {self.untuned[k]:g} -> {v:g}" for k, v in self.params.items())
+        if self.params == self.untuned:
+            weights += "; no weights found that beat the untuned ones in the final race"
         return "\n".join([
             f"{self.game}: {self.base} tuned against {', '.join(self.field)} at "
             f"{self.players} players ({self.evaluations} evaluations, "
@@ -120,14 +126,16 @@ def _shares(mod: Any, cand: Any, field: Sequence[Any], n: int, seed: int, first:
 def tune(game: Any, base: str = "careful", params: Mapping[str, Any] | None = None, *,
          opponents: Sequence[Any] | None = None, players: int = 4, budget: int = 100,
          games: int = 25, check_games: int = 2000, levels: int = LEVELS, seed: int = 0,
-         k: float | None = None, rules: Any = None, progress: ProgressArg = None) -> Tuned:
+         k: float | None = None, finalists: int = 4, final: int = 10, rules: Any = None,
+         progress: ProgressArg = None) -> Tuned:
     """Tune the weights ``params`` of the heuristic ``base`` (``{"points": (0.5, 2.0),
     "max_risk": [0, 0.5, 1]}``: a range is tried at ``levels`` even steps) with ``budget``
     evaluations of ``games`` game indices each (every one played with the candidate in every
     seat), against ``opponents`` (the field, cycled over the other seats; default copies of
     the untuned base), then check the tuned heuristic against the untuned one on
     ``check_games`` fresh game indices. ``k``: the search's exploration constant in win-share
-    units (default: three times the standard error of one evaluation's win share)."""
+    units (default: three times the standard error of one evaluation's win share);
+    ``finalists`` and ``final``: the race (``simcore.tune.ntbea``)."""
     mod = game_module(game)
     weights = getattr(mod, "WEIGHTS", None)
     if weights is None:
@@ -137,8 +145,9 @@ def tune(game: Any, base: str = "careful", params: Mapping[str, Any] | None = No
                          f"{sorted(weights.defaults)}")
     grid = _levels(weights, params, check_int("levels", levels, 2))
     check_int("players", players, 2)
-    for name, v in (("budget", budget), ("games", games), ("check_games", check_games)):
-        check_int(name, v, 2 if name == "check_games" else 1)
+    for name, v in (("budget", budget), ("games", games), ("check_games", check_games),
+                    ("finalists", finalists), ("final", final)):
+        check_int(name, v, {"check_games": 2, "final": 0}.get(name, 1))
     check_int("seed", seed, 0)
     field_in = list(opponents) if opponents is not None else [base]
     field_in = check_policies(mod, field_in, 1, distinct=False)
@@ -150,7 +159,9 @@ def tune(game: Any, base: str = "careful", params: Mapping[str, Any] | None = No
     default = dict(zip(weights.names, weights.defaults[base]))
     start = [int(np.argmin([abs(v - default[n]) for v in grid[n]])) for n in names]
     per_eval = games * players
-    bar = Progress(progress, budget * per_eval + 2 * check_games * players, f"tune {mod.__name__}")
+    evaluations = budget + (finalists + 1) * final      # at most (the start may be a finalist)
+    bar = Progress(progress, evaluations * per_eval + 2 * check_games * players,
+                   f"tune {mod.__name__}")
 
     def fitness(values: tuple[float, ...], i: int) -> float:
         cand = mod.heuristic(base, **dict(zip(names, values)))
@@ -158,9 +169,10 @@ def tune(game: Any, base: str = "careful", params: Mapping[str, Any] | None = No
 
     try:
         t = ntbea(fitness, [grid[n] for n in names], budget, seed, start=start, k=k,
-                  on_eval=lambda i, f: bar.update(per_eval))
+                  finalists=finalists, final=final, on_eval=lambda i, f: bar.update(per_eval))
         tuned = mod.heuristic(base, **dict(zip(names, t.values)))
-        fresh = budget * games
+        evaluations = budget + len(t.race) * final
+        fresh = (budget + final) * games
         a = _shares(mod, tuned, field, check_games, seed, fresh, rules)
         bar.update(check_games * players)
         b = _shares(mod, base, field, check_games, seed, fresh, rules)
@@ -171,8 +183,10 @@ def tune(game: Any, base: str = "careful", params: Mapping[str, Any] | None = No
     return Tuned(
         game=mod.__name__, base=base, policy=tuned, params=dict(zip(names, t.values)),
         untuned={n: default[n] for n in names}, field=tuple(policy_name(x) for x in field),
-        players=players, evaluations=budget, games_tuning=budget * per_eval,
-        estimate=t.estimate, check_seeds=check_games, win_tuned=float(a.mean()),
+        players=players, evaluations=evaluations, games_tuning=evaluations * per_eval,
+        estimate=t.estimate,
+        race=tuple((dict(zip(names, (grid[n][i] for n, i in zip(names, p)))), m)
+                   for p, m in t.race), check_seeds=check_games, win_tuned=float(a.mean()),
         win_untuned=float(b.mean()), gain=float((a - b).mean()), ci_low=lo, ci_high=hi,
         p_value=p, interval=f"95% normal interval of the paired gain per game index, on "
                             f"game indices {fresh}..{fresh + check_games - 1} of seed {seed}, "

@@ -11,9 +11,13 @@ parameter changed with probability 1/d, at least one): the one whose tuples have
 upper confidence bound, the mean of each tuple's mean fitness plus
 ``k * sqrt(ln(evaluations + 1) / (n + 0.5))`` (n the tuple's evaluations; ``k`` in the
 fitness's units: about twice the standard deviation of one evaluation's noise explores enough
-without wandering). The answer is the evaluated point whose tuples have the highest mean
-fitness, each tuple weighted by its evaluations (no exploration term): the 1-tuples pool
-evidence across points, which a noisy evaluation of one point lacks.
+without wandering). The model ranks the evaluated points by their tuples' mean fitness, each tuple
+weighted by its evaluations (no exploration term). Its favourite is not trusted blindly: a
+1-tuple's mean also holds the other parameters' levels it was seen with, so the ranking is
+confounded, and its top is the winner of many noisy estimates. So a final race measures the
+model's ``finalists`` best points, and the start point, directly: each on the same
+``final`` further evaluations (evaluation indices budget .., the same noise for all: common
+random numbers), and the answer is the point with the highest mean there.
 """
 from __future__ import annotations
 
@@ -34,8 +38,9 @@ class Tuning:
 
     best: tuple[int, ...]
     values: tuple[float, ...]
-    estimate: float                                 # the tuples' mean fitness at ``best``
+    estimate: float                                 # its mean fitness in the final race
     evaluated: tuple[tuple[tuple[int, ...], float], ...]   # (point, fitness) per evaluation
+    race: tuple[tuple[tuple[int, ...], float], ...] = ()   # finalist, its mean in the race
 
 
 class _Tuples:
@@ -80,21 +85,26 @@ class _Tuples:
 
 def ntbea(fitness: Callable[[tuple[float, ...], int], float], levels: Sequence[Sequence[float]],
           budget: int, seed: int, *, start: Sequence[int] | None = None, k: float = 1.0,
-          neighbours: int = 50, on_eval: Callable[[int, float], None] | None = None) -> Tuning:
+          neighbours: int = 50, finalists: int = 4, final: int = 10,
+          on_eval: Callable[[int, float], None] | None = None) -> Tuning:
     """Search the grid ``levels`` (one sequence of values per parameter) for the highest mean
-    of ``fitness(values, i)`` (``i``: the evaluation's index, 0 .. budget - 1, so that each
-    evaluation can draw its own noise) with ``budget`` evaluations. ``start``: the first
-    point's level indices (default: random). The search's own choices come from ``seed``:
-    the same arguments give the same result. ``on_eval(i, fitness)`` after each evaluation."""
+    of ``fitness(values, i)`` (``i``: the evaluation's index, so that each evaluation can draw
+    its own noise: 0 .. budget - 1 in the search, budget .. budget + final - 1 for every
+    finalist of the race) with ``budget`` evaluations, then the race (``finalists`` points
+    and the start, ``final`` evaluations each; ``final`` 0: no race, the model's favourite).
+    ``start``: the first point's level indices (default: random). The search's own choices
+    come from ``seed``: the same arguments give the same result. ``on_eval(i, fitness)``
+    after each evaluation."""
     d = len(levels)
     if d == 0 or any(len(v) == 0 for v in levels):
         raise ValueError("ntbea: give at least one parameter, each with at least one level")
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
         raise ValueError(f"ntbea: budget must be a positive number of evaluations, got "
                          f"{budget!r}")
-    if not (k >= 0 and math.isfinite(k)) or neighbours < 1:
-        raise ValueError(f"ntbea: k must be >= 0 and neighbours >= 1, got k={k!r}, "
-                         f"neighbours={neighbours!r}")
+    if not (k >= 0 and math.isfinite(k)) or neighbours < 1 or finalists < 1 or final < 0:
+        raise ValueError(f"ntbea: k must be >= 0, neighbours and finalists >= 1, final >= 0; "
+                         f"got k={k!r}, neighbours={neighbours!r}, finalists={finalists!r}, "
+                         f"final={final!r}")
     sizes = [len(v) for v in levels]
     rng = np.random.default_rng(seed)
     if start is None:
@@ -115,9 +125,23 @@ def ntbea(fitness: Callable[[tuple[float, ...], int], float], levels: Sequence[S
         if on_eval is not None:
             on_eval(i, f)
         x = _next(model, x, sizes, rng, k, i + 1, neighbours)
-    best = max(seen, key=model.estimate)
-    return Tuning(best, tuple(float(levels[j][best[j]]) for j in range(d)),
-                  model.estimate(best), tuple(evaluated))
+    ranked = sorted(seen, key=model.estimate, reverse=True)
+    if final == 0:
+        best = ranked[0]
+        return Tuning(best, tuple(float(levels[j][best[j]]) for j in range(d)),
+                      model.estimate(best), tuple(evaluated))
+    first = evaluated[0][0]
+    race = []
+    for p in dict.fromkeys([*ranked[:finalists], first]):
+        values = tuple(levels[j][p[j]] for j in range(d))
+        fs = [float(fitness(values, budget + r)) for r in range(final)]
+        for r, f in enumerate(fs):
+            if on_eval is not None:
+                on_eval(budget + r, f)
+        race.append((p, float(np.mean(fs))))
+    best, mean = max(race, key=lambda e: e[1])
+    return Tuning(best, tuple(float(levels[j][best[j]]) for j in range(d)), mean,
+                  tuple(evaluated), tuple(race))
 
 
 def _next(model: _Tuples, x: tuple[int, ...], sizes: list[int], rng: np.random.Generator,

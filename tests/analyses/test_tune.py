@@ -26,23 +26,27 @@ def _recording(mod):
 def test_the_check_plays_only_games_the_search_never_played():
     fake, calls = _recording(bloomsim)
     t = tune(fake, "careful", {"points": (0.5, 2.0)}, opponents=["greedy"], players=3,
-             budget=4, games=5, check_games=30, seed=1, progress=False)
-    search, check = calls[:4 * 3], calls[4 * 3:]
+             budget=4, games=5, check_games=30, seed=1, progress=False, finalists=2, final=2)
+    search, race, check = calls[:4 * 3], calls[4 * 3:-6], calls[-6:]
     tuned_games = {g for _, first, n in search for g in range(first, first + n)}
+    race_games = {g for _, first, n in race for g in range(first, first + n)}
     check_games = {g for _, first, n in check for g in range(first, first + n)}
-    assert tuned_games == set(range(20)) and check_games == set(range(20, 50))
+    assert tuned_games == set(range(20)) and race_games == set(range(20, 30))
+    assert check_games == set(range(30, 60))
+    assert len(race) == 3 * 2 * len(t.race) and 2 <= len(t.race) <= 3
+    assert t.evaluations == 4 + 2 * len(t.race)
     for i in range(4):       # each evaluation: one block, the candidate in every seat
         block = search[3 * i:3 * i + 3]
         assert {first for _, first, _ in block} == {5 * i}
         assert [seats.index(next(s for s in seats if s.startswith("careful")))
                 for seats, _, _ in block] == [0, 1, 2]
-    assert len(check) == 6 and t.check_seeds == 30 and t.evaluations == 4
-    assert t.field == ("greedy", "greedy") and t.games_tuning == 4 * 5 * 3
+    assert t.check_seeds == 30
+    assert t.field == ("greedy", "greedy") and t.games_tuning == t.evaluations * 5 * 3
     assert t.policy.name.startswith("careful[points=") and t.ci_low <= t.gain <= t.ci_high
     assert t.win_untuned == pytest.approx(
-        bloomsim.simulate(["careful", "greedy", "greedy"], 30, 1, first_game=20)
+        bloomsim.simulate(["careful", "greedy", "greedy"], 30, 1, first_game=30)
         .filter(seat=0)["win"].mean() / 3 + sum(
-            bloomsim.simulate(s, 30, 1, first_game=20).filter(seat=k)["win"].mean() / 3
+            bloomsim.simulate(s, 30, 1, first_game=30).filter(seat=k)["win"].mean() / 3
             for k, s in ((1, ["greedy", "careful", "greedy"]),
                          (2, ["greedy", "greedy", "careful"]))))
 
@@ -55,6 +59,7 @@ def test_the_same_seed_gives_the_same_tuning():
     assert a == b
     assert set(a.params) == {"unknown", "step_tiles"}
     assert a.untuned == {"unknown": 8.0, "step_tiles": 1.0}
+    assert a.table().height == 1 and a.table()["policy"][0] == a.policy.name
 
 
 @pytest.mark.parametrize("kw, words", [

@@ -21,8 +21,22 @@ def test_it_finds_the_optimum_of_a_noisy_function(seed):
     """With k four times the noise (found 20 times in 20 seeds when written)."""
     t = ntbea(noisy, LEVELS, budget=200, seed=seed, k=4 * SD)
     assert t.values == pytest.approx(OPTIMUM)
-    assert len(t.evaluated) == 200
-    assert t.estimate < 0.5     # the tuples also hold the evaluations of worse points
+    assert len(t.evaluated) == 200 and t.best in [p for p, _ in t.race]
+
+
+def test_the_race_measures_the_finalists_on_the_same_noise():
+    calls = []
+
+    def f(values, i):
+        calls.append((values, i))
+        return noisy(values, i)
+    t = ntbea(f, LEVELS, budget=30, seed=2, k=0.4, start=(0, 0, 0), finalists=3, final=5)
+    race = calls[30:]
+    assert len(race) == 5 * len(t.race) and (0, 0, 0) in [p for p, _ in t.race]
+    assert [i for _, i in race] == list(range(30, 35)) * len(t.race)
+    assert t.estimate == max(m for _, m in t.race)
+    no_race = ntbea(noisy, LEVELS, budget=30, seed=2, k=0.4, start=(0, 0, 0), final=0)
+    assert no_race.race == () and no_race.evaluated == t.evaluated
 
 
 def test_the_same_seed_gives_the_same_search():
@@ -42,6 +56,7 @@ def test_start_is_the_first_point_evaluated():
     ({"budget": 0}, "budget must be a positive"),
     ({"start": (0, 5, 0)}, "is not a point of the grid"),
     ({"k": -1.0}, "k must be >= 0"),
+    ({"final": -1}, "final >= 0"),
 ])
 def test_bad_arguments_are_named(kw, words):
     args = {"budget": 5, **kw}

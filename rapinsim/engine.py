@@ -114,7 +114,7 @@ G.align(2)
 UF = G.field("uf", 2 * P, "int64 [i] user policy i's compiled code (address, policy_at)")
 NW = len(DEFAULT_W)
 W = G.field("weights", 2 * NW * P, "float64 [s * NW + k] seat s's heuristic weights "
-                                   "(policies.WEIGHTS; seat_weights)")
+                                   "(policies.WEIGHTS; decide_policy)")
 RULES_LEN = G.end
 
 # ---- one game's state: scalars

@@ -25,12 +25,11 @@ real exception or value.
 """
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-import math
-import re
 
 import numpy as np
 from numba import njit, types
@@ -257,13 +256,6 @@ class Weights:
             return policy.weights
         return self.defaults.get(policy, self.other) if isinstance(policy, str) else self.other
 
-    def describe(self) -> str:
-        rows = [f"{n:<12} [{lo:g}, {hi:g}]  {m}"
-                for n, m, (lo, hi) in zip(self.names, self.meanings, self.bounds)]
-        rows += [f"{h:<12} " + ", ".join(f"{n}={v:g}" for n, v in zip(self.names, w))
-                 for h, w in self.defaults.items()]
-        return "\n".join(rows)
-
 
 @dataclass(frozen=True)
 class SeatPolicies:
@@ -291,16 +283,14 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
     for seat, p in enumerate(policies):
         if weights is not None and isinstance(p, str) and "[" in p:
             p = weights.heuristic(p)
+        rows.append(None if weights is None else weights.row(p))
+        heur.append(p if isinstance(p, Heuristic) and p.changed else None)
         if isinstance(p, Heuristic):
             if weights is None or p.game != game:
                 raise ValueError(f"{game}: policy at seat {seat} is a heuristic of "
                                  f"{p.game}, not of {game}")
             ids.append(builtins[p.base])
             names.append(p.name)
-        heur.append(p if isinstance(p, Heuristic) and p.changed else None)
-        if weights is not None:
-            rows.append(weights.row(p))
-        if isinstance(p, Heuristic):
             continue
         if isinstance(p, str):
             if p not in builtins:

@@ -74,3 +74,9 @@ def test_a_heuristic_of_another_game_is_refused(game):
     other = GAMES["rapinsim" if mod is bloomsim else "bloomsim"][0]
     with pytest.raises(ValueError, match="is a heuristic of"):
         mod.simulate([other.heuristic("careful"), *field], 2, 0)
+
+
+def test_a_replay_names_the_heuristic_it_plays(game):
+    mod, base, weight, field = game
+    h = mod.heuristic(base, **{weight: 3.0})
+    assert h.name in mod.replay([h, *field], 1, 0)

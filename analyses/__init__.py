@@ -1,8 +1,8 @@
 """Analyses of simulation results: DataFrame in, DataFrame or Figure out.
 
-Only ``tournament``, ``ladder``, ``compare``, ``counterfactual_impact``, ``sweep``, ``solve``
-and ``skill.skill_verdicts`` play games, through a game's public ``simulate``; everything else
-reads a results frame, LazyFrame or Parquet dataset.
+Only ``tournament``, ``ladder``, ``compare``, ``counterfactual_impact``, ``sweep``, ``solve``,
+``tune`` and ``skill.skill_verdicts`` play games, through a game's public ``simulate``;
+everything else reads a results frame, LazyFrame or Parquet dataset.
 """
 from .compare import Comparison, compare
 from .data import InputError, scan
@@ -15,9 +15,10 @@ from .seats import seat_advantage
 from .solve import solve
 from .sweep import sweep
 from .tournament import Tournament, tournament
+from .tune import Tuned, tune
 from .winrates import win_rates
 
-__all__ = ["Comparison", "InputError", "Ladder", "Tournament", "compare",
+__all__ = ["Comparison", "InputError", "Ladder", "Tournament", "Tuned", "compare",
            "counterfactual_impact", "designer_metrics", "diff", "event_impact", "ladder",
            "report", "scan", "seat_advantage", "solve", "sweep", "switch_offs", "tournament",
-           "win_rates"]
+           "tune", "win_rates"]

@@ -25,6 +25,7 @@ from .skill import RUNG_GAMES, SEARCH_GAMES, SEARCH_RUNG, parse_rungs
 from .sweep import CHUNK, variants_of, sweep
 from .sweep import table as sweep_table
 from .tournament import tournament
+from .tune import LEVELS, tune
 from .winrates import win_rates
 
 
@@ -154,6 +155,27 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument("--max-games", type=int, default=10_000_000)
     pr.add_argument("--plan", action="store_true",
                     help="only say how many games (and seconds) it would take, from a pilot")
+    tu = sub.add_parser("tune", help="tune a heuristic's weights against a field (NTBEA), and "
+                                     "check the gain over the untuned one on fresh games")
+    tu.add_argument("game", choices=games.names())
+    tu.add_argument("--base", default="careful", help="the heuristic to tune")
+    tu.add_argument("--param", action="append", required=True,
+                    metavar="NAME=LO:HI or NAME=V1,V2,...",
+                    help="a weight and its range (tried at --levels steps) or values; repeat")
+    tu.add_argument("--opponent", action="append",
+                    help="the field's policies, cycled over the other seats (default: the "
+                         "untuned base)")
+    tu.add_argument("--players", type=int, default=4)
+    tu.add_argument("--budget", type=int, default=100, help="evaluations")
+    tu.add_argument("--games", type=int, default=25,
+                    help="game indices per evaluation (each played in every seat)")
+    tu.add_argument("--check-games", type=int, default=2000,
+                    help="fresh game indices of the check (each played in every seat)")
+    tu.add_argument("--levels", type=int, default=LEVELS, help="steps of a LO:HI range")
+    tu.add_argument("--finalists", type=int, default=4,
+                    help="the search's best points raced against the untuned weights")
+    tu.add_argument("--final", type=int, default=10, help="evaluations of each finalist")
+    tu.add_argument("--seed", type=int, default=0)
     return ap
 
 
@@ -180,6 +202,23 @@ def _rungs(values: list[str] | None) -> list[str] | dict[str, list[str]] | None:
     if not per:
         return every
     return per if every is None else {g: per.get(g, every) for g in games.names()}
+
+
+def _params(items: list[str]) -> dict:
+    """--param NAME=LO:HI (a range) or NAME=V1,V2,... (values)."""
+    out: dict = {}
+    for item in items:
+        name, sep, spec = item.partition("=")
+        lo, colon, hi = spec.partition(":")
+        try:
+            if not sep or not name or not spec:
+                raise ValueError
+            out[name.strip()] = ((float(lo), float(hi)) if colon
+                                 else [float(v) for v in spec.split(",")])
+        except ValueError:
+            raise ValueError(f"--param {item!r}: write NAME=LO:HI or NAME=V1,V2,... "
+                             f"with numbers") from None
+    return out
 
 
 def _candidates(text: str) -> list:
@@ -295,6 +334,11 @@ def _run(args: argparse.Namespace) -> None:
         print(display.to_text(display.win_rates_table(r.table, args.by)))
         print(f"{r.games:,} games: widest interval +-{r.half_width:.4f} "
               f"({'met' if r.met else 'not met within --max-games'})")
+    elif args.command == "tune":
+        print(tune(args.game, args.base, _params(args.param), opponents=args.opponent,
+                   players=args.players, budget=args.budget, games=args.games,
+                   check_games=args.check_games, levels=args.levels, seed=args.seed,
+                   finalists=args.finalists, final=args.final))
     elif args.command == "compare":
         res = compare(args.game, args.a, args.b, field=args.field, n_games=args.games,
                       seed=args.seed, sequential=args.sequential, alpha=args.alpha,

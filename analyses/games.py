@@ -36,12 +36,15 @@ def policy_name(p: Any) -> str:
 
 def check_policies(mod: Any, policies: Sequence[Any], least: int,
                    distinct: bool = True) -> list[Any]:
-    """At least ``least`` policies, each built in, a user policy or (where the game has them)
-    a search agent; ``distinct``: no name twice (a tournament's entrants; a table may seat
-    one policy twice)."""
+    """At least ``least`` policies, each built in, a heuristic with other weights (by object or
+    by name, ``careful[points=1.2]``: returned as the object), a user policy or (where the game
+    has them) a search agent; ``distinct``: no name twice (a tournament's entrants; a table
+    may seat one policy twice)."""
     if isinstance(policies, str) or len(policies) < least:
         raise ValueError(f"give at least {least} policies as a list, got {policies!r}")
     searches = hasattr(mod, "agent")
+    policies = [mod.heuristic(p) if isinstance(p, str) and "[" in p and hasattr(mod, "heuristic")
+                else p for p in policies]
     for p in policies:
         if isinstance(p, str) and p not in mod.POLICIES and not (searches and is_agent_spec(p)):
             raise ValueError(f"unknown policy {p!r}; built-in policies are "

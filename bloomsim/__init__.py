@@ -7,8 +7,8 @@ from simcore.policy import policy
 
 from .api import agent, replay, simulate
 from .forward import env, new_game
-from .policies import POLICIES
+from .policies import POLICIES, WEIGHTS, heuristic
 from .rules import Rules, load_rules
 
-__all__ = ["simulate", "replay", "agent", "new_game", "env", "load_rules", "Rules", "POLICIES",
-           "policy"]
+__all__ = ["WEIGHTS", "heuristic", "agent",
+           "simulate", "replay", "new_game", "env", "load_rules", "Rules", "POLICIES", "policy"]

@@ -23,7 +23,7 @@ from simcore.search import SEARCH_ID, agent_maker, parse_agent
 
 from . import engine as E
 from . import reference as ref
-from .policies import BUILTIN_IDS, KIND_NAMES, POLICIES
+from .policies import BUILTIN_IDS, KIND_NAMES, POLICIES, WEIGHTS, weighted
 from .rules import Rules, default_rules, load_rules
 
 ENGINES = ("compiled", "reference")
@@ -43,12 +43,12 @@ def as_rules(rules) -> Rules:
                      f"got {rules!r}")
 
 
-agent = agent_maker(BUILTIN_IDS, PLAYOUT)
+agent = agent_maker(BUILTIN_IDS, PLAYOUT, WEIGHTS)
 
 
 def seat_policies(policies: Sequence, rules: Rules) -> SeatPolicies:
     return resolve(policies, BUILTIN_IDS, "bloomsim",
-                   (rules.players["min"], rules.players["max"]),
+                   (rules.players["min"], rules.players["max"]), WEIGHTS,
                    lambda spec: parse_agent(spec, BUILTIN_IDS, PLAYOUT))
 
 
@@ -102,8 +102,8 @@ def play_compiled(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int,
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
         E.play_batch(flat_tables(rules), np.uint64(root_key(seed)), start, sp.ids,
                      user_addresses(sp.user_py, E.MAX_PLAYERS),
-                     b.seat_out, b.rank, b.win, b.game_out, errors, logs,
-                     sp.agent_words(BUILTIN_IDS, E.MAX_PLAYERS))
+                     b.seat_out, b.rank, b.win, b.game_out, errors, logs, sp.weights,
+                     sp.agent_words(BUILTIN_IDS, E.MAX_PLAYERS, WEIGHTS))
     bad = np.flatnonzero(errors[:, 0])
     if bad.size and sp.ids[errors[bad[0], 1]] == SEARCH_ID:
         raise RuntimeError(f"bloomsim: search agent {sp.names[errors[bad[0], 1]]!r}: a replay "
@@ -120,7 +120,8 @@ def play_compiled(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int,
 
 def reference_policies(sp: SeatPolicies) -> list:
     funcs = list(POLICIES.values())
-    return [funcs[i] if i >= 0 else sp.user_py[-1 - i] for i in sp.ids]
+    return [weighted(h.weights) if h is not None else funcs[i] if i >= 0 else sp.user_py[-1 - i]
+            for i, h in zip(sp.ids, sp.heuristics)]
 
 
 def reference_game(rules: Rules, sp: SeatPolicies, seed: int, game: int,

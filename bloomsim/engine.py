@@ -153,6 +153,8 @@ S_BID = SEAT.field("bid", meaning="The Upper Hand")
 S_LED = SEAT.field("led", meaning="the rounds the seat led after (bit r-1 = round r, "
                                   "mark_leaders)")
 S_POLICY = SEAT.field("policy", meaning="policy id (built-in >= 0, user -1 - i)")
+S_WEIGHTS = SEAT.field("weights", 4, "a heuristic's weights (float64 bits: points, gained "
+                                     "wands, lightning, max risk; P.WEIGHTS; seat_weights)")
 N_SEAT = SEAT.size
 G_SEAT = G.field("seats", N_SEAT * MAX_PLAYERS, "each seat's columns (SEAT)")
 G_OAB = G.field("option_slots", 0, "what option i means: 2 words each, up to T_MAXO")
@@ -346,6 +348,20 @@ def lightning_of(t, i):
 
 # ---------------------------------------------------------------- small helpers
 
+@njit(cache=True, _nrt=False, inline="always")
+def seat_weights(g, seat):
+    """The weights (points, gained wands, lightning, max risk) of the seat's ``P._best``: a
+    built-in heuristic's or another's (``P.WEIGHTS``), set per seat for the batch
+    (``play_batch``). The engine never builds a built-in heuristic's rows: it scores each
+    option with ``P._score`` as the option is found, and keeps the first best (``offer``,
+    ``best_card``, ``select_rows``). A seat that is no heuristic accepts any risk."""
+    if g[sc(seat, S_POLICY)] <= P.RANDOM:
+        return (0.0, 0.0, 0.0, np.inf)
+    w = g.view(np.float64)
+    at = sc(seat, S_WEIGHTS)
+    return (w[at], w[at + 1], w[at + 2], w[at + 3])
+
+
 @njit((TT, ST, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def add_points(t, s, seat, delta, src):
     """Move the score marker; the track never goes below the floor."""
@@ -365,9 +381,8 @@ def offer(s, seat, i, role, brave, target, stop, points, pay_potions, pay_wands,
     0: only ``pair_rows`` writes a risk). A policy that reads features gets the row; a built-in
     heuristic, which would only take ``P._best`` of the rows, keeps the best so far for
     ``decide`` (the first highest value; none is brave with a risk)."""
-    pid = s.g[sc(seat, S_POLICY)]
-    if pid > P.RANDOM:
-        w = P.builtin_weights(pid)
+    if s.g[sc(seat, S_POLICY)] > P.RANDOM:
+        w = seat_weights(s.g, seat)
         v = P._score(points, penalty, gain_potions, gain_wands, lightning,
                      pay_potions + pay_wands, w[0], w[1], w[2])
         best_v = s.g.view(np.float64)[G_BEST_V:G_BEST_V + 1]
@@ -991,7 +1006,7 @@ def select_rows(t, s, seat, c0, max_size, ev, mol):
                      s.g[at + 2 * r + 1])
             s.opts[c0 + r, P.F_BRAVE] = 0
         return False
-    weights = P.builtin_weights(pid)
+    weights = seat_weights(s.g, seat)
     values = s.g.view(np.float64)[G_OAB:G_OAB + R]
     for r in range(R):
         values[r] = card_score(t, s.g, r, role_of(t, r, RO_KIND), True, s.g[at + 2 * r],
@@ -1093,7 +1108,7 @@ def play_turn(t, s):
         # nothing: no values for the witches (their brave rows, never chosen, reach nothing)
         risk = np.float32(cancel_risk(t, s.g, trailing_zeros(hand), leader + 1, n_players - 1))
         pid = s.g[sc(leader, S_POLICY)]
-        weights = P.builtin_weights(pid)
+        weights = seat_weights(s.g, leader)
         roles = hand
         if risk > weights[3]:
             for r in range(t[P_N_ROLES]):
@@ -1127,7 +1142,7 @@ def play_turn(t, s):
         if features(s, seat):
             risk = np.float32(cancel_risk(t, s.g, r, k + 1, leader + n_players - 1 - k))
             pid = s.g[sc(seat, S_POLICY)]
-            weights = P.builtin_weights(pid)
+            weights = seat_weights(s.g, seat)
             if risk > weights[3]:
                 c = 0       # a heuristic's only option then: cowardly (no values needed)
                 record(s.g, seat, P.FOLLOW, 2, c)
@@ -1647,13 +1662,17 @@ def play_games(t, s, key, start, counter, game_fn, primary, secondary, seat_out,
 
 
 def play_batch(t, key, start, pol, user_policies, seat_out, rank, win, game_out, errors,
-               log, agents=None) -> None:
+               log, weights=None, agents=None) -> None:
     """Play games start .. start + len(win) - 1 (arrays as ``play_games``) on
     ``numba.get_num_threads()`` threads (``simcore.parallel.spread``). ``pol``: [P] int64 the
     seats' policy ids; ``user_policies``: [MAX_PLAYERS] int64 the addresses of the user
-    policies' compiled code (``policy_at``), padded with a placeholder's; ``agents``: the
-    search seats' words (``init_state``; a game with a search seat keeps its log)."""
+    policies' compiled code (``policy_at``), padded with a placeholder's; ``weights``: [P, 4]
+    float64 the seats' heuristic weights (``seat_weights``; None: the built-ins');
+    ``agents``: the search seats' words (``init_state``; a game with a search seat keeps its
+    log)."""
     game_fn = first_class(play_game, GAME_SIG)
+    if weights is None:
+        weights = [P.WEIGHTS.row(list(P.POLICIES)[i] if i >= 0 else None) for i in pol]
     searching = bool((pol == SR.SEARCH_ID).any())
     search_fn = first_class(search_seat, SEARCH_SEAT_SIG).address if searching else 0
     cap = LOG_CAP if searching else log.shape[1]
@@ -1662,6 +1681,9 @@ def play_batch(t, key, start, pol, user_policies, seat_out, rank, win, game_out,
     def play_units(counter):
         s = new_state(t, cap)
         init_state(t, s, len(pol), pol, user_policies, cap, agents, search_fn, game_fn.address)
+        for p, w in enumerate(weights):
+            at = G_SEAT + N_SEAT * p + S_WEIGHTS
+            s.g[at:at + 4].view(np.float64)[:] = w
         keys = np.zeros((2, len(pol)), np.int64)
         play_games(t, s, key, start, counter, game_fn, keys[0], keys[1], seat_out, rank, win,
                    game_out, errors, log)
@@ -1691,6 +1713,9 @@ def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
     init_state(t, s, n_players, np.full(n_players, FM_SEAT, np.int64),
                np.zeros(MAX_PLAYERS, np.int64), LOG_CAP, np.zeros(0, np.int64), 0, game_fn)
     g = s.g
+    for p in range(n_players):      # every seat plays out with the playout's weights
+        for w in range(4):
+            g[sc(p, S_WEIGHTS) + w] = agent[SR.A_WEIGHTS + w]
     k = choices.shape[0]
     for j in range(k):
         g[g[G_LOG_AT] + 4 * j + 3] = choices[j]

@@ -17,7 +17,7 @@ from . import engine as E
 from .api import LOG_CAP, Batch, _empty, as_rules, flat_tables, to_frame
 from .policies import (ALTERNATIVE, BID, BUILTIN_IDS, CHARM, COLOUR, DELIVER, F_BRAVE, F_PASS,
                        F_ROLE, F_TARGET, FOLLOW, GATHER, KIND_NAMES, LEAD, MOVE, PAY, POLICIES,
-                       SELECT, WORKS)
+                       SELECT, WEIGHTS, WORKS)
 from .rules import Rules
 
 RESOURCES = ("green", "purple", "orange", "wand")
@@ -77,7 +77,7 @@ class Engine:
         position (``simcore.forward.ForwardGame.search``)."""
         from .api import PLAYOUT
         return int(E.search(self.t, self.key, self.game, self.n_players, choices, marks, seat,
-                            parse_agent(agent, BUILTIN_IDS, PLAYOUT).params(BUILTIN_IDS),
+                            parse_agent(agent, BUILTIN_IDS, PLAYOUT).params(BUILTIN_IDS, WEIGHTS),
                             seed, self._game_fn.address))
 
     def streams(self) -> np.ndarray:

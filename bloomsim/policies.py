@@ -57,7 +57,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simcore.policy import POLICY_SIG
+from simcore.policy import POLICY_SIG, Weights
 from simcore.rng import randint
 
 SELECT, LEAD, FOLLOW, ALTERNATIVE, COLOUR, MOVE, DELIVER, CHARM, GATHER, BID, PAY, WORKS = range(12)
@@ -122,9 +122,32 @@ def _best(opts, n_opts, weights):
 
 
 # weights of _best (points, gained wands, lightning, max risk) for the heuristic policies
-GREEDY_W = (1.0, 0.5, 1.0, 1e30)
+GREEDY_W = (1.0, 0.5, 1.0, np.inf)
 CAREFUL_W = (1.0, 0.5, 1.0, BRAVE_OK)
 CLOUD_W = (0.5, 1.5, 3.0, 0.5)
+WEIGHTS = Weights(
+    game="bloomsim", names=("points", "wands", "lightning", "max_risk"),
+    meanings=("value of a point scored now (F_POINTS)",
+              "value of a wand gained (F_GAIN_WANDS; a potion gained is worth 0.5, a resource "
+              "paid -0.25, an enchanted role's penalty -1 per point)",
+              "value of a lightning bolt gained (F_LIGHTNING)",
+              "largest cancel risk (F_RISK: expected later holders of the role) at which it "
+              "still goes brave; 0: only when nobody can cancel, inf: always"),
+    bounds=((0.0, 10.0), (0.0, 10.0), (0.0, 10.0), (0.0, np.inf)),
+    defaults={"greedy": GREEDY_W, "careful": CAREFUL_W, "cloud": CLOUD_W},
+    other=(0.0, 0.0, 0.0, np.inf))
+"""The heuristics' weights (``heuristic``): the engine reads a seat's from its state."""
+heuristic = WEIGHTS.heuristic
+
+
+def weighted(weights) -> object:
+    """The heuristic with these four weights as a policy function (the reference engines' way
+    to play a ``heuristic`` with other weights)."""
+    w = tuple(float(x) for x in weights)
+
+    def weighted_policy(kind, obs, opts, n_opts, rng):
+        return _best(opts, n_opts, w)
+    return weighted_policy
 
 
 @njit(POLICY_SIG, cache=True)
@@ -150,21 +173,6 @@ POLICIES = {"random": random_policy, "greedy": greedy_policy, "careful": careful
 """Built-in policies by name; the engine dispatches them by their position (the id)."""
 BUILTIN_IDS = {name: i for i, name in enumerate(POLICIES)}
 RANDOM, GREEDY, CAREFUL, CLOUD = range(4)
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def builtin_weights(pid):
-    """The weights (points, gained wands, lightning, max risk) of policy pid's ``_best``. The
-    engine never builds a built-in heuristic's rows: it scores each option with ``_score`` as
-    the option is found, and keeps the first best (``engine.offer``, ``engine.best_card``,
-    ``engine.select_rows``). A policy that is not a built-in heuristic accepts any risk."""
-    if pid == GREEDY:
-        return GREEDY_W
-    if pid == CAREFUL:
-        return CAREFUL_W
-    if pid == CLOUD:
-        return CLOUD_W
-    return (0.0, 0.0, 0.0, np.inf)
 
 
 DESCRIPTIONS = {

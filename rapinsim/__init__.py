@@ -9,8 +9,8 @@ from simcore.policy import policy
 
 from .api import agent, replay, simulate
 from .forward import env, new_game
-from .policies import POLICIES
+from .policies import POLICIES, WEIGHTS, heuristic
 from .rules import Rules, load_rules
 
-__all__ = ["POLICIES", "Rules", "agent", "env", "load_rules", "new_game", "policy", "replay",
-           "simulate"]
+__all__ = ["WEIGHTS", "heuristic", "agent",
+           "POLICIES", "Rules", "env", "load_rules", "new_game", "policy", "replay", "simulate"]

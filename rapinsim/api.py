@@ -18,7 +18,7 @@ from simcore.search import SEARCH_ID, agent_maker, parse_agent
 from . import engine as E
 from . import reference as ref
 from . import stats as S
-from .policies import KIND_NAMES, POLICIES
+from .policies import KIND_NAMES, POLICIES, WEIGHTS
 from .rules import CHARACTERS, Rules, rules_or_default
 
 ENGINES = ("compiled", "reference")
@@ -26,7 +26,7 @@ LOG_LEN = E.LOG_LEN   # decisions kept per game when a decision log is asked for
 PLAYOUT = "careful"   # search agents' default playout policy
 
 
-agent = agent_maker(POLICIES, PLAYOUT)
+agent = agent_maker(POLICIES, PLAYOUT, WEIGHTS)
 
 
 def _check(policies, rules, characters, engine) -> tuple[Rules, SeatPolicies, np.ndarray]:
@@ -34,7 +34,7 @@ def _check(policies, rules, characters, engine) -> tuple[Rules, SeatPolicies, np
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
     pol = resolve(policies, POLICIES, "rapinsim", (rules.players_min, rules.players_max),
-                  lambda spec: parse_agent(spec, POLICIES, PLAYOUT))
+                  WEIGHTS, lambda spec: parse_agent(spec, POLICIES, PLAYOUT))
     if pol.agents and engine == "reference":
         raise ValueError("rapinsim: search agents play on the compiled engine only "
                          "(engine='compiled')")
@@ -62,8 +62,9 @@ def _check(policies, rules, characters, engine) -> tuple[Rules, SeatPolicies, np
 
 
 def _reference_policies(pol: SeatPolicies):
-    return [ref.builtin(int(i)) if i >= 0 else None if i == SEARCH_ID
-            else pol.user_py[-1 - int(i)] for i in pol.ids]
+    return [None if i == SEARCH_ID else
+            ref.builtin(int(i), None if h is None else h.weights) if i >= 0
+            else pol.user_py[-1 - int(i)] for i, h in zip(pol.ids, pol.heuristics)]
 
 
 def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, start: int,
@@ -87,7 +88,8 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
     err = np.zeros((n, 5), np.int64)
     buf = np.zeros((n, LOG_LEN if log else 0, 4), np.int16)
     E.play_batch(rules, pol.ids, user_addresses(pol.user_py, E.P), np.uint64(key), start, p,
-                 fixed, seat, win, game, chars, led, err, buf, pol.agent_words(POLICIES, E.P))
+                 fixed, seat, win, game, chars, led, err, buf, pol.weights,
+                 pol.agent_words(POLICIES, E.P, WEIGHTS))
     bad = np.flatnonzero(err[:, 0])
     if bad.size and pol.ids[err[bad[0], 1]] == SEARCH_ID:
         raise RuntimeError(f"rapinsim: search agent {pol.names[err[bad[0], 1]]!r}: a replay "

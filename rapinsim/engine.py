@@ -53,7 +53,7 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        OB_LETTER, OB_MARKERS, OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE,
                        OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS,
                        OB_TREASURES, OB_TURN, PLACE, STEP, TARGET, CHEST_TILE, EVADER, RANDOM,
-                       choose_builtin, data_ptr)
+                       DEFAULT_W, choose_weighted, data_ptr)
 from .policies import CHARACTER, O_CHARACTER
 from .reference import EMPTY
 from .rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
@@ -125,6 +125,9 @@ SNAP_AT = G.field("snap_at", meaning="where a search keeps the state at the star
 SNAP_TURN = G.field("snap_turn", meaning="TURNS at that snapshot (-1: none)")
 SNAP_CUR = G.field("snap_cur", meaning="the seat whose turn starts there")
 RESUME = G.field("resume", meaning="1: play_game starts from the snapshot, not setup")
+NW = len(DEFAULT_W)
+W = G.field("weights", 2 * NW * P, "float64 [s * NW + k] seat s's heuristic weights "
+                                   "(policies.WEIGHTS; decide_policy)")
 RULES_LEN = G.end
 
 # ---- one game's state: scalars
@@ -187,11 +190,11 @@ FM_LEN = FM_ROWS + MO * N_FEATURES
 
 
 def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
-                fixed: np.ndarray, log_cap: int, agents: np.ndarray | None = None,
+                fixed: np.ndarray, log_cap: int, weights=None, agents: np.ndarray | None = None,
                 addresses: tuple[int, int, int] = (0, 0, 0)) -> np.ndarray:
-    """G's first ``RULES_LEN`` slots: the rules and the batch settings (``agents``: the
-    search seats' words, ``addresses``: search_seat, play_game and fm_decide when a seat
-    searches)."""
+    """G's first ``RULES_LEN`` slots: the rules and the batch settings; ``weights``: [P, NW]
+    the seats' heuristic weights (None: the built-ins'); ``agents``: the search seats' words,
+    ``addresses``: search_seat, play_game and fm_decide when a seat searches."""
     ra = rules.arrays()
     v = np.zeros(RULES_LEN, np.int32)
     d, h = ra.n_districts, ra.n_houses
@@ -238,6 +241,8 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
         v[AGENTS:AGENTS + 2 * SR.AGENT_WORDS * P].view(np.int64)[:] = agents
     v[ADDR:ADDR + 6].view(np.int64)[:] = addresses
     v[SNAP_TURN] = -1
+    v[W:W + 2 * NW * n_players].view(np.float64)[:] = np.ravel(
+        [DEFAULT_W] * n_players if weights is None else weights)
     return v
 
 
@@ -278,6 +283,7 @@ u64_at = _typed_at(types.uint64)
 i64_at = _typed_at(types.int64)
 i8_at = _typed_at(types.int8)
 f32_at = _typed_at(types.float32)
+f64_at = _typed_at(types.float64)
 
 
 @helper
@@ -698,7 +704,9 @@ def decide_policy(G, s, kind, n):
             features(G, s, i, own_unseen, pid < 0)
     rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
     if pid >= 0:
-        c = choose_builtin(pid, kind, obs, F, n, rng)
+        w = f64_at(G, W + 2 * NW * s)       # the seat's weights (NW of them)
+        c = choose_weighted(pid, (w[0], w[1], w[2], w[3], w[4], w[5], w[6]), kind, obs, F, n,
+                            rng)
     elif pid == FM_SEAT:                # the forward model (built-in policies never test it)
         return fm_at(i64_at(G, UF)[0])(G, s, kind, n)
     elif pid == SR.SEARCH_ID:
@@ -1466,16 +1474,17 @@ def play_games(Ga, key, start, counter, game_fn, seat, win, game, chars, led, er
 
 
 def play_batch(rules: Rules, ids, user, key, start, n_players, fixed, seat, win, game, chars,
-               led, err, log, agents=None) -> None:
+               led, err, log, weights=None, agents=None) -> None:
     """Play games start .. start + len(win) - 1 (arrays as ``play_games``) on
-    ``numba.get_num_threads()`` threads (``simcore.parallel.spread``); ``agents``: the search
-    seats' words (``rule_vector``; a game with a search seat keeps its log)."""
+    ``numba.get_num_threads()`` threads (``simcore.parallel.spread``); ``weights`` as
+    ``rule_vector``'s; ``agents``: the search seats' words (``rule_vector``; a game with a
+    search seat keeps its log)."""
     game_fn = first_class(play_game, GAME_SIG)
     searching = bool((np.asarray(ids) == SR.SEARCH_ID).any())
     cap = LOG_LEN if searching else log.shape[1]
     addresses = (first_class(search_seat, SEARCH_SIG).address, game_fn.address,
                  first_class(fm_decide, FM_SIG).address) if searching else (0, 0, 0)
-    head = rule_vector(rules, n_players, ids, user, fixed, cap, agents, addresses)
+    head = rule_vector(rules, n_players, ids, user, fixed, cap, weights, agents, addresses)
     key = np.uint64(key)
 
     def play_units(counter):
@@ -1510,6 +1519,8 @@ def search(head, key, game, n_players, choices, marks, seat, agent, seed):
     G[LOG_CAP] = LOG_LEN
     for q in range(n_players):
         G[PID + q] = FM_SEAT
+        for w in range(NW):         # every seat plays out with the playout's weights
+            i64_at(G, W)[q * NW + w] = agent[SR.A_WEIGHTS + w]
     i64_at(G, UF)[0] = i64_at(G, ADDR)[2]
     G[SNAP_AT], G[SNAP_TURN], G[RESUME] = snap, -1, 0
     k = choices.shape[0]

@@ -102,7 +102,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from simcore.layout import Layout
-from simcore.policy import POLICY_SIG, UserPolicy, policy
+from simcore.policy import POLICY_SIG, UserPolicy, Weights, policy
 from simcore.rng import randint, uniform
 
 from .rules import (AOYAMA, BICYCLE, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
@@ -172,26 +172,51 @@ CHARACTER_VALUE = (28.7, 36.3, 28.3, 2.5, 26.1, 27.9)
 POLICIES = {"random": RANDOM, "careful": CAREFUL, "greedy": GREEDY, "evader": EVADER,
             "keeper": KEEPER}
 
+# The weights of the heuristics' option scores (``_score``; the same for every heuristic):
+# what a house of unknown tile is worth to search or take, a known treasure (plus its brown
+# rabbits), a known item; a step's value per tile in a district free of pawns and Rize and per
+# unseen tile there, what stepping into danger costs with actions left (the last action: 40),
+# and a start district's value per tile (plus Rize's steps to it).
+DEFAULT_W = (8.0, 20.0, 12.0, 1.0, 0.5, 6.0, 0.3)
+WEIGHTS = Weights(
+    game="rapinsim",
+    names=("unknown", "treasure", "item", "step_tiles", "step_unseen", "step_danger",
+           "place_tiles"),
+    meanings=("score of searching (or taking) a house whose tile it does not know",
+              "score of a known treasure, plus its brown rabbits",
+              "score of a known item tile",
+              "a step's score per tile in a district with no other pawn and without Rize",
+              "a step's score per tile there it has not seen",
+              "what stepping into danger (Rize's path) costs while actions are left",
+              "a start district's score per tile on it (plus Rize's steps to it)"),
+    bounds=((0.0, 100.0), (0.0, 100.0), (0.0, 100.0), (0.0, 10.0), (0.0, 10.0),
+            (0.0, 100.0), (0.0, 10.0)),
+    defaults={name: DEFAULT_W for name in ("careful", "greedy", "evader", "keeper")},
+    other=DEFAULT_W)
+"""The heuristics' weights (``heuristic``): the engine reads a seat's from G."""
+heuristic = WEIGHTS.heuristic
+_WT = types.UniTuple(types.float64, len(DEFAULT_W))
+
 __all__ = ["KIND_NAMES", "POLICIES", "POLICY_SIG", "UserPolicy", "choose_builtin", "policy"]
 
 
 @njit(cache=True, inline="always")
-def _best(pid, kind, obs, opts, n, rng):
+def _best(pid, w, kind, obs, opts, n, rng):
     """Index of the highest score (``_score``), ties broken by a random jitter below 0.5.
     Careful and greedy count a fixed stretch of Rize's route as danger; the evader and the
     keeper predict it (``_danger_reach``). Two loops: one shared loop measured 4-6% slower
     for careful and greedy."""
     if pid <= GREEDY:
-        return _argmax(pid, kind, obs, opts, n, rng, 1.0 if pid == CAREFUL else 0.0, False)
-    return _argmax(pid, kind, obs, opts, n, rng, _danger_reach(pid, obs, opts, n),
+        return _argmax(pid, w, kind, obs, opts, n, rng, 1.0 if pid == CAREFUL else 0.0, False)
+    return _argmax(pid, w, kind, obs, opts, n, rng, _danger_reach(pid, obs, opts, n),
                    pid == KEEPER)
 
 
 @njit(cache=True, inline="always")
-def _argmax(pid, kind, obs, opts, n, rng, reach, keeper):
+def _argmax(pid, w, kind, obs, opts, n, rng, reach, keeper):
     best, arg = -1e30, 0
     for i in range(n):
-        s = _score(pid, kind, data_ptr(obs), data_ptr(opts[i]), reach)
+        s = _score(pid, kind, data_ptr(obs), data_ptr(opts[i]), reach, w)
         if keeper:
             s = _keeper_score(kind, obs, opts[i], reach, s)
         s += 0.5 * uniform(rng, 0)
@@ -249,17 +274,17 @@ def _danger_reach(pid, obs, opts, n):
 
 
 @njit(cache=True, inline="always")
-def _tile_score(o, inaba):
-    """What a house is worth to search, from what the player knows of it."""
+def _tile_score(o, inaba, w):
+    """What a house is worth to search, from what the player knows of it (weights ``w``)."""
     if o[F_KNOWN] == 0:
-        return 8.0
+        return w[0]
     t = o[F_TILE]
     if t == CHEST_TILE:
         return 40.0 if inaba else 12.0
     if t == 0:
-        return 20.0 + o[F_VALUE]
+        return w[1] + o[F_VALUE]
     if t == 1:
-        return 12.0
+        return w[2]
     return -50.0
 
 
@@ -303,11 +328,12 @@ def _keeper_score(kind, obs, o, reach, score):
     return score
 
 
-@njit(types.float64(types.int64, types.int64, _F32P, _F32P, types.float64),
+@njit(types.float64(types.int64, types.int64, _F32P, _F32P, types.float64, _WT),
       cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-def _score(pid, kind, obs, o, reach):
-    """An option's score (compiled once, not inlined: inlining it cost seconds of compile).
-    A district is in danger when Rize enters it within ``reach`` steps (``_danger_reach``)."""
+def _score(pid, kind, obs, o, reach, wt):
+    """An option's score (compiled once, not inlined: inlining it cost seconds of compile),
+    with the weights ``wt`` (``WEIGHTS``). A district is in danger when Rize enters it within
+    ``reach`` steps (``_danger_reach``)."""
     w = o[F_WHAT]
     inaba = obs[OB_CHAR] == INABA
     last = obs[OB_ACTIONS] <= 1
@@ -317,13 +343,13 @@ def _score(pid, kind, obs, o, reach):
     if kind == CHARACTER:
         return _character_value(o[F_ARG])
     if kind == PLACE:
-        return o[F_RIZE] + 0.3 * o[F_TILES]
+        return o[F_RIZE] + wt[6] * o[F_TILES]
     if kind == TARGET:
         return o[F_EXTRA]
     if kind == DISTRICT:
         return o[F_UNSEEN] + 0.5 * o[F_TILES] - 3.0 * (o[F_RIZE] == 1)
     if kind == HOUSE:
-        return _tile_score(o, inaba)
+        return _tile_score(o, inaba, wt)
     greedy = pid == GREEDY
     danger = 1 <= o[F_RIZE] <= reach
     if w == O_PASS or w == O_STOP:
@@ -331,12 +357,12 @@ def _score(pid, kind, obs, o, reach):
             return -40.0 if danger else 2.0 + o[F_TILES] * (o[F_PLAYERS] == 0)
         return -100.0 if (danger or here_danger and not greedy) else -5.0
     if w == O_SEARCH:
-        return _tile_score(o, inaba) - (100.0 if danger else 0.0)
+        return _tile_score(o, inaba, wt) - (100.0 if danger else 0.0)
     if w == O_STEP:
         free = o[F_PLAYERS] == 0 and o[F_RIZE] != 0
-        s = 3.0 + o[F_TILES] * free + 0.5 * o[F_UNSEEN]
+        s = 3.0 + wt[3] * (o[F_TILES] * free) + wt[4] * o[F_UNSEEN]
         if danger:
-            s -= 40.0 if last else 6.0
+            s -= 40.0 if last else wt[5]
         return s
     if w == O_ITEM:
         item = o[F_ARG]
@@ -380,9 +406,15 @@ def random_policy(kind, obs, opts, n_opts, rng):
     return randint(rng, 0, n_opts)
 
 
+@njit(types.int64(types.int64, _WT, *POLICY_SIG.args), cache=True, _nrt=False)
+def choose_weighted(pid, w, kind, obs, opts, n_opts, rng):
+    """The built-in policy ``pid``'s choice with the heuristic weights ``w`` (``WEIGHTS``)."""
+    if pid == RANDOM:
+        return random_policy(kind, obs, opts, n_opts, rng)
+    return _best(pid, w, kind, obs, opts, n_opts, rng)
+
+
 @njit(types.int64(types.int64, *POLICY_SIG.args), cache=True, _nrt=False)
 def choose_builtin(pid, kind, obs, opts, n_opts, rng):
     """The built-in policy ``pid``'s choice."""
-    if pid == RANDOM:
-        return random_policy(kind, obs, opts, n_opts, rng)
-    return _best(pid, kind, obs, opts, n_opts, rng)
+    return choose_weighted(pid, DEFAULT_W, kind, obs, opts, n_opts, rng)

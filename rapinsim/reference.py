@@ -35,7 +35,7 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        OB_LETTER, OB_MARKERS, OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE,
                        OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS,
                        OB_TREASURES, OB_TURN, PLACE, STEP, TARGET, CHEST_TILE, O_DISTRICT,
-                       choose_builtin)
+                       choose_builtin, choose_weighted)
 from .policies import CHARACTER, O_CHARACTER
 from .rules import (AOYAMA, BICYCLE, CHARACTERS, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as
                     DISGUISE_ITEM, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, TRAP,
@@ -977,9 +977,13 @@ def score(st) -> None:
                                    for s in range(p)))
 
 
-def builtin(pid: int) -> Policy:
-    """A built-in policy as a callable for this engine (the same compiled function)."""
-    return lambda kind, obs, opts, n, rng: choose_builtin(pid, kind, obs, opts, n, rng)
+def builtin(pid: int, weights: Sequence[float] | None = None) -> Policy:
+    """A built-in policy as a callable for this engine (the same compiled function), with
+    other heuristic ``weights`` (``policies.WEIGHTS``) if given."""
+    if weights is None:
+        return lambda kind, obs, opts, n, rng: choose_builtin(pid, kind, obs, opts, n, rng)
+    w = tuple(float(x) for x in weights)
+    return lambda kind, obs, opts, n, rng: choose_weighted(pid, w, kind, obs, opts, n, rng)
 
 
 def play_game(rules: Rules, policies: Sequence[Policy], names: Sequence[str], key: int,

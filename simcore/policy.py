@@ -25,6 +25,8 @@ real exception or value.
 """
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -170,6 +172,92 @@ changes (atomically: the cores fight over it)."""
 
 
 @dataclass(frozen=True)
+class Heuristic:
+    """A game's built-in heuristic ``base`` playing with other weights (``Weights.heuristic``).
+    The engine plays it as the built-in (same id, same speed), with this seat's weights."""
+
+    game: str
+    base: str
+    weights: tuple[float, ...]            # every weight, in the order of ``Weights.names``
+    changed: tuple[tuple[str, float], ...]  # (name, value) of the weights set, as given
+
+    @property
+    def name(self) -> str:
+        """``base[name=value,...]`` (the weights set); the base's name if none is."""
+        if not self.changed:
+            return self.base
+        return f"{self.base}[{','.join(f'{k}={float(v)!r}' for k, v in self.changed)}]"
+
+    def __repr__(self) -> str:
+        return f"{self.game}.heuristic({self.name!r})"
+
+
+_SPEC = re.compile(r"^\s*([\w-]+)\s*\[(.*)\]\s*$")
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The weights of a game's built-in heuristics: what a tuner may change. Each heuristic
+    scores options with the same formula; its weights are data, carried per seat in the
+    engine's state, so a heuristic with other weights plays at the built-in's speed and never
+    recompiles anything."""
+
+    game: str
+    names: tuple[str, ...]
+    meanings: tuple[str, ...]                   # what each weight does (docs, errors)
+    bounds: tuple[tuple[float, float], ...]     # the values each may take (inclusive)
+    defaults: Mapping[str, tuple[float, ...]]   # each built-in heuristic's weights
+    other: tuple[float, ...]                    # the row of a seat that is no heuristic
+
+    def heuristic(self, base: str, /, **weights: float) -> Heuristic:
+        """The heuristic ``base`` with these weights changed, e.g.
+        ``heuristic("careful", points=1.2)``; ``base`` may also be a name such as
+        ``"careful[points=1.2]"``. Unknown names and values out of bounds raise."""
+        if not isinstance(base, str):
+            raise ValueError(f"{self.game}: a heuristic's base must be a name, got {base!r}")
+        m = _SPEC.match(base)
+        if m:
+            base, given = m.group(1), {}
+            for item in filter(None, (x.strip() for x in m.group(2).split(","))):
+                k, eq, v = item.partition("=")
+                if not eq:
+                    raise ValueError(f"{self.game}: heuristic weight {item!r} must be "
+                                     f"written name=value")
+                try:
+                    given[k.strip()] = float(v)
+                except ValueError:
+                    raise ValueError(f"{self.game}: heuristic weight {k.strip()!r} must be a "
+                                     f"number, got {v.strip()!r}") from None
+            weights = {**given, **weights}
+        if base not in self.defaults:
+            raise ValueError(f"{self.game}: unknown heuristic {base!r}; heuristics with "
+                             f"weights are {sorted(self.defaults)}")
+        values = list(self.defaults[base])
+        changed = []
+        for k, v in weights.items():
+            if k not in self.names:
+                raise ValueError(f"{self.game}: unknown heuristic weight {k!r}; weights are "
+                                 f"{list(self.names)}")
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise ValueError(f"{self.game}: heuristic weight {k!r} must be a number, "
+                                 f"got {v!r}")
+            i = self.names.index(k)
+            lo, hi = self.bounds[i]
+            if math.isnan(v) or not lo <= v <= hi:
+                raise ValueError(f"{self.game}: heuristic weight {k}={v!r} is out of range "
+                                 f"[{lo:g}, {hi:g}]")
+            values[i] = float(v)
+            changed.append((k, float(v)))
+        return Heuristic(self.game, base, tuple(values), tuple(changed))
+
+    def row(self, policy: Any) -> tuple[float, ...]:
+        """The weights an engine gives a seat playing ``policy`` (resolved)."""
+        if isinstance(policy, Heuristic):
+            return policy.weights
+        return self.defaults.get(policy, self.other) if isinstance(policy, str) else self.other
+
+
+@dataclass(frozen=True)
 class SeatPolicies:
     """Policies resolved for one batch: what the engine needs and what results show."""
 
@@ -177,23 +265,28 @@ class SeatPolicies:
     #                          simcore.search.SEARCH_ID
     names: tuple[str, ...]   # [P] names shown in results and errors
     user_py: tuple           # the user dispatchers (``user_addresses``; reference engines)
+    weights: np.ndarray | None = None   # [P, W] float64: each seat's heuristic weights
+    heuristics: tuple = ()   # [P] the seat's ``Heuristic`` with other weights, or None
     agents: tuple = ()       # [P] each seat's simcore.search.Agent, or None
 
-    def agent_words(self, playout_ids: Mapping[str, int], max_players: int) -> np.ndarray:
+    def agent_words(self, playout_ids: Mapping[str, int], max_players: int,
+                    weights: Weights) -> np.ndarray:
         """The engine's words for the search seats (``Agent.params``, zeros elsewhere)."""
         from .search import AGENT_WORDS
         out = np.zeros(AGENT_WORDS * max_players, np.int64)
         for seat, a in enumerate(self.agents):
             if a is not None:
-                out[AGENT_WORDS * seat:AGENT_WORDS * (seat + 1)] = a.params(playout_ids)
+                out[AGENT_WORDS * seat:AGENT_WORDS * (seat + 1)] = a.params(playout_ids,
+                                                                            weights)
         return out
 
 
 def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
-            n_players: tuple[int, int], agent: Callable[[Any], Any] | None = None
-            ) -> SeatPolicies:
-    """Turn one entry per seat (a built-in name, a user policy or, where the game has
-    ``agent``, a search agent or its name such as ``"ismcts-1000"``) into engine ids."""
+            n_players: tuple[int, int], weights: Weights | None = None,
+            agent: Callable[[Any], Any] | None = None) -> SeatPolicies:
+    """Turn one entry per seat (a built-in name, a heuristic with other weights, its name
+    ``base[name=value,...]``, a user policy or, where the game has ``agent``, a search agent
+    or its name such as ``"ismcts-1000"``) into engine ids and each seat's weights."""
     from .search import SEARCH_ID, Agent, is_agent_spec
     if isinstance(policies, (str, bytes)) or not isinstance(policies, Sequence):
         raise ValueError(f"{game}: policies must be a list with one entry per seat, "
@@ -202,13 +295,26 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
     if not lo <= len(policies) <= hi:
         raise ValueError(f"{game} is played by {lo} to {hi} players, but {len(policies)} "
                          f"policies were given (one per seat)")
-    ids, names, pys, agents = [], [], [], []
+    ids, names, pys, rows, heur, agents = [], [], [], [], [], []
     for seat, p in enumerate(policies):
         agents.append(None)
         if agent is not None and is_agent_spec(p) and p not in builtins:
             agents[-1] = a = p if isinstance(p, Agent) else agent(p)
+            rows.append(None if weights is None else weights.other)
+            heur.append(None)
             ids.append(SEARCH_ID)
             names.append(a.name)
+            continue
+        if weights is not None and isinstance(p, str) and "[" in p:
+            p = weights.heuristic(p)
+        rows.append(None if weights is None else weights.row(p))
+        heur.append(p if isinstance(p, Heuristic) and p.changed else None)
+        if isinstance(p, Heuristic):
+            if weights is None or p.game != game:
+                raise ValueError(f"{game}: policy at seat {seat} is a heuristic of "
+                                 f"{p.game}, not of {game}")
+            ids.append(builtins[p.base])
+            names.append(p.name)
             continue
         if isinstance(p, str):
             if p not in builtins:
@@ -236,6 +342,7 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
             ids.append(-len(pys))
         names.append(name)
     return SeatPolicies(np.array(ids, dtype=np.int64), tuple(names), tuple(pys),
+                        None if weights is None else np.array(rows, np.float64), tuple(heur),
                         tuple(agents) if any(a is not None for a in agents) else ())
 
 

@@ -115,15 +115,25 @@ class Agent:
             extra.append("oracle")
         return f"{self.algo}-{self.iterations}" + (f"[{','.join(extra)}]" if extra else "")
 
-    def params(self, playout_ids: dict[str, int]) -> np.ndarray:
-        """The engine's words for this agent (``AGENT_WORDS``)."""
-        return np.array([ALGOS.index(self.algo), self.iterations, playout_ids[self.playout],
-                         np.float64(self.c).view(np.int64), self.determinizations,
-                         int(self.oracle)], np.int64)
+    def params(self, playout_ids: dict[str, int], weights) -> np.ndarray:
+        """The engine's words for this agent (``AGENT_WORDS``): the playout heuristic's id
+        and (float64 bits, from A_WEIGHTS) its weights (``weights``: the game's
+        ``simcore.policy.Weights``; the playout may be a heuristic with other weights)."""
+        h = weights.heuristic(self.playout) if self.playout in weights.defaults or \
+            "[" in self.playout else None
+        out = np.zeros(AGENT_WORDS, np.int64)
+        out[:A_WEIGHTS] = (ALGOS.index(self.algo), self.iterations,
+                           playout_ids[h.base if h else self.playout],
+                           np.float64(self.c).view(np.int64), self.determinizations,
+                           int(self.oracle))
+        row = np.asarray(h.weights if h else weights.other, np.float64)
+        out[A_WEIGHTS:A_WEIGHTS + row.size] = row.view(np.int64)
+        return out
 
 
-AGENT_WORDS = 6
-A_ALGO, A_ITER, A_PLAYOUT, A_C, A_DETS, A_ORACLE = range(AGENT_WORDS)
+MAX_WEIGHTS = 8
+A_ALGO, A_ITER, A_PLAYOUT, A_C, A_DETS, A_ORACLE, A_WEIGHTS = range(7)
+AGENT_WORDS = A_WEIGHTS + MAX_WEIGHTS
 _SPEC = re.compile(r"^(flat|pimc|ismcts)-(\d+)$")
 
 
@@ -131,11 +141,15 @@ def is_agent_spec(p) -> bool:
     return isinstance(p, Agent) or (isinstance(p, str) and bool(_SPEC.match(p)))
 
 
-def make_agent(algo: str, iterations: int, *, playout: str | None, playouts, default: str,
-               c: float = 0.7, determinizations: int = 8, oracle: bool = False) -> Agent:
-    """An ``Agent`` whose playout is one of ``playouts`` (a game's built-in heuristics)."""
-    playout = default if playout is None else playout
-    if playout not in playouts:
+def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
+               weights=None, c: float = 0.7, determinizations: int = 8,
+               oracle: bool = False) -> Agent:
+    """An ``Agent`` whose playout is one of ``playouts`` (a game's built-in policies) or,
+    given the game's ``weights``, a heuristic with other weights (its name, or the object)."""
+    playout = default if playout is None else getattr(playout, "name", playout)
+    if weights is not None and isinstance(playout, str) and "[" in playout:
+        weights.heuristic(playout)      # a bad weight is named here
+    elif playout not in playouts:
         raise ValueError(f"unknown playout policy {playout!r}; built-in policies: "
                          f"{sorted(playouts)}")
     if not isinstance(oracle, bool):
@@ -143,8 +157,9 @@ def make_agent(algo: str, iterations: int, *, playout: str | None, playouts, def
     return Agent(algo, iterations, playout, c, determinizations, default, oracle)
 
 
-def agent_maker(playouts, default: str):
-    """A game's ``agent(...)``: its playout policies are ``playouts``, ``default`` the usual."""
+def agent_maker(playouts, default: str, weights=None):
+    """A game's ``agent(...)``: its playout policies are ``playouts`` (and heuristics with
+    other ``weights``), ``default`` the usual."""
     def agent(algo: str, iterations: int, *, playout: str | None = None, c: float = 0.7,
               determinizations: int = 8, oracle: bool = False) -> Agent:
         """A search agent (``simcore.search``): ``algo`` one of ``flat``, ``pimc``,
@@ -155,8 +170,8 @@ def agent_maker(playouts, default: str):
         the decks lie; only the coming draws are new. Usable wherever a policy is:
         ``"ismcts-1000"`` is ``agent("ismcts", 1000)``."""
         return make_agent(algo, iterations, playout=playout, playouts=playouts,
-                          default=default, c=c, determinizations=determinizations,
-                          oracle=oracle)
+                          default=default, weights=weights, c=c,
+                          determinizations=determinizations, oracle=oracle)
     agent.__doc__ += f" The default playout is {default!r}."
     return agent
 

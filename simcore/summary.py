@@ -34,11 +34,12 @@ def win_table(df: pl.DataFrame, by: str, score: str | None = None) -> str:
     if score is not None:
         aggs.append(pl.col(score).mean().alias("score"))
     t = df.group_by(pl.col(by).cast(pl.String)).agg(aggs).sort(by)
-    head = f"{by:<14}{'n':>10}{'win rate':>10}{'95% Wilson':>18}"
+    w = max([14, *(len(str(v)) + 2 for v in t[by])])     # long names (a tuned heuristic's)
+    head = f"{by:<{w}}{'n':>10}{'win rate':>10}{'95% Wilson':>18}"
     lines = [head + (f"{'mean ' + score:>16}" if score else "")]
     for row in t.iter_rows(named=True):
         lo, hi = wilson(row["wins"], row["n"])
-        line = (f"{row[by]:<14}{row['n']:>10,}{row['wins'] / row['n']:>10.3f}"
+        line = (f"{row[by]:<{w}}{row['n']:>10,}{row['wins'] / row['n']:>10.3f}"
                 f"{f'[{lo:.3f}, {hi:.3f}]':>18}")
         lines.append(line + (f"{row['score']:>16.1f}" if score else ""))
     return "\n".join(lines)

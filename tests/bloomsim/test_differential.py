@@ -2,6 +2,7 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import bloomsim
 from bloomsim import api
 from bloomsim.rules import default_rules
 
@@ -84,3 +85,18 @@ def test_engines_agree_with_an_event_replaced_in_place():
                  for ev in events]
         rules = default_rules().replace(events=blank, events_used=10)
         _compare(rules, NAMES, 11, 0, 3)
+
+
+WEIGHT = st.floats(0.0, 4.0).map(lambda x: round(x, 2))
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), start=st.integers(0, 10**6),
+       base=st.sampled_from(["greedy", "careful", "cloud"]), points=WEIGHT, wands=WEIGHT,
+       lightning=WEIGHT, max_risk=st.sampled_from([0.0, 0.25, 0.5, 1.0, float("inf")]),
+       others=st.lists(st.sampled_from(NAMES), min_size=1, max_size=4))
+def test_engines_agree_on_heuristics_with_other_weights(seed, start, base, points, wands,
+                                                        lightning, max_risk, others):
+    h = bloomsim.heuristic(base, points=points, wands=wands, lightning=lightning,
+                           max_risk=max_risk)
+    _compare(default_rules(), [h, *others], seed, start, 3)

@@ -271,3 +271,13 @@ def test_builtin_heuristics_read_only_the_observation_written_for_them(board):
         b = ref.play_game(BOARDS[board], [scrambled(p) for p in pids], names, key, game,
                           chars if game % 2 else None)
         assert a.decisions == b.decisions and len(a.decisions) > 20
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), base=st.sampled_from(NAMES[1:]), data=st.data(),
+       others=st.lists(st.sampled_from(NAMES), min_size=1, max_size=4))
+def test_engines_agree_on_heuristics_with_other_weights(seed, base, data, others):
+    w = {name: data.draw(st.floats(lo, min(hi, 30.0)).map(lambda x: round(x, 2)), label=name)
+         for name, (lo, hi) in zip(P.WEIGHTS.names, P.WEIGHTS.bounds)}
+    c, r = both([P.heuristic(base, **w), *others], 3, seed)
+    assert_same(c, r)

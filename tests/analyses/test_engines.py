@@ -53,7 +53,9 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     assert {"seat", "event", "policy"} <= set(skill["kind"])
     # rapinsim, not named: the tournament's weakest, second strongest and strongest policy
     rapin = pl.read_parquet(tmp_path / "rep" / "rapinsim-skill.parquet")
-    assert rapin["rung"].n_unique() == 3 and "random" in rapin["rung"].to_list()
+    # ... then the search rung, on fewer games
+    assert rapin["rung"].n_unique() == 4 and "random" in rapin["rung"].to_list()
+    assert rapin["rung"].unique(maintain_order=True).to_list()[-1] == "ismcts-32"
     assert any("rapinsim: verdicts at rungs random, " in m for m in lines)
 
 

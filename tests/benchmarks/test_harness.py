@@ -112,7 +112,7 @@ def _results(**over):
 
 def test_goals_report_each_figure_and_verdict():
     by = {(g["goal"], g["target"]): g for g in _results()["goals"]}
-    assert len(by) == 8
+    assert len(by) == 10
     speed = by[("Broom Service, 4 random players", ">= 100,000 games/s")]
     assert speed["passed"] and speed["value"] == 120_000
     ratio = by[("Broom Service, 4 random players", ">= 100x the reference (1 thread each)")]
@@ -128,12 +128,26 @@ def test_goals_report_each_figure_and_verdict():
     peer = by[("Broom Service vs OpenSpiel hearts from Python",
                ">= 10x its decisions/s per core")]
     assert peer["passed"] is None and peer["figure"] == "not measured"
+    search = by[("Broom Service, one ISMCTS-1000 seat and 3 heuristic seats",
+                 "<= 1 s per game on 1 thread")]
+    assert search["passed"] is None and search["figure"] == "not measured"
 
 
 def test_goal_against_the_peer_uses_one_thread_decisions():
     peer = {"decisions_per_s": 100_000.0}
-    g = goals.evaluate(_results(peer=peer))[-1]
+    g = next(g for g in goals.evaluate(_results(peer=peer)) if "OpenSpiel" in g["goal"])
     assert g["value"] == pytest.approx(30.0) and g["passed"]   # 50 * 60,000 / 100,000
+
+
+def test_search_goals_read_the_agents_section():
+    agents = [{"game": "bloomsim", "agent": "ismcts-1000",
+               "threads_1": {"games": 2, "s_per_game": 1.25, "games_per_s": 0.8},
+               "threads_2": {"games": 4, "s_per_game": 0.7, "games_per_s": 1.5}}]
+    by = {g["goal"]: g for g in goals.evaluate(_results(agents=agents))}
+    one = by["Broom Service, one ISMCTS-1000 seat and 3 heuristic seats"]
+    assert one["value"] == 1.25 and one["passed"] is False and "1.25 s per game" in one["figure"]
+    two = by["Broom Service, ISMCTS-1000 games from 1 to 2 threads"]
+    assert two["value"] == pytest.approx(1.875) and two["passed"] is True
 
 
 def test_report_tables_and_plot(tmp_path):

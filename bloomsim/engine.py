@@ -123,6 +123,8 @@ G_SNAP = G.field("snapshot_at", meaning="where a search keeps the state at the s
                                         "round of its decision (0: none)")
 G_RESUME = G.field("resume", meaning="the round play_game starts at from the snapshot (0: "
                                      "setup)")
+G_RESUME_TURNS = G.field("resume_turns", meaning="1: the snapshot is at a turn of that round, "
+                                                 "its roles selected")
 G_ST = G.field("streams", 1 + MAX_PLAYERS, "random streams (uint64 bits): chance, then seats")
 # a seat's columns (seat p's at G_SEAT + N_SEAT * p). S_SCORE .. S_FLOOR are also the order of
 # the results' score columns.
@@ -1502,6 +1504,18 @@ def resource_set_points(t, g, p, o, w):
     return best
 
 
+@njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def snapshot(t, g, rnd, turns):
+    """While a search's decision is still ahead (``search``), keep the state at the start of
+    each round (``turns`` 0) and of each turn (1): the search's iterations replay from the last
+    one, not from the start of the game. A batch game keeps none (G_SNAP 0)."""
+    if g[G_SNAP] and g[G_DECISIONS] <= g[G_FM_STOP]:
+        g[G_RESUME], g[G_RESUME_TURNS] = rnd, turns
+        snap = g[G_SNAP]
+        for j in range(t[T_LOG]):
+            g[snap + j] = g[j]
+
+
 GAME_SIG = types.int64(TT, ST, types.uint64, I8, LOG, I8, types.int64[::1], types.int64[::1],
                        types.int16[:, :, ::1], types.int8[:, ::1], types.float32[:, ::1],
                        types.int32[:, ::1], types.int64[:, ::1])
@@ -1513,7 +1527,7 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
               game_out, errors):
     """Setup, the rounds, end scoring: one whole game into State s, then its row i of the
     outputs (see ``play_games``). ``play_games`` calls it through a function pointer."""
-    first = s.g[G_RESUME]
+    first, turns = s.g[G_RESUME], s.g[G_RESUME_TURNS]
     if first == 0:
         setup(t, s, key, game)
         first = 1
@@ -1522,30 +1536,29 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
     for rnd in range(first, t[P_ROUNDS] + 1):
         if s.g[G_HALTED]:
             break
-        if s.g[G_SNAP] and rnd > s.g[G_RESUME] and s.g[G_DECISIONS] <= s.g[G_FM_STOP]:
-            s.g[G_RESUME] = rnd     # a search's decision is in this round or a later one
-            snap = s.g[G_SNAP]
-            for j in range(t[T_LOG]):
-                s.g[snap + j] = s.g[j]
-        s.g[G_ROUND] = rnd
-        s.g[G_TURN] = 0
-        s.g[G_PLAYED] = 0
-        ev = s.g[t[T_DECKS] + N + rnd - 1] if rnd - 1 < t[P_EVENTS_USED] else -1
-        s.g[G_EVENT] = ev
-        if ev >= 0:
-            s.g[t[T_REC] + ev] = rnd
-        reveal_enchanted_roles(t, s)
-        for p in range(n_players):
-            s.g[sc(p, S_PLAYED)] = 0
-        select_roles(t, s)
-        s.g[G_LEADER] = s.g[G_START]
-        s.g[G_LAST_BRAVE] = s.g[G_START]
+        if not turns:
+            snapshot(t, s.g, rnd, 0)
+            s.g[G_ROUND] = rnd
+            s.g[G_TURN] = 0
+            s.g[G_PLAYED] = 0
+            ev = s.g[t[T_DECKS] + N + rnd - 1] if rnd - 1 < t[P_EVENTS_USED] else -1
+            s.g[G_EVENT] = ev
+            if ev >= 0:
+                s.g[t[T_REC] + ev] = rnd
+            reveal_enchanted_roles(t, s)
+            for p in range(n_players):
+                s.g[sc(p, S_PLAYED)] = 0
+            select_roles(t, s)
+            s.g[G_LEADER] = s.g[G_START]
+            s.g[G_LAST_BRAVE] = s.g[G_START]
+        turns = 0
         while True:
             left = 0
             for p in range(n_players):
                 left += s.g[sc(p, S_NHAND)]
             if left == 0:
                 break
+            snapshot(t, s.g, rnd, 1)
             play_turn(t, s)
         round_end_event(t, s)
         mark_leaders(s, n_players, rnd)
@@ -1744,7 +1757,7 @@ def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
         if tree:
             SR.new_tree(g, base)
         for it in range(per_tree):
-            if g[G_RESUME]:     # from the start of the decision's round (play_game)
+            if g[G_RESUME]:     # from the start of the decision's turn (play_game)
                 for j in range(t[T_LOG]):
                     g[j] = g[snap + j]
             g[G_MARKS + 3 * m + 2] = SR.iteration_seed(seed, tree, 0 if algo == SR.PIMC else it)

@@ -14,6 +14,7 @@ from simcore import games as registry
 from simcore.runner import check_int
 
 from .event_impact import counterfactual_impact
+from .ladder import ladder
 from .report import game_section, staged, write_page
 from .skill import (RUNG_GAMES, SEARCH_GAMES, SEARCH_RUNG, check_playable, resolve_rungs,
                     skill_verdicts)
@@ -22,6 +23,8 @@ from .tournament import lineups, rotations, tournament
 GAMES_PER_GAME = 200_000
 """Default games per game (at least this many, in a tournament of all built-in policies)."""
 COUNTERFACTUAL_GAMES = 3_000
+LADDER_GAMES = 25
+"""Game indices per seating of the report's skill ladder (its search rung's games are slow)."""
 """Default games per switched-off thing in the counterfactual replays."""
 
 
@@ -36,7 +39,8 @@ Rungs = Sequence[Any] | Mapping[str, Sequence[Any]] | None
 def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, players: int = 4,
             seed: int = 0, counterfactual_games: int = COUNTERFACTUAL_GAMES,
             log: Callable[[str], None] = say, *, rungs: Rungs = None,
-            rung_games: int = RUNG_GAMES, search_games: int = SEARCH_GAMES) -> Path:
+            rung_games: int = RUNG_GAMES, search_games: int = SEARCH_GAMES,
+            ladder_games: int = LADDER_GAMES) -> Path:
     """Run every registered game and write ``out/index.html`` (swapped in whole when done: an
     interrupted run leaves ``out`` as it was and its finished results in ``OUT.partial``); the
     results go to
@@ -50,17 +54,20 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     game, or a mapping from game name to its list; default, and for a game the mapping does
     not name: the tournament's lowest-, second highest- and highest-rated policies and, for a
     game with search agents, ``skill.SEARCH_RUNG`` on ``search_games`` games), table in
-    ``out/<game>-skill.parquet``.
+    ``out/<game>-skill.parquet``; then the skill ladder (``analyses.ladder``, ``ladder_games``
+    game indices per seating) of the weakest rung, the strongest heuristic and, where the
+    game has search agents, the search rung.
     The report is computed from the frames in memory (the Parquet files are for the user)."""
     check_int("games", games)
     check_int("counterfactual_games", counterfactual_games)
     check_int("players", players, 2)
     check_int("rung_games", rung_games)
     check_int("search_games", search_games)
+    check_int("ladder_games", ladder_games)
     ladders = _ladders(rungs, players, seed)
     with staged(out, keep_partial=True) as folder:
         page = _write(folder, games, players, seed, counterfactual_games, log, ladders,
-                      rung_games, search_games)
+                      rung_games, search_games, ladder_games)
     return Path(out) / page.name
 
 
@@ -90,7 +97,7 @@ def default_rungs(ratings: pl.DataFrame, searches: bool) -> list[str]:
 
 def _write(out: Path, games: int, players: int, seed: int, counterfactual_games: int,
            log: Callable[[str], None], ladders: dict[str, list[Any] | None],
-           rung_games: int, search_games: int) -> Path:
+           rung_games: int, search_games: int, ladder_games: int) -> Path:
     sections = []
     specs = registry.all_games()
     for spec in specs:
@@ -117,18 +124,28 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
         cf.write_parquet(out / f"{name}-counterfactual.parquet")
         clock = _lap(log, f"{name}: {cf['thing'].n_unique()} switch-offs x "
                           f"{counterfactual_games:,} counterfactual games played", clock)
-        ladder = ladders.get(name) or default_rungs(t.ratings, hasattr(mod, "agent"))
-        sv = skill_verdicts(mod, ladder, players, rung_games, seed, rules=rules,
+        rungs = ladders.get(name) or default_rungs(t.ratings, hasattr(mod, "agent"))
+        sv = skill_verdicts(mod, rungs, players, rung_games, seed, rules=rules,
                             top=t.ratings["policy"][0], search_games=search_games)
         sv.table.write_parquet(out / f"{name}-skill.parquet")
         clock = _lap(log, f"{name}: verdicts at rungs {', '.join(sv.rungs)}: "
                           f"{sv.games_said()} played", clock)
+        rated = t.ratings["policy"].to_list()
+        steps = list(dict.fromkeys([rated[-1], rated[0]]))
+        steps += [SEARCH_RUNG] * hasattr(mod, "agent")
+        lad = None
+        if len(steps) > 1:      # (a game with one policy and no search has no ladder)
+            lad = ladder(mod, steps, players, ladder_games, seed, rules=rules)
+            lad.results.write_parquet(out / f"{name}-ladder.parquet")
+            clock = _lap(log, f"{name}: skill ladder of {', '.join(lad.rungs)}: "
+                              f"{ladder_games:,} game indices per seating played", clock)
         note = (f"Tournament of the built-in policies {', '.join(policies)} at {players} seats: "
                 f"{seatings} seatings (every line-up of at least two policies, every rotation), "
                 f"{per_seating:,} games each on the same seeds (seed {seed}). Counterfactual "
                 f"replays: the table {' | '.join(table)} (seat 0 first) on {counterfactual_games:,}"
                 f" games per thing.{_rules_note(spec)} Results: {path.name}.")
-        sections.append(game_section(t.results, out, counterfactual=cf, note=note, skill=sv))
+        sections.append(game_section(t.results, out, counterfactual=cf, note=note, skill=sv,
+                                     ladder=lad))
         _lap(log, f"{name}: report tables and plots written", clock)
     return write_page(sections, out, "Balance report: " + ", ".join(g.title for g in specs))
 

@@ -9,7 +9,7 @@ from simcore import games
 from simcore.cli import run_main
 
 from . import display
-from .balance import COUNTERFACTUAL_GAMES, GAMES_PER_GAME, balance
+from .balance import COUNTERFACTUAL_GAMES, GAMES_PER_GAME, LADDER_GAMES, balance
 from .compare import compare
 from .data import scan
 from .event_impact import event_impact
@@ -47,6 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--rung-games", type=int, default=RUNG_GAMES, help="games per rung")
     b.add_argument("--search-games", type=int, default=SEARCH_GAMES,
                    help="games at a search agent's rung (when fewer than --rung-games)")
+    b.add_argument("--ladder-games", type=int, default=LADDER_GAMES,
+                   help="game indices per seating of the skill ladder")
     r = sub.add_parser("report", help="write DIR/index.html for a results file or dataset")
     r.add_argument("results", help="Parquet file or simulate(out=DIR) dataset directory")
     r.add_argument("--out", required=True, help="report directory")
@@ -262,7 +264,7 @@ def _run(args: argparse.Namespace) -> None:
     if args.command == "balance":
         page = balance(args.out, args.games, args.players, args.seed, args.counterfactual_games,
                        rungs=_rungs(args.rungs), rung_games=args.rung_games,
-                       search_games=args.search_games)
+                       search_games=args.search_games, ladder_games=args.ladder_games)
         print(f"balance report: {page.resolve()}")
     elif args.command == "report":
         page = report(scan(args.results), args.out, args.rules)

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import matplotlib.pyplot as plt
 import polars as pl
@@ -93,11 +94,13 @@ def board_data(game: str, rules_path: str | None = None) -> dict | None:
 
 def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = None,
                  counterfactual: pl.DataFrame | None = None, note: str = "",
-                 board: dict | None = None, skill: SkillVerdicts | None = None) -> Section:
+                 board: dict | None = None, skill: SkillVerdicts | None = None,
+                 ladder: Any = None) -> Section:
     """Compute every table and plot of one game's results into ``out`` (PNG files) and return
     its part of the page. ``board`` (plain data, see ``board_data``) defaults to the board of
     the rules in force (``rules_path`` or the defaults); ``skill``: the verdicts by skill
-    (``analyses.skill``), shown after the counterfactual table."""
+    (``analyses.skill``), shown after the counterfactual table, and ``ladder`` (an
+    ``analyses.Ladder``) after them."""
     lf = lazy(df)
     require_rows(lf)
     out = Path(out)
@@ -232,6 +235,14 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         headline, body = skill_part(skill)
         sec.headlines.append(headline)
         b.append(body)
+    if ladder is not None:
+        sec.headlines.append(html.escape(ladder.skill_text()))
+        b.append(f"<h3>Skill ladder: {' &lt; '.join(html.escape(r) for r in ladder.rungs)}</h3>"
+                 f"<p class=note>{ladder.players} seats, {ladder.n_games:,} game indices of "
+                 f"seed {ladder.seed} per seating: one seat of the row rung against the column "
+                 f"rung in the others, seats rotated ({UNIT}).</p>" + ladder.html())
+        for stem, fig in ladder.figures().items():
+            b.append(_figure(fig, out, f"{p}-{stem}.png", stem.replace("-", " ")))
 
     if rules_path is None and spec.assumption_note:
         sec.headlines.insert(0, f"<i>Every {html.escape(spec.title)} figure here rests on the "

@@ -28,7 +28,8 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     from simcore import games
     lines = []
     page = balance(tmp_path / "rep", games=300, players=2, counterfactual_games=60,
-                   log=lines.append, rungs={"bloomsim": ["random", "greedy"]}, rung_games=200)
+                   ladder_games=2, log=lines.append, rungs={"bloomsim": ["random", "greedy"]},
+                   rung_games=200)
     text = page.read_text()
     assert 'id="bloomsim"' in text and 'id="rapinsim"' in text
     assert "default approximation of the printed map" in text
@@ -37,8 +38,9 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
         assert (tmp_path / "rep" / f"{game}-counterfactual.parquet").exists()
         assert f'src="{game}-board.png"' in text and f'src="{game}-counterfactual.png"' in text
     assert any("rapinsim:" in m and "played in" in m for m in lines)
-    # one rating table per registered game (a test may have registered a toy game)
-    assert text.count("Bradley-Terry, Elo scale [95% CI]") == len(games.names())
+    # two rating tables per registered game, the tournament's and the ladder's (a test may
+    # have registered a toy game)
+    assert text.count("Bradley-Terry, Elo scale [95% CI]") == 2 * len(games.names())
     # characters are dealt at random for the balance report (by default players choose)
     chars = pl.read_parquet(tmp_path / "rep" / "rapinsim-results.parquet")["character"]
     assert chars.n_unique() == 6 and "character_selection = draw" in text
@@ -57,6 +59,12 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     assert rapin["rung"].n_unique() == 4 and "random" in rapin["rung"].to_list()
     assert rapin["rung"].unique(maintain_order=True).to_list()[-1] == "ismcts-32"
     assert any("rapinsim: verdicts at rungs random, " in m for m in lines)
+    # the skill ladder: weakest, strongest heuristic, then the search rung
+    for game in ("bloomsim", "rapinsim"):
+        lad = pl.read_parquet(tmp_path / "rep" / f"{game}-ladder.parquet")
+        assert "ismcts-32" in set(lad["policy"].cast(pl.String))
+        assert f'src="{game}-ladder-matrix.png"' in text
+    assert text.count("<h3>Skill ladder: ") == len(games.names())
 
 
 @pytest.mark.parametrize("kw, name", [(dict(games=0), "games"),

@@ -1770,7 +1770,9 @@ def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
             if errors[0, 0] or g[G_HALTED]:
                 return -1
             SR.backpropagate(g, base, win[0])
-        votes[SR.best_option(g, base)] += 1
+        if algo != SR.PIMC:
+            return SR.best_option(g, base)
+        SR.add_visits(g, base, votes)
     return np.argmax(votes)
 
 

@@ -1559,7 +1559,9 @@ def search(head, key, game, n_players, choices, marks, seat, agent, seed):
                            Ga[RANKS:RANKS + n_players], win)
             SR.backpropagate(reg, 0, win)
             G[RESUME] = 1 if G[SNAP_TURN] >= 0 else 0
-        votes[SR.best_option(reg, 0)] += 1
+        if algo != SR.PIMC:
+            return SR.best_option(reg, 0)
+        SR.add_visits(reg, 0, votes)
     return np.argmax(votes)
 
 

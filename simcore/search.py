@@ -16,7 +16,8 @@ as the batches. So a search cannot peek: the true hidden state is gone at its fi
 - ``flat``: each legal option, in turn, followed by a playout; the option with the best mean
   win share is taken.
 - ``pimc``: ``determinizations`` worlds; in each, UCT over a tree of the world's (fixed) future
-  with ``iterations / determinizations`` iterations; each world votes its most visited option.
+  with ``iterations / determinizations`` iterations; the worlds' visits of each option are
+  summed and the most visited option is taken.
 - ``ismcts``: one tree over the seat's information sets, a new determinization every iteration.
   Nodes are reached by **actions** (a game's key of an option: "brave Witch", "search house
   7"), not option indices, since the options differ between determinizations; a child's UCB
@@ -337,6 +338,17 @@ def best_option(g, base):
             best, best_v, best_m = g[at + N_INDEX], v, m
         ch = g[at + N_SIBLING]
     return best
+
+
+@njit(cache=True, _nrt=False)
+def add_visits(g, base, votes):
+    """Add each root option's visits to ``votes``: PIMC sums its worlds' visits (with a few
+    iterations per world, a world's single most visited option is mostly chance)."""
+    ch = g[_node(g, base, 0) + N_CHILD]
+    while ch >= 0:
+        at = _node(g, base, ch)
+        votes[g[at + N_INDEX]] += g[at + N_VISITS]
+        ch = g[at + N_SIBLING]
 
 
 @njit(cache=True, _nrt=False)

@@ -28,7 +28,7 @@ from .rules import Rules, default_rules, load_rules
 
 ENGINES = ("compiled", "reference")
 LOG_CAP = E.LOG_CAP   # decisions kept per game when a decision log is asked for
-PLAYOUT = "careful"   # search agents' default playout policy
+PLAYOUT = "cloud"     # search agents' default playout policy: the strongest heuristic
 
 
 def as_rules(rules) -> Rules:

@@ -23,7 +23,7 @@ from .tournament import lineups, rotations, tournament
 GAMES_PER_GAME = 200_000
 """Default games per game (at least this many, in a tournament of all built-in policies)."""
 COUNTERFACTUAL_GAMES = 3_000
-LADDER_GAMES = 25
+LADDER_GAMES = 12
 """Game indices per seating of the report's skill ladder (its search rung's games are slow)."""
 """Default games per switched-off thing in the counterfactual replays."""
 

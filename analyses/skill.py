@@ -30,7 +30,7 @@ RUNG_GAMES = 20_000
 """Default games per rung (each verdict's table at one rung)."""
 SEARCH_RUNG = "ismcts-32"
 """The search rung of the default ladder, for a game with search agents."""
-SEARCH_GAMES = 400
+SEARCH_GAMES = 200
 """Default games at a search rung (every seat searches: each game costs thousands of the
 heuristics', so its intervals are wider and more verdicts vanish there for want of games)."""
 ALPHA = 0.05
@@ -65,7 +65,7 @@ class SkillVerdicts:
     #                                 rung when fewer than ``n_games``)
 
     def games_said(self) -> str:
-        """'20,000 games each' or '20,000 games each (400 at ismcts-32)'."""
+        """'20,000 games each' or '20,000 games each (200 at ismcts-32)'."""
         fewer = [f"{n:,} at {r}" for r, n in zip(self.rungs, self.games) if n != self.n_games]
         return f"{self.n_games:,} games each" + (f" ({', '.join(fewer)})" if fewer else "")
 

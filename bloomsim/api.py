@@ -19,7 +19,7 @@ from simcore.policy import SeatPolicies, raise_policy_fault, resolve, user_addre
 from simcore.progress import ProgressArg
 from simcore.results import frame
 from simcore.rng import root_key
-from simcore.search import SEARCH_ID, agent_maker, parse_agent
+from simcore.search import agent_maker, parse_agent
 
 from . import engine as E
 from . import reference as ref
@@ -104,10 +104,6 @@ def play_compiled(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int,
                      user_addresses(sp.user_py, E.MAX_PLAYERS),
                      b.seat_out, b.rank, b.win, b.game_out, errors, logs, sp.weights,
                      sp.agent_words(BUILTIN_IDS, E.MAX_PLAYERS, WEIGHTS))
-    bad = np.flatnonzero(errors[:, 0])
-    if bad.size and sp.ids[errors[bad[0], 1]] == SEARCH_ID:
-        raise RuntimeError(f"bloomsim: search agent {sp.names[errors[bad[0], 1]]!r}: a replay "
-                           f"diverged in game {start + bad[0]} (a bug of the engine)")
     raise_policy_fault("bloomsim", sp, KIND_NAMES, start, errors,
                        lambda game: reference_game(rules, sp, seed, game))
     if log:

@@ -395,6 +395,10 @@ def raise_policy_fault(game: str, sp: SeatPolicies, kind_names: Sequence[str], s
         return
     i = int(bad[0])
     seat, kind, choice, n_opts = (int(x) for x in errors[i, 1:5])
+    from .search import SEARCH_ID
+    if sp.ids[seat] == SEARCH_ID:   # the reference engines have no search to replay
+        raise RuntimeError(f"{game}: search agent {sp.names[seat]!r}: a replay diverged in "
+                           f"game {start + i} (a bug of the engine)")
     try:
         replay(start + i)
     except PolicyError as e:

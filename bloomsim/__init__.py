@@ -3,6 +3,12 @@
 >>> import bloomsim
 >>> df = bloomsim.simulate(["random", "greedy", "careful", "cloud"], 1000, seed=1)
 """
+from pathlib import Path
+
+from simcore.jitcache import forget_stale
+
+forget_stale(Path(__file__).parent)   # before any kernel loads from the cache
+
 from simcore.policy import policy
 
 from .api import agent, replay, simulate

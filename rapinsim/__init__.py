@@ -5,6 +5,12 @@
     df = rapinsim.simulate(["careful", "greedy", "random", "random"], 10_000, seed=1)
     print(rapinsim.replay(["careful", "greedy"], seed=1, game=0))
 """
+from pathlib import Path
+
+from simcore.jitcache import forget_stale
+
+forget_stale(Path(__file__).parent)   # before any kernel loads from the cache
+
 from simcore.policy import policy
 
 from .api import agent, replay, simulate

@@ -1,0 +1,53 @@
+"""simcore.jitcache: a package's cached kernels are dropped when any of its sources (or
+simcore's) changed, and kept otherwise."""
+import numba
+
+from simcore import jitcache
+
+
+def _cached(where, stems=("a", "b")):
+    for s in stems:
+        (where / f"{s}.kernel-3.py311.nbi").write_text("index")
+        (where / f"{s}.kernel-3.py311.1.nbc").write_text("code")
+    (where / "other.kernel-3.py311.nbi").write_text("another module's")
+
+
+def _left(where):
+    return sorted(f.name for f in where.iterdir() if f.suffix in (".nbi", ".nbc"))
+
+
+def test_kernels_kept_until_a_source_changes(tmp_path, monkeypatch):
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "cache"))
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("x = 1\n")
+    (pkg / "b.py").write_text("y = 2\n")
+    where = jitcache.cache_dir(pkg / "a.py")
+    assert where is not None and where.is_relative_to(tmp_path / "cache")
+    _cached(where)
+    jitcache.forget_stale(pkg)              # no fingerprint yet: nothing can be trusted
+    assert _left(where) == ["other.kernel-3.py311.nbi"]
+    _cached(where)
+    jitcache.forget_stale(pkg)              # same sources: the cache stays
+    assert len(_left(where)) == 5
+    (pkg / "b.py").write_text("y = 3\n")    # a callee's file changed: a's kernels go too
+    jitcache.forget_stale(pkg)
+    assert _left(where) == ["other.kernel-3.py311.nbi"]
+
+
+def test_a_change_in_simcore_drops_the_package_kernels(tmp_path, monkeypatch):
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "cache"))
+    pkg, shared = tmp_path / "pkg", tmp_path / "shared"
+    pkg.mkdir()
+    shared.mkdir()
+    (pkg / "a.py").write_text("x = 1\n")
+    (shared / "rng.py").write_text("z = 1\n")
+    monkeypatch.setattr(jitcache, "SHARED", shared)
+    where = jitcache.cache_dir(pkg / "a.py")
+    jitcache.forget_stale(pkg)
+    _cached(where, ("a",))
+    jitcache.forget_stale(pkg)
+    assert len(_left(where)) == 3
+    (shared / "rng.py").write_text("z = 2\n")
+    jitcache.forget_stale(pkg)
+    assert _left(where) == ["other.kernel-3.py311.nbi"]

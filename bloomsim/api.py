@@ -14,19 +14,19 @@ import numpy as np
 import polars as pl
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-from simcore import runner
+from simcore import simulate as sim
 from simcore.policy import SeatPolicies, raise_policy_fault, resolve, user_addresses
 from simcore.progress import ProgressArg
 from simcore.results import frame
-from simcore.rng import root_key
+from simcore.simulate import Seating
 from simcore.search import agent_maker, parse_agent
 
 from . import engine as E
 from . import reference as ref
+from .game import GAME
 from .policies import BUILTIN_IDS, KIND_NAMES, POLICIES, WEIGHTS, weighted
 from .rules import Rules, default_rules, load_rules
 
-ENGINES = ("compiled", "reference")
 LOG_CAP = E.LOG_CAP   # decisions kept per game when a decision log is asked for
 PLAYOUT = "cloud"     # search agents' default playout policy: the strongest heuristic
 
@@ -91,7 +91,7 @@ def _empty(rules: Rules, n: int, n_players: int, start: int) -> Batch:
                  np.zeros((width, n), np.int32))
 
 
-def play_compiled(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int,
+def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
                   log: bool = False) -> Batch:
     """Games start .. start+n-1 on the compiled engine (``log``: keep the decision logs); a
     policy's error is raised as the reference engine names it (``raise_policy_fault``)."""
@@ -100,12 +100,12 @@ def play_compiled(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int,
     logs = np.zeros((n, LOG_CAP if log else 0, 4), np.int16)
     with warnings.catch_warnings():    # numba flags first-class functions as experimental
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-        E.play_batch(flat_tables(rules), np.uint64(root_key(seed)), start, sp.ids,
+        E.play_batch(flat_tables(rules), np.uint64(key), start, sp.ids,
                      user_addresses(sp.user_py, E.MAX_PLAYERS),
                      b.seat_out, b.rank, b.win, b.game_out, errors, logs, sp.weights,
                      sp.agent_words(BUILTIN_IDS, E.MAX_PLAYERS, WEIGHTS))
     raise_policy_fault("bloomsim", sp, KIND_NAMES, start, errors,
-                       lambda game: reference_game(rules, sp, seed, game))
+                       lambda game: reference_game(rules, sp, key, game))
     if log:
         if (errors[:, 5] > LOG_CAP).any():
             raise RuntimeError(f"a game made more than {LOG_CAP} decisions; raise LOG_CAP")
@@ -120,23 +120,20 @@ def reference_policies(sp: SeatPolicies) -> list:
             for i, h in zip(sp.ids, sp.heuristics)]
 
 
-def reference_game(rules: Rules, sp: SeatPolicies, seed: int, game: int,
+def reference_game(rules: Rules, sp: SeatPolicies, key: int, game: int,
                    verbose: bool = False) -> ref.Game:
-    g = ref.new_game(rules, len(sp.ids), reference_policies(sp), seed, game,
+    g = ref.new_game(rules, len(sp.ids), reference_policies(sp), game=game, key=key,
                      names=sp.names, verbose=verbose)
     return ref.play_game(g)
 
 
-def play_reference(rules: Rules, sp: SeatPolicies, seed: int, start: int, n: int) -> Batch:
+def play_reference(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int) -> Batch:
     """Games start .. start+n-1 on the reference engine, into the same arrays."""
-    if sp.agents:
-        raise ValueError("bloomsim: search agents play on the compiled engine only "
-                         "(engine='compiled')")
     P_ = len(sp.ids)
     b = _empty(rules, n, P_, start)
     b.logs = []
     for i in range(n):
-        g = reference_game(rules, sp, seed, start + i)
+        g = reference_game(rules, sp, key, start + i)
         rank, win = ref.ranks(g)
         for s in range(P_):
             b.seat_out[:, i, s] = (
@@ -171,49 +168,54 @@ def to_frame(rules: Rules, names: Sequence[str], b: Batch) -> pl.DataFrame:
     return frame(b.start, names, seat, game)
 
 
+class Engines:
+    """Broom Service's engines for ``simcore.simulate``."""
+
+    name, title = GAME.name, GAME.title
+
+    def seating(self, policies: Sequence, rules) -> Seating:
+        rules = as_rules(rules)
+        return Seating(rules, seat_policies(policies, rules))
+
+    def play(self, seating: Seating, key: int, start: int, n: int, engine: str) -> Batch:
+        play = play_compiled if engine == "compiled" else play_reference
+        return play(seating.rules, seating.seats, key, start, n)
+
+    def frame(self, seating: Seating, start: int, b: Batch) -> pl.DataFrame:
+        return to_frame(seating.rules, seating.seats.names, b)
+
+    def tell(self, seating: Seating, key: int, game: int) -> str:
+        sp = seating.seats
+        g = reference_game(seating.rules, sp, key, game, verbose=True)
+        rank, _ = ref.ranks(g)
+        tail = [f"seat {s} ({sp.names[s]}): {g.score[s]} points, "
+                f"{sum(ref.resources(g, s))} resources left, rank {rank[s]}"
+                for s in range(g.n_players)]
+        return "\n".join(g.log + tail) + "\n"
+
+    def manifest(self, seating: Seating) -> dict:
+        return {"rules": seating.rules.to_dict()}
+
+
+ENGINES = Engines()
+
+
 def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None,
              engine: str = "compiled", threads: int | None = None,
              progress: ProgressArg = None, out: str | os.PathLike | None = None,
              first_game: int = 0):
     """Play ``n_games`` games of Broom Service, one policy per seat (2-5 seats).
 
-    ``policies``: built-in names (``bloomsim.POLICIES``) or user policies
-    (``@bloomsim.policy``). Game i of seed s is the same game in every engine, thread count
-    and batch split; ``first_game`` starts at game i (a run split into parts). Returns a
-    polars DataFrame, one row per game and seat; with ``out`` the rows stream to a Parquet
-    dataset in that folder (resumable) and a LazyFrame is returned.
+    ``policies``: built-in names (``bloomsim.POLICIES``), search agents (``"ismcts-1000"``,
+    ``bloomsim.agent``) or user policies (``@bloomsim.policy``). Game i of seed s is the same
+    game in every engine, thread count and batch split; ``first_game`` starts at game i (a run
+    split into parts). Returns a polars DataFrame, one row per game and seat; with ``out`` the
+    rows stream to a Parquet dataset in that folder (resumable) and a LazyFrame is returned.
     """
-    rules = as_rules(rules)
-    sp = seat_policies(policies, rules)
-    root_key(seed)
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
-    if progress is not None and not isinstance(progress, bool) and not callable(progress):
-        raise ValueError(f"progress must be None, True, False or a callable, got {progress!r}")
-
-    def play(start: int, n: int) -> Batch:
-        if engine == "compiled":
-            return play_compiled(rules, sp, seed, start, n)
-        return play_reference(rules, sp, seed, start, n)
-
-    manifest = {"game": "bloomsim", "policies": list(sp.names), "seed": seed,
-                "engine": engine, "rules": rules.to_dict()}
-    return runner.run(play, lambda start, b: to_frame(rules, sp.names, b), n_games,
-                      threads=threads, progress=progress, out=out, manifest=manifest,
-                      label="bloomsim", first_game=first_game)
+    return sim.simulate(ENGINES, policies, n_games, seed, rules=rules, engine=engine,
+                        threads=threads, progress=progress, out=out, first_game=first_game)
 
 
 def replay(policies: Sequence, seed: int, game: int, rules=None) -> str:
     """The readable log of game ``game`` of ``simulate(policies, ..., seed)``."""
-    rules = as_rules(rules)
-    sp = seat_policies(policies, rules)
-    root_key(seed)
-    runner.check_int("game", game, 0)
-    g = reference_game(rules, sp, seed, game, verbose=True)
-    rank, _ = ref.ranks(g)
-    head = [f"Broom Service, seed {seed}, game {game}: " +
-            ", ".join(f"seat {s} {n}" for s, n in enumerate(sp.names))]
-    tail = [f"seat {s} ({sp.names[s]}): {g.score[s]} points, "
-            f"{sum(ref.resources(g, s))} resources left, rank {rank[s]}"
-            for s in range(g.n_players)]
-    return "\n".join(head + g.log + tail) + "\n"
+    return sim.replay(ENGINES, policies, seed, game, rules=rules)

@@ -129,15 +129,17 @@ def scripted(choices: Sequence[int]) -> Callable:
 # ---------------------------------------------------------------- setup
 
 def new_game(rules: Rules | None = None, n_players: int = 4, policies: Sequence | None = None,
-             seed: int = 0, game: int = 0, *, names: Sequence[str] | None = None,
-             verbose: bool = False) -> Game:
-    """A game after setup (spec section 1): ready for round 1."""
+             seed: int = 0, game: int = 0, *, key: int | None = None,
+             names: Sequence[str] | None = None, verbose: bool = False) -> Game:
+    """A game after setup (spec section 1): ready for round 1. Its streams derive from
+    ``key`` (``simcore.rng.root_key``), else from ``seed``."""
     rules = rules or default_rules()
     if policies is None:
         policies = [P.random_policy] * n_players
     g = Game(rules=rules, n_players=n_players, policies=list(policies),
              names=list(names or [getattr(p, "__name__", "policy") for p in policies]),
-             rng=PyRng(root_key(seed), game, 1 + n_players), game_index=game, verbose=verbose)
+             rng=PyRng(root_key(seed) if key is None else key, game, 1 + n_players),
+             game_index=game, verbose=verbose)
     b = rules.board
     g.terrain = [a["terrain"] for a in b["areas"]]
     ids = rules.area_ids

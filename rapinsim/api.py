@@ -9,19 +9,19 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from simcore import runner
+from simcore import simulate as sim
 from simcore.policy import SeatPolicies, raise_policy_fault, resolve, user_addresses
 from simcore.progress import ProgressArg
-from simcore.rng import root_key
+from simcore.simulate import Seating
 from simcore.search import SEARCH_ID, agent_maker, parse_agent
 
 from . import engine as E
 from . import reference as ref
 from . import stats as S
+from .game import GAME
 from .policies import KIND_NAMES, POLICIES, WEIGHTS
 from .rules import CHARACTERS, Rules, rules_or_default
 
-ENGINES = ("compiled", "reference")
 LOG_LEN = E.LOG_LEN   # decisions kept per game when a decision log is asked for
 PLAYOUT = "careful"   # search agents' default playout: strong, and 1.6x faster than keeper
 
@@ -29,15 +29,10 @@ PLAYOUT = "careful"   # search agents' default playout: strong, and 1.6x faster 
 agent = agent_maker(POLICIES, PLAYOUT, WEIGHTS)
 
 
-def _check(policies, rules, characters, engine) -> tuple[Rules, SeatPolicies, np.ndarray]:
+def _check(policies, rules, characters) -> tuple[Rules, SeatPolicies, np.ndarray]:
     rules = rules_or_default(rules)
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
     pol = resolve(policies, POLICIES, "rapinsim", (rules.players_min, rules.players_max),
                   WEIGHTS, lambda spec: parse_agent(spec, POLICIES, PLAYOUT))
-    if pol.agents and engine == "reference":
-        raise ValueError("rapinsim: search agents play on the compiled engine only "
-                         "(engine='compiled')")
     p = len(pol.names)
     if p >= rules.districts:
         raise ValueError(f"rapinsim: {p} players need more than {rules.districts} districts")
@@ -97,6 +92,38 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
     return seat, win, game, chars, led, logs
 
 
+class Engines:
+    """The Lapin treasure hunt's engines for ``simcore.simulate``."""
+
+    name, title = GAME.name, GAME.title
+
+    def seating(self, policies: Sequence, rules, characters=None) -> Seating:
+        rules, pol, fixed = _check(policies, rules, characters)
+        return Seating(rules, pol, {"characters": None if characters is None
+                                    else list(characters), "fixed": fixed})
+
+    def play(self, seating: Seating, key: int, start: int, n: int, engine: str):
+        return play_arrays(seating.seats, seating.rules, seating.options["fixed"], key, start,
+                           n, engine)[:5]
+
+    def frame(self, seating: Seating, start: int, arrays) -> pl.DataFrame:
+        return S.to_frame(start, seating.seats.names, *arrays, seating.rules.districts)
+
+    def tell(self, seating: Seating, key: int, game: int) -> str:
+        pol, fixed = seating.seats, seating.options["fixed"]
+        fc = None if fixed[0] < 0 else [int(c) for c in fixed[:len(pol.names)]]
+        st = ref.play_game(seating.rules, _reference_policies(pol), pol.names, key, game, fc,
+                           log=True)
+        return "\n".join(st.log) + "\n"
+
+    def manifest(self, seating: Seating) -> dict:
+        return {"characters": seating.options["characters"],
+                "rules": _rules_dict(seating.rules)}
+
+
+ENGINES = Engines()
+
+
 def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None, characters=None,
              engine: str = "compiled", threads: int | None = None,
              progress: ProgressArg = None, out: str | os.PathLike | None = None,
@@ -104,39 +131,22 @@ def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None, charact
     """Play ``n_games`` games from game ``first_game`` on (0: the first); one row per game
     and seat (docs/results-schema.md).
 
-    ``policies``: one per seat (2..6), a built-in name (``POLICIES``) or a ``@policy``
-    function. ``characters``: one distinct character per seat, else chosen by the players (or drawn
-    from the roster, as the rules' ``character_selection`` says).
+    ``policies``: one per seat (2..6), a built-in name (``POLICIES``), a search agent
+    (``"ismcts-1000"``, ``rapinsim.agent``) or a ``@policy`` function. ``characters``: one
+    distinct character per seat, else chosen by the players (or drawn from the roster, as the
+    rules' ``character_selection`` says).
     ``rules``: a ``Rules``, a rules file path or None. With ``out`` the rows stream to a
     Parquet dataset and a LazyFrame over it is returned.
     """
-    rules, pol, fixed = _check(policies, rules, characters, engine)
-    key = root_key(seed)
-
-    def play(start, n):
-        return play_arrays(pol, rules, fixed, key, start, n, engine)[:5]
-
-    def build(start, arrays):
-        return S.to_frame(start, pol.names, *arrays, rules.districts)
-
-    manifest = {"game": "rapinsim", "policies": list(pol.names), "seed": seed,
-                "engine": engine, "characters": None if characters is None else list(characters),
-                "rules": _rules_dict(rules)}
-    return runner.run(play, build, n_games, threads=threads, progress=progress, out=out,
-                      manifest=manifest, label="rapinsim", first_game=first_game)
+    return sim.simulate(ENGINES, policies, n_games, seed, rules=rules, engine=engine,
+                        threads=threads, progress=progress, out=out, first_game=first_game,
+                        characters=characters)
 
 
 def replay(policies: Sequence, seed: int, game: int, *, rules=None, characters=None) -> str:
     """The readable log of one game, played by the reference engine (the same game the
     compiled engine plays for this seed and index)."""
-    rules, pol, fixed = _check(policies, rules, characters, "reference")
-    runner.check_int("game", game, 0)
-    fc = None if fixed[0] < 0 else [int(c) for c in fixed[:len(pol.names)]]
-    st = ref.play_game(rules, _reference_policies(pol), pol.names, root_key(seed), game, fc,
-                       log=True)
-    head = (f"rapinsim replay: seed {seed}, game {game}, policies "
-            f"{', '.join(f'seat {s}: {n}' for s, n in enumerate(pol.names))}")
-    return "\n".join([head] + st.log) + "\n"
+    return sim.replay(ENGINES, policies, seed, game, rules=rules, characters=characters)
 
 
 def _rules_dict(rules: Rules) -> dict:

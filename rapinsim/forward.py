@@ -166,7 +166,7 @@ def new_game(n_players: int, seed: int, game: int = 0, *, rules=None,
     those of ``simulate(..., seed)``'s game ``game``; the decisions are yours. Every decision
     is asked, one with a single option too (the batch engine asks the policies those as well)."""
     runner.check_int("n_players", n_players, 1)
-    rules, _, fixed = _check(["random"] * n_players, rules, characters, "compiled")
+    rules, _, fixed = _check(["random"] * n_players, rules, characters)
     root_key(seed)
     runner.check_int("game", game, 0)
     return ForwardGame(Engine(rules, n_players, seed, game, fixed))

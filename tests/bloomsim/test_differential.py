@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 import bloomsim
 from bloomsim import api
 from bloomsim.rules import default_rules
+from simcore.rng import root_key
 
 NAMES = ["random", "greedy", "careful", "cloud"]
 ROLE_IDS = default_rules().role_ids
@@ -34,8 +35,8 @@ def _variant(rules, reshuffle, druid_terrain, floor, penalty, events_used, hand_
 
 def _compare(rules, policies, seed, start, n):
     sp = api.seat_policies(policies, rules)
-    fast = api.play_compiled(rules, sp, seed, start, n, log=True)
-    slow = api.play_reference(rules, sp, seed, start, n)
+    fast = api.play_compiled(rules, sp, root_key(seed), start, n, log=True)
+    slow = api.play_reference(rules, sp, root_key(seed), start, n)
     assert fast.logs == slow.logs
     assert api.to_frame(rules, sp.names, fast).equals(api.to_frame(rules, sp.names, slow))
 

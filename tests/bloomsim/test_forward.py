@@ -11,6 +11,7 @@ from bloomsim import api
 from bloomsim.forward import new_game
 from bloomsim.policies import LEAD, POLICIES
 from bloomsim.rules import default_rules
+from simcore.rng import root_key
 
 RULES = default_rules()
 VARIANTS = {"default": RULES,
@@ -36,7 +37,7 @@ def test_stepping_with_a_policy_is_the_batch_engines_game(seed, game, players, p
 
 def test_replaying_the_batch_log_reaches_the_same_end():
     sp = api.seat_policies(["greedy", "random", "cloud"], RULES)
-    b = api.play_compiled(RULES, sp, 11, 5, 1, log=True)
+    b = api.play_compiled(RULES, sp, root_key(11), 5, 1, log=True)
     g = new_game(3, 11, 5)
     for seat, kind, n, choice in b.logs[0]:
         d = g.current

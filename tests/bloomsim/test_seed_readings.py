@@ -16,6 +16,7 @@ from bloomsim import api
 from bloomsim import policies as P
 from bloomsim import reference as R
 from bloomsim.rules import default_rules, load_rules
+from simcore.rng import root_key
 
 from bloom_helpers import area, event, position, role
 
@@ -52,8 +53,8 @@ def tiny_rules(**changes):
 def both_engines(rules, policies, seed=1, n=1):
     """The frame and the decision logs of games 0..n-1, the same in both engines."""
     sp = api.seat_policies(policies, rules)
-    fast = api.play_compiled(rules, sp, seed, 0, n, log=True)
-    slow = api.play_reference(rules, sp, seed, 0, n)
+    fast = api.play_compiled(rules, sp, root_key(seed), 0, n, log=True)
+    slow = api.play_reference(rules, sp, root_key(seed), 0, n)
     assert fast.logs == slow.logs
     df = api.to_frame(rules, sp.names, fast)
     assert df.equals(api.to_frame(rules, sp.names, slow))

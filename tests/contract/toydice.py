@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore import runner
+from simcore import simulate as sim
 from simcore.forward import ForwardGame, Halt
 from simcore.games import Game, Things, register
-from simcore.policy import UserPolicy
+from simcore.policy import resolve
 from simcore.results import frame
+from simcore.simulate import Seating
 from simcore.rng import mix64, randint, root_key
 
 ROUNDS = 6
@@ -78,38 +79,59 @@ def _frame(start, names, rows, rules):
                   "decisions": np.array([d for _, _, d in rows], np.int32)})
 
 
+class _Engines:
+    """What ``simcore.simulate`` needs of the game: the rest (checks, keys, chunks, Parquet,
+    progress, replay's head line) is written once there."""
+
+    name, title = "toydice", "Dice race"
+
+    def seating(self, policies, rules):
+        seats = resolve(policies, {p: i for i, p in enumerate(POLICIES)}, "toydice", (2, 5))
+        return Seating(load_rules() if rules is None else rules, seats)
+
+    def _games(self, seating, key, start, n, log=None):
+        sp = seating.seats
+        funcs = [list(POLICIES.values())[i] if i >= 0 else sp.user_py[-1 - i] for i in sp.ids]
+        rows = []
+        for game in range(start, start + n):
+            rng = np.array([_u(key, game, 100 + s) for s in range(len(funcs))], np.uint64)
+
+            def decide(s, obs, opts, game=game, rng=rng):
+                c = funcs[s](KEEP, obs, opts, 2, rng[s:s + 1])
+                if c not in (0, 1):
+                    raise ValueError(f"policy {sp.names[s]!r} at seat {s} returned illegal "
+                                     f"choice {c!r} for decision 'keep' (2 options) in game "
+                                     f"{game}")
+                if log is not None:
+                    log.append(f"seat {s} rolls {int(obs[3])}: "
+                               f"{'keeps it' if c == 0 else 'banks 3'}")
+                return c
+            rows.append(_play(decide, len(funcs), key, game, seating.rules))
+        return rows
+
+    def play(self, seating, key, start, n, engine):
+        return self._games(seating, key, start, n)
+
+    def frame(self, seating, start, rows):
+        return _frame(start, seating.seats.names, rows, seating.rules)
+
+    def tell(self, seating, key, game):
+        log = []
+        score, bonus, _ = self._games(seating, key, game, 1, log)[0]
+        return "\n".join(log + [f"bonus card: seat {bonus}", f"scores {score}"]) + "\n"
+
+    def manifest(self, seating):
+        return {"rules": dict(seating.rules)}
+
+
 def simulate(policies, n_games, seed, *, rules=None, engine="compiled", threads=None,
              progress=None, out=None, first_game=0):
-    if isinstance(policies, str) or not 2 <= len(policies) <= 5:
-        raise ValueError(f"toydice is played by 2 to 5 players, one policy per seat, got "
-                         f"{policies!r}")
-    for p in policies:
-        if not isinstance(p, UserPolicy) and p not in POLICIES:
-            raise ValueError(f"unknown policy {p!r}")
-    runner.check_int("n_games", n_games)
-    key = root_key(seed)
-    if engine not in ("compiled", "reference"):
-        raise ValueError(f"engine must be 'compiled' or 'reference', got {engine!r}")
-    rules = load_rules() if rules is None else rules
-    names = [p if isinstance(p, str) else p.name for p in policies]
-    funcs = [POLICIES[p] if isinstance(p, str) else p for p in policies]
-    rows = []
-    for game in range(first_game, first_game + n_games):
-        rng = np.array([_u(key, game, 100 + s) for s in range(len(funcs))], np.uint64)
-
-        def decide(s, obs, opts, game=game, rng=rng):
-            c = funcs[s](KEEP, obs, opts, 2, rng[s:s + 1])
-            if c not in (0, 1):
-                raise ValueError(f"policy {names[s]!r} at seat {s} returned illegal choice "
-                                 f"{c!r} for decision 'keep' (2 options) in game {game}")
-            return c
-        rows.append(_play(decide, len(funcs), key, game, rules))
-    return _frame(first_game, names, rows, rules)
+    return sim.simulate(_Engines(), policies, n_games, seed, rules=rules, engine=engine,
+                        threads=threads, progress=progress, out=out, first_game=first_game)
 
 
 def replay(policies, seed, game, rules=None):
-    df = simulate(policies, 1, seed, rules=rules, first_game=game)
-    return f"dice race: scores {df['dice'].to_list()}\n"
+    return sim.replay(_Engines(), policies, seed, game, rules=rules)
 
 
 class _Engine:

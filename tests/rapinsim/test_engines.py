@@ -19,7 +19,7 @@ NAMES = ["random", "careful", "greedy", "evader", "keeper"]
 
 
 def both(policies, n, seed, rules=RULES, characters=None, start=0):
-    rules, pol, fixed = api._check(policies, rules, characters, "compiled")
+    rules, pol, fixed = api._check(policies, rules, characters)
     key = root_key(seed)
     c = api.play_arrays(pol, rules, fixed, key, start, n, "compiled", log=True)
     r = api.play_arrays(pol, rules, fixed, key, start, n, "reference", log=True)

@@ -37,7 +37,7 @@ class Recorder(Script):
 
 def logs(policies, n, seed, rules=RULES, characters=None, engine="compiled"):
     """(seat, win, game, chars, led, decision logs) of games 0..n-1 in one engine."""
-    rules, pol, fixed = api._check(policies, rules, characters, engine)
+    rules, pol, fixed = api._check(policies, rules, characters)
     return api.play_arrays(pol, rules, fixed, root_key(seed), 0, n, engine, log=True)
 
 

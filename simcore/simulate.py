@@ -1,0 +1,107 @@
+"""``simulate`` and ``replay``, written once for every game.
+
+A game hands them its :class:`Engines`: how to check a seating (the rules, one policy per seat,
+the game's own per-seat options), play a range of games on its compiled or reference engine,
+turn the raw results into the results frame, and tell one game as text. The rest is here: the
+checks every game shares, the seed turned into the root key (once: every engine and every
+replay receive the key), the manifest of a written dataset, and the chunked runner.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import polars as pl
+
+from . import runner
+from .policy import SeatPolicies
+from .progress import ProgressArg
+from .rng import root_key
+
+ENGINES = ("compiled", "reference")
+
+
+@dataclass(frozen=True)
+class Seating:
+    """What a call fixed before any game is played: the rules in force, the seats' policies,
+    and the game's own options (e.g. a character per seat)."""
+
+    rules: Any
+    seats: SeatPolicies
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Engines(Protocol):
+    """What a game gives ``simulate`` and ``replay``."""
+
+    name: str
+    """The game's public module, e.g. "bloomsim": errors, progress bars and manifests name it."""
+    title: str
+    """How a replay's first line names the game, e.g. "Broom Service"."""
+
+    def seating(self, policies: Sequence, rules: Any, **options: Any) -> Seating:
+        """Check everything the call was given (a clear ValueError naming the problem)."""
+
+    def play(self, seating: Seating, key: int, start: int, n: int, engine: str) -> Any:
+        """Games start .. start + n - 1 of the root ``key`` on ``engine``: raw results."""
+
+    def frame(self, seating: Seating, start: int, raw: Any) -> pl.DataFrame:
+        """The results frame of ``play``'s raw results."""
+
+    def tell(self, seating: Seating, key: int, game: int) -> str:
+        """Game ``game`` as a readable log (the reference engine's), line by line."""
+
+    def manifest(self, seating: Seating) -> dict:
+        """What a written dataset records of the seating beyond the policies (the rules as
+        data, the game's options)."""
+
+
+def check_engine(engine: Any) -> str:
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
+    return engine
+
+
+def _seating(engines: Engines, policies: Sequence, rules: Any, engine: str,
+             options: Mapping[str, Any]) -> Seating:
+    seating = engines.seating(policies, rules, **options)
+    if seating.seats.agents and engine == "reference":
+        raise ValueError(f"{engines.name}: search agents play on the compiled engine only "
+                         f"(engine='compiled'); replay tells games on the reference engine, "
+                         f"so it cannot tell a game with a search agent")
+    return seating
+
+
+def simulate(engines: Engines, policies: Sequence, n_games: int, seed: int, *, rules=None,
+             engine: str = "compiled", threads: int | None = None,
+             progress: ProgressArg = None, out: str | os.PathLike | None = None,
+             first_game: int = 0, **options: Any):
+    """Play games ``first_game .. first_game + n_games - 1`` of ``seed``: a polars DataFrame,
+    one row per game and seat; with ``out`` the rows stream to a Parquet dataset in that folder
+    (resumable) and a LazyFrame over it is returned. Game i of a seed is the same game in every
+    engine, thread count and batch split."""
+    check_engine(engine)
+    seating = _seating(engines, policies, rules, engine, options)
+    key = root_key(seed)
+    if progress is not None and not isinstance(progress, bool) and not callable(progress):
+        raise ValueError(f"progress must be None, True, False or a callable, got {progress!r}")
+    manifest = {"game": engines.name, "policies": list(seating.seats.names), "seed": seed,
+                "engine": engine, **engines.manifest(seating)}
+    return runner.run(lambda start, n: engines.play(seating, key, start, n, engine),
+                      lambda start, raw: engines.frame(seating, start, raw), n_games,
+                      threads=threads, progress=progress, out=out, manifest=manifest,
+                      label=engines.name, first_game=first_game)
+
+
+def replay(engines: Engines, policies: Sequence, seed: int, game: int, *, rules=None,
+           **options: Any) -> str:
+    """The readable log of game ``game`` of ``simulate(policies, ..., seed)``, as the
+    reference engine plays it (the same game the compiled engine plays)."""
+    seating = _seating(engines, policies, rules, "reference", options)
+    key = root_key(seed)
+    runner.check_int("game", game, 0)
+    head = f"{engines.title}, seed {seed}, game {game}: " + ", ".join(
+        f"seat {s} {name}" for s, name in enumerate(seating.seats.names))
+    return head + "\n" + engines.tell(seating, key, game)

@@ -186,11 +186,12 @@ def agent_maker(playouts, default: str, weights=None, horizon: int | None = None
         """A search agent (``simcore.search``): ``algo`` one of ``flat``, ``pimc``,
         ``ismcts``; ``iterations`` its budget per decision; ``playout`` the built-in policy
         every seat plays out with; ``c`` the UCB exploration; ``determinizations`` PIMC's
-        worlds; ``horizon`` how many rounds an iteration plays, the decision's round included,
-        before the game is scored as if it ended there (0: to the end of the game). ``oracle`` (never a default:
-        it measures what hidden information is worth) searches the true position, seeing the
-        other seats' hidden cards and tiles and how the decks lie; only the coming draws are
-        new. Usable wherever a policy is: ``"ismcts-1000"`` is ``agent("ismcts", 1000)``."""
+        worlds; ``horizon`` how many rounds an iteration plays, the decision's round
+        included, before the game is scored as if it ended there (0: to the end of the
+        game). ``oracle`` (never a default: it measures what hidden information is worth)
+        searches the true position, seeing the other seats' hidden cards and tiles and how
+        the decks lie; only the coming draws are new. Usable wherever a policy is:
+        ``"ismcts-1000"`` is ``agent("ismcts", 1000)``."""
         return make_agent(algo, iterations, playout=playout, playouts=playouts,
                           default=default, weights=weights, c=c,
                           determinizations=determinizations, oracle=oracle, horizon=horizon,

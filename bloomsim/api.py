@@ -29,6 +29,7 @@ from .rules import Rules, default_rules, load_rules
 
 LOG_CAP = E.LOG_CAP   # decisions kept per game when a decision log is asked for
 PLAYOUT = "cloud"     # search agents' default playout policy: the strongest heuristic
+HORIZON = 0           # search agents' default playout horizon in rounds (0: to the end)
 
 
 def as_rules(rules) -> Rules:
@@ -43,13 +44,13 @@ def as_rules(rules) -> Rules:
                      f"got {rules!r}")
 
 
-agent = agent_maker(BUILTIN_IDS, PLAYOUT, WEIGHTS)
+agent = agent_maker(BUILTIN_IDS, PLAYOUT, WEIGHTS, HORIZON)
 
 
 def seat_policies(policies: Sequence, rules: Rules) -> SeatPolicies:
     return resolve(policies, BUILTIN_IDS, "bloomsim",
                    (rules.players["min"], rules.players["max"]), WEIGHTS,
-                   lambda spec: parse_agent(spec, BUILTIN_IDS, PLAYOUT))
+                   lambda spec: parse_agent(spec, BUILTIN_IDS, PLAYOUT, HORIZON))
 
 
 def flat_tables(rules: Rules) -> np.ndarray:

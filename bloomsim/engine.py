@@ -125,6 +125,10 @@ G_RESUME = G.field("resume", meaning="the round play_game starts at from the sna
                                      "setup)")
 G_RESUME_TURNS = G.field("resume_turns", meaning="1: the snapshot is at a turn of that round, "
                                                  "its roles selected")
+G_HORIZON = G.field("horizon", meaning="a search's playout horizon: rounds played, the "
+                                       "decision's included (0: to the end)")
+G_LAST_ROUND = G.field("last_round", meaning="the round after which a search's iteration is "
+                                             "scored (0: the last round; fm_decide sets it)")
 G_ST = G.field("streams", 1 + MAX_PLAYERS, "random streams (uint64 bits): chance, then seats")
 # a seat's columns (seat p's at G_SEAT + N_SEAT * p). S_SCORE .. S_FLOOR are also the order of
 # the results' score columns.
@@ -538,6 +542,8 @@ def fm_decide(t, g, obs, opts, seat, kind, n):
         return c
     base = g[G_SEARCH]
     if base > 0 and g[base + SR.H_MODE] == SR.TREE:
+        if g[G_HORIZON] and not g[G_LAST_ROUND]:
+            g[G_LAST_ROUND] = g[G_ROUND] + g[G_HORIZON] - 1
         keys = SR.keys_at(g, base)
         for i in range(n):
             g[keys + i] = action_key(kind, opts[i])
@@ -1534,8 +1540,8 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
     n_players = s.g[G_NP]
     N = t[T_N_TILES]
     for rnd in range(first, t[P_ROUNDS] + 1):
-        if s.g[G_HALTED]:
-            break
+        if s.g[G_HALTED] or (s.g[G_LAST_ROUND] and rnd > s.g[G_LAST_ROUND]):
+            break       # (a search's playout past its horizon: scored as if the game ended)
         if not turns:
             snapshot(t, s.g, rnd, 0)
             s.g[G_ROUND] = rnd
@@ -1742,6 +1748,7 @@ def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
     g[G_FM_STOP] = k
     g[G_SEARCH] = base
     g[G_PLAYOUT] = agent[SR.A_PLAYOUT]
+    g[G_HORIZON] = agent[SR.A_HORIZON]
     g[G_SNAP] = snap
     SR.init_region(g, base, per_tree + 1, maxo, algo,
                    agent[SR.A_C:SR.A_C + 1].view(np.float64)[0], seed)

@@ -75,10 +75,10 @@ class Engine:
                seed: int) -> int:
         """The option ``agent`` (a ``simcore.search.Agent`` or its name) takes at this
         position (``simcore.forward.ForwardGame.search``)."""
-        from .api import PLAYOUT
+        from .api import HORIZON, PLAYOUT
+        words = parse_agent(agent, BUILTIN_IDS, PLAYOUT, HORIZON).params(BUILTIN_IDS, WEIGHTS)
         return int(E.search(self.t, self.key, self.game, self.n_players, choices, marks, seat,
-                            parse_agent(agent, BUILTIN_IDS, PLAYOUT).params(BUILTIN_IDS, WEIGHTS),
-                            seed, self._game_fn.address))
+                            words, seed, self._game_fn.address))
 
     def streams(self) -> np.ndarray:
         """Each seat's policy stream at the start of the game (the batch engine's)."""

@@ -88,6 +88,8 @@ class Agent:
     determinizations: int = 8
     default_playout: str = ""
     oracle: bool = False
+    horizon: int = 0
+    default_horizon: int = 0
 
     def __post_init__(self):
         if self.algo not in ALGOS:
@@ -101,6 +103,10 @@ class Agent:
                 or not 0 <= self.c < 100:
             raise ValueError(f"c (UCB exploration) must be a number from 0 to 100, "
                              f"got {self.c!r}")
+        if isinstance(self.horizon, bool) or not isinstance(self.horizon, int) \
+                or not 0 <= self.horizon <= MAX_HORIZON:
+            raise ValueError(f"horizon must be an integer from 0 (play out to the end) to "
+                             f"{MAX_HORIZON}, got {self.horizon!r}")
         if self.algo == "pimc" and self.determinizations > self.iterations:
             raise ValueError(f"pimc: {self.determinizations} determinizations need at least "
                              f"as many iterations, got {self.iterations}")
@@ -112,6 +118,8 @@ class Agent:
             extra.append(f"c={self.c:g}")
         if self.algo == "pimc" and self.determinizations != 8:
             extra.append(f"determinizations={self.determinizations}")
+        if self.horizon != self.default_horizon:
+            extra.append(f"horizon={self.horizon}")
         if self.oracle:
             extra.append("oracle")
         return f"{self.algo}-{self.iterations}" + (f"[{','.join(extra)}]" if extra else "")
@@ -126,14 +134,15 @@ class Agent:
         out[:A_WEIGHTS] = (ALGOS.index(self.algo), self.iterations,
                            playout_ids[h.base if h else self.playout],
                            np.float64(self.c).view(np.int64), self.determinizations,
-                           int(self.oracle))
+                           int(self.oracle), self.horizon)
         row = np.asarray(h.weights if h else weights.other, np.float64)
         out[A_WEIGHTS:A_WEIGHTS + row.size] = row.view(np.int64)
         return out
 
 
 MAX_WEIGHTS = 8
-A_ALGO, A_ITER, A_PLAYOUT, A_C, A_DETS, A_ORACLE, A_WEIGHTS = range(7)
+MAX_HORIZON = 1000
+A_ALGO, A_ITER, A_PLAYOUT, A_C, A_DETS, A_ORACLE, A_HORIZON, A_WEIGHTS = range(8)
 AGENT_WORDS = A_WEIGHTS + MAX_WEIGHTS
 _SPEC = re.compile(r"^(flat|pimc|ismcts)-(\d+)$")
 
@@ -144,9 +153,12 @@ def is_agent_spec(p) -> bool:
 
 def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
                weights=None, c: float = 0.7, determinizations: int = 8,
-               oracle: bool = False) -> Agent:
+               oracle: bool = False, horizon: int | None = None,
+               default_horizon: int | None = None) -> Agent:
     """An ``Agent`` whose playout is one of ``playouts`` (a game's built-in policies) or,
-    given the game's ``weights``, a heuristic with other weights (its name, or the object)."""
+    given the game's ``weights``, a heuristic with other weights (its name, or the object).
+    ``default_horizon``: the game's usual playout horizon in rounds; None where the game's
+    playouts always run to the end (then only ``horizon`` 0 is accepted)."""
     playout = default if playout is None else getattr(playout, "name", playout)
     if weights is not None and isinstance(playout, str) and "[" in playout:
         weights.heuristic(playout)      # a bad weight is named here
@@ -155,31 +167,45 @@ def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
                          f"{sorted(playouts)}")
     if not isinstance(oracle, bool):
         raise ValueError(f"oracle must be True or False, got {oracle!r}")
-    return Agent(algo, iterations, playout, c, determinizations, default, oracle)
+    usual = default_horizon or 0
+    horizon = usual if horizon is None else horizon
+    if default_horizon is None and horizon != 0:
+        raise ValueError(f"horizon={horizon!r}: this game's playouts always run to the end "
+                         f"of the game (horizon 0)")
+    return Agent(algo, iterations, playout, c, determinizations, default, oracle, horizon,
+                 usual)
 
 
-def agent_maker(playouts, default: str, weights=None):
+def agent_maker(playouts, default: str, weights=None, horizon: int | None = None):
     """A game's ``agent(...)``: its playout policies are ``playouts`` (and heuristics with
-    other ``weights``), ``default`` the usual."""
+    other ``weights``), ``default`` the usual; ``horizon`` the usual playout horizon in rounds
+    (None: the game has none, playouts run to the end)."""
     def agent(algo: str, iterations: int, *, playout: str | None = None, c: float = 0.7,
-              determinizations: int = 8, oracle: bool = False) -> Agent:
+              determinizations: int = 8, oracle: bool = False,
+              horizon: int | None = None) -> Agent:
         """A search agent (``simcore.search``): ``algo`` one of ``flat``, ``pimc``,
         ``ismcts``; ``iterations`` its budget per decision; ``playout`` the built-in policy
         every seat plays out with; ``c`` the UCB exploration; ``determinizations`` PIMC's
-        worlds. ``oracle`` (never a default: it measures what hidden information is worth)
+        worlds; ``horizon`` how many rounds an iteration plays, the decision's round
+        included, before the game is scored as if it ended there (0: to the end of the
+        game). ``oracle`` (never a default: it measures what hidden information is worth)
         searches the true position, seeing the other seats' hidden cards and tiles and how
         the decks lie; only the coming draws are new. Usable wherever a policy is:
         ``"ismcts-1000"`` is ``agent("ismcts", 1000)``."""
         return make_agent(algo, iterations, playout=playout, playouts=playouts,
                           default=default, weights=weights, c=c,
-                          determinizations=determinizations, oracle=oracle)
-    agent.__doc__ += f" The default playout is {default!r}."
+                          determinizations=determinizations, oracle=oracle, horizon=horizon,
+                          default_horizon=agent.horizon)
+    agent.horizon = horizon
+    agent.__doc__ += f" The default playout is {default!r}" + (
+        "; playouts run to the end of the game." if horizon is None else
+        f", the default horizon {horizon} ({'to the end' if horizon == 0 else 'rounds'}).")
     return agent
 
 
-def parse_agent(spec, playouts, default: str) -> Agent:
-    """``"ismcts-1000"`` as an ``Agent`` playing out with ``default`` (an ``Agent`` as it
-    is)."""
+def parse_agent(spec, playouts, default: str, horizon: int | None = None) -> Agent:
+    """``"ismcts-1000"`` as an ``Agent`` playing out with ``default`` to the game's usual
+    ``horizon`` (an ``Agent`` as it is)."""
     if isinstance(spec, Agent):
         return spec
     m = _SPEC.match(spec) if isinstance(spec, str) else None
@@ -187,7 +213,7 @@ def parse_agent(spec, playouts, default: str) -> Agent:
         raise ValueError(f"not a search agent: {spec!r} (e.g. 'ismcts-1000', 'pimc-500', "
                          f"'flat-200')")
     return make_agent(m.group(1), int(m.group(2)), playout=None, playouts=playouts,
-                      default=default)
+                      default=default, default_horizon=horizon)
 
 
 @njit(cache=True)

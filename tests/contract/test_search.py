@@ -70,6 +70,31 @@ def test_bad_agents_are_named(game, bad, match):
         bad(game.module())
 
 
+def test_a_playout_horizon_cuts_playouts_only_where_a_game_has_one(game):
+    """``horizon``: rounds an iteration plays before the game is scored as if it ended. At
+    least the game's rounds, it cuts nothing (the same games as playouts to the end); shorter,
+    it changes the search. A game whose playouts always run to the end refuses it."""
+    mod = game.module()
+    if mod.agent.horizon is None:
+        with pytest.raises(ValueError, match="playouts always run to the end"):
+            mod.agent("ismcts", 10, horizon=2)
+        return
+    a = mod.agent("ismcts", 24, horizon=2)
+    assert a.name == "ismcts-24[horizon=2]"
+    assert parse_agent("ismcts-24", mod.POLICIES, a.playout, mod.agent.horizon).horizon == \
+        mod.agent.horizon
+    with pytest.raises(ValueError, match="horizon must be an integer from 0"):
+        mod.agent("ismcts", 10, horizon=-1)
+    field = _field(game, 2)
+    cols = ["game", "seat", "score", "rank", "win"]
+
+    def play(horizon):
+        return mod.simulate([mod.agent("ismcts", 24, horizon=horizon)] + field, 3, 2)[cols]
+    to_end = play(0)
+    assert play(1000).equals(to_end)
+    assert not play(1).equals(to_end)
+
+
 def _positions(game, n_positions, seed):
     """Forward-model positions reached by random play, each at a decision."""
     rng = np.random.default_rng(seed)

@@ -1,6 +1,7 @@
 """Reading results: a DataFrame, a LazyFrame, a Parquet file or a ``simulate(out=DIR)`` dataset,
 always as a LazyFrame so that tables aggregate without loading millions of games; which game
-the rows come from is read off the columns each game declares (``simcore.games``)."""
+the rows come from is read off their ``rules`` column (else off the columns each game declares,
+``simcore.games``)."""
 from __future__ import annotations
 
 import os
@@ -9,6 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from simcore import games
+from simcore.results import RULES
 from simcore.runner import missing_parts
 
 Frame = pl.DataFrame | pl.LazyFrame
@@ -76,9 +78,16 @@ def scan(path: str | os.PathLike) -> pl.LazyFrame:
 
 
 def game_of(lf: pl.LazyFrame) -> games.Game:
-    """The game these results are from, by the columns only that game's results have."""
+    """The game these results are from: the one their ``rules`` column names
+    (``simcore.results.rules_label``), else (results without it) the one whose own columns
+    they have."""
+    names = columns(lf)
     try:
-        return games.of_columns(columns(lf))
+        if RULES in names:
+            label = lf.select(pl.col(RULES).first()).collect().item()
+            if label is not None:
+                return games.get(str(label).split(":")[0])
+        return games.of_columns(names)
     except ValueError as e:
         raise InputError(str(e)) from None
 

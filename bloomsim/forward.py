@@ -10,6 +10,7 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 from simcore import runner
 from simcore.forward import ForwardGame, Halt
 from simcore.policy import first_class
+from simcore.results import rules_label
 from simcore.rng import root_key, seed_streams
 from simcore.search import parse_agent
 
@@ -156,4 +157,4 @@ def new_game(n_players: int, seed: int, game: int = 0, *, rules=None) -> Forward
         raise ValueError(f"Broom Service is played by {lo} to {hi} players, got {n_players}")
     root_key(seed)
     runner.check_int("game", game, 0)
-    return ForwardGame(Engine(rules, n_players, seed, game))
+    return ForwardGame(Engine(rules, n_players, seed, game), label=rules_label("bloomsim", rules))

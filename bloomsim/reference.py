@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simcore.policy import call_policy
+from simcore.policy import ask_reference
 from simcore.results import mark_leaders
 from simcore.rng import CHANCE, PyRng, root_key
 
@@ -272,13 +272,9 @@ def decide(g: Game, seat: int, kind: int, rows: list) -> int:
         return 0
     opts = np.zeros((n, P.N_FEATURES), np.float32)
     opts[:] = rows
-    rng = g.rng.stream_array(1 + seat)
-    choice = call_policy(g.policies[seat], kind, observe(g, seat), opts, n, rng,
-                         game="bloomsim", names=g.names, seat=seat,
-                         kind_name=P.KIND_NAMES[kind], game_index=g.game_index)
-    g.rng.set_stream(1 + seat, rng)
-    g.decisions.append((seat, kind, n, choice))
-    return choice
+    return ask_reference(g.rng, g.policies[seat], seat, kind, observe(g, seat), opts, n,
+                         game="bloomsim", names=g.names, kind_names=P.KIND_NAMES,
+                         game_index=g.game_index, decisions=g.decisions)
 
 
 # ---------------------------------------------------------------- what a card can do now

@@ -8,6 +8,7 @@ import numpy as np
 from simcore import runner
 from simcore.forward import ForwardGame, Halt
 from simcore.policy import first_class
+from simcore.results import rules_label
 from simcore.rng import root_key, seed_streams
 from simcore.search import parse_agent
 
@@ -169,4 +170,5 @@ def new_game(n_players: int, seed: int, game: int = 0, *, rules=None,
     rules, _, fixed = _check(["random"] * n_players, rules, characters)
     root_key(seed)
     runner.check_int("game", game, 0)
-    return ForwardGame(Engine(rules, n_players, seed, game, fixed))
+    return ForwardGame(Engine(rules, n_players, seed, game, fixed),
+                       label=rules_label("rapinsim", rules))

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from simcore.policy import call_policy
+from simcore.policy import ask_reference
 from simcore.results import mark_leaders, rank_and_share
 from simcore.rng import CHANCE, PyRng
 
@@ -316,14 +316,10 @@ def decide(st, s, kind, options: list[list[float]]) -> int:
     n = len(options)
     opts = np.zeros((MAX_OPTS, N_FEATURES), np.float32)
     opts[:n] = options
-    rng = st.rng.stream_array(1 + s)
-    choice = call_policy(st.policies[s], kind, observation(st, s), opts, n, rng,
-                         game="rapinsim", names=st.names, seat=s, kind_name=KIND_NAMES[kind],
-                         game_index=st.game_index)
-    st.rng.set_stream(1 + s, rng)
-    st.decisions.append((s, kind, n, choice))
     st.game_stats[S.G_DECISIONS] += 1
-    return choice
+    return ask_reference(st.rng, st.policies[s], s, kind, observation(st, s), opts, n,
+                         game="rapinsim", names=st.names, kind_names=KIND_NAMES,
+                         game_index=st.game_index, decisions=st.decisions)
 
 
 # ---------------------------------------------------------------- setup (rules section 2)

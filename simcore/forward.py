@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from .results import tag
+
 MAX_MARKS = 4
 """Determinizations one position can carry (a search determinizes once, at its root)."""
 
@@ -74,8 +76,9 @@ class ForwardGame:
     (and so stops) there too."""
 
     def __init__(self, engine, choices: Sequence[int] = (),
-                 marks: Sequence[tuple[int, int, int]] = ()):
+                 marks: Sequence[tuple[int, int, int]] = (), label: str = ""):
         self._engine = engine
+        self._label = label
         self._choices = list(choices)
         self._marks = list(marks)
         self._halt: Halt | None = None
@@ -145,7 +148,7 @@ class ForwardGame:
         return self
 
     def copy(self) -> ForwardGame:
-        twin = ForwardGame(self._engine, self._choices, self._marks)
+        twin = ForwardGame(self._engine, self._choices, self._marks, self._label)
         twin._halt = self._halt
         return twin
 
@@ -163,7 +166,8 @@ class ForwardGame:
         if len(self._marks) == MAX_MARKS:
             raise ValueError(f"a position carries at most {MAX_MARKS} determinizations")
         return ForwardGame(self._engine, self._choices,
-                           self._marks + [(len(self._choices), seat, int(seed) & (2**63 - 1))])
+                           self._marks + [(len(self._choices), seat, int(seed) & (2**63 - 1))],
+                           self._label)
 
     def search(self, agent, seed: int) -> int:
         """The option search ``agent`` (a game's ``agent(...)`` or a name such as
@@ -199,11 +203,13 @@ class ForwardGame:
         return self
 
     def result(self):
-        """The finished game's rows of the results frame (one per seat)."""
+        """The finished game's rows of the results frame (one per seat), its ``rules`` column
+        the label ``simulate`` gives the same rules (``simcore.results.rules_label``)."""
         if not self.done:
             raise ValueError("the game is not over: result() needs a finished game "
                              f"({len(self._choices)} choices made)")
-        return self._engine.frame(self._at)
+        frame = self._engine.frame(self._at)
+        return tag(frame, self._label) if self._label else frame
 
     # ---- helpers
     def _pending(self) -> Halt:

@@ -383,6 +383,20 @@ def call_policy(func, kind: int, obs, opts, n_opts: int, rng, *, game: str,
     return int(value)
 
 
+def ask_reference(rng, func, seat: int, kind: int, obs, opts, n_opts: int, *, game: str,
+                  names: Sequence[str], kind_names: Sequence[str], game_index: int,
+                  decisions: list) -> int:
+    """A reference engine's decision, as the compiled engines take it: the seat's policy
+    called with the seat's own stream of ``rng`` (a ``simcore.rng.PyRng``), its choice checked
+    (``call_policy``) and logged in ``decisions`` as (seat, kind, n_opts, choice)."""
+    stream = rng.stream_array(1 + seat)
+    choice = call_policy(func, kind, obs, opts, n_opts, stream, game=game, names=names,
+                         seat=seat, kind_name=kind_names[kind], game_index=game_index)
+    rng.set_stream(1 + seat, stream)
+    decisions.append((seat, kind, n_opts, choice))
+    return choice
+
+
 def raise_policy_fault(game: str, sp: SeatPolicies, kind_names: Sequence[str], start: int,
                        errors: np.ndarray, replay: Callable[[int], Any]) -> None:
     """Raise the first policy error a compiled batch of games ``start ..`` recorded, if any.

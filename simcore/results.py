@@ -6,6 +6,8 @@ is best, k players tied for first each get a win share of 1/k. The lead after ea
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -46,6 +48,27 @@ def mark_leaders(scores: Sequence[int], rnd: int, led: list[int]) -> None:
     for s, v in enumerate(scores):
         if v == top:
             led[s] |= 1 << (rnd - 1)
+
+
+RULES = "rules"
+"""The column that says which game and which rules produced a row (``rules_label``)."""
+
+
+def rules_label(game: str, rules) -> str:
+    """``"<game>:<12 hex digits>"``: the game's name and the start of the sha256 of its rules
+    as data (the contract's ``Game.rules_data``), so rows of the same rules carry the same
+    label and rows of other rules (a variant, a rules file) another. ``simulate(out=...)``'s
+    manifest keeps the rules themselves."""
+    from .games import get
+    spec = get(game)
+    data = spec.rules_data(rules) if spec.rules_data is not None else {}
+    text = json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
+    return f"{game}:{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+
+
+def tag(df: pl.DataFrame, label: str) -> pl.DataFrame:
+    """The frame with its ``rules`` column (Categorical: 4 bytes a row)."""
+    return df.with_columns(pl.lit(label, dtype=pl.Categorical).alias(RULES))
 
 
 def categorical(name: str, labels: Sequence[str], codes: np.ndarray) -> pl.Series:

@@ -18,6 +18,7 @@ import polars as pl
 from . import runner
 from .policy import SeatPolicies
 from .progress import ProgressArg
+from .results import rules_label, tag
 from .rng import root_key
 
 ENGINES = ("compiled", "reference")
@@ -89,8 +90,9 @@ def simulate(engines: Engines, policies: Sequence, n_games: int, seed: int, *, r
         raise ValueError(f"progress must be None, True, False or a callable, got {progress!r}")
     manifest = {"game": engines.name, "policies": list(seating.seats.names), "seed": seed,
                 "engine": engine, **engines.manifest(seating)}
+    label = rules_label(engines.name, seating.rules)
     return runner.run(lambda start, n: engines.play(seating, key, start, n, engine),
-                      lambda start, raw: engines.frame(seating, start, raw), n_games,
+                      lambda start, raw: tag(engines.frame(seating, start, raw), label), n_games,
                       threads=threads, progress=progress, out=out, manifest=manifest,
                       label=engines.name, first_game=first_game)
 

@@ -9,6 +9,7 @@ import toydice  # noqa: F401 - registers the toy game
 
 from simcore import cli, games
 from simcore.policy import policy
+from simcore.results import rules_label
 
 GAMES = sorted(games.names())
 
@@ -26,6 +27,21 @@ def _seats(game, n=None):
 
 def _no_policy(df):
     return df.drop("policy")
+
+
+def test_a_results_frame_names_its_game_and_rules(game):
+    """The ``rules`` column: the game's name and its rules' fingerprint, the same for the same
+    rules (any seed), another for a rules variant; the analyses read the game off it."""
+    from analyses.data import game_of
+    mod = game.module()
+    pols = _seats(game)
+    df = mod.simulate(pols, 2, 1)
+    label = rules_label(game.name, mod.load_rules())
+    assert label.startswith(f"{game.name}:") and df["rules"].unique().to_list() == [label]
+    assert mod.simulate(pols, 1, 7)["rules"][0] == label
+    variant = game.switch_offs(mod.load_rules(), None, "replace")[0][3]
+    assert mod.simulate(pols, 1, 1, rules=variant)["rules"][0] != label
+    assert game_of(df.drop(list(game.marks)).lazy()).name == game.name
 
 
 def test_the_engines_agree(game):

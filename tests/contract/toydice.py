@@ -12,7 +12,7 @@ from simcore import simulate as sim
 from simcore.forward import ForwardGame, Halt
 from simcore.games import Game, Things, register
 from simcore.policy import resolve
-from simcore.results import frame
+from simcore.results import frame, rules_label
 from simcore.simulate import Seating
 from simcore.rng import mix64, randint, root_key
 
@@ -166,7 +166,8 @@ class _Engine:
 def new_game(n_players, seed, game=0, *, rules=None):
     if not 2 <= n_players <= 5:
         raise ValueError(f"toydice is played by 2 to 5 players, got {n_players}")
-    return ForwardGame(_Engine(n_players, seed, game, load_rules() if rules is None else rules))
+    rules = load_rules() if rules is None else rules
+    return ForwardGame(_Engine(n_players, seed, game, rules), label=rules_label("toydice", rules))
 
 
 def env(n_players=3, seed=0, *, render_mode=None):
@@ -181,4 +182,5 @@ def switch_offs(rules, players=None, events="replace"):
 GAME = register(Game(name="toydice", title="Dice race", players=(2, 5), score="dice",
                      marks=("dice", "bonus_card"),
                      things=(Things("card", "prefix", "bonus_", seat_level=True),),
-                     switch_offs=switch_offs, assumption_note="A toy game for the tests."))
+                     switch_offs=switch_offs, rules_data=dict,
+                     assumption_note="A toy game for the tests."))

@@ -33,318 +33,53 @@ from __future__ import annotations
 import numpy as np
 from numba import carray, njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
-from numba.extending import intrinsic
 
 from simcore import search as SR
 from simcore.bits import nth_set_bit, popcount
-from simcore.forward import MAX_MARKS
-from simcore.layout import Layout
 from simcore.parallel import claim, spread
-from simcore.policy import first_class, function_at, policy_at
+from simcore.policy import first_class, policy_at
 from simcore.results import LEAD_ROUNDS, rank_and_share
 from simcore.rng import CHANCE, mix64, randint, reseed, shuffle_set
 
-from . import stats as S
-from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN,
-                       F_PLAYERS, F_RIZE, F_SUB, F_TILE, F_TILES, F_UNSEEN, F_VALUE, F_WHAT,
-                       HOUSE, MAX_OPTS, N_FEATURES, N_OBS, O_DISTRICT, O_HOUSE, O_ITEM, O_NO,
-                       O_PASS, O_PLAYER, O_SEARCH, O_SKILL, O_STEP, O_STOP, O_YES, OB_ACTIONS,
-                       OB_CHAR, OB_CHARS, OB_CHEST_HELD, OB_DAWN, OB_DIE, OB_DISTRICT, OB_ITEMS,
-                       OB_LETTER, OB_MARKERS, OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE,
-                       OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS,
-                       OB_TREASURES, OB_TURN, PLACE, STEP, TARGET, CHEST_TILE, EVADER, RANDOM,
-                       DEFAULT_W, choose_weighted, data_ptr)
-from .policies import CHARACTER, O_CHARACTER
-from .reference import EMPTY
-from .rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
-                    INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, PITFALL, TRAP, TREASURE,
-                    WHISTLE, Rules)
+from .. import stats as S
+from ..policies import (ACTION, CHARACTER, CHEST_TILE, DISGUISE, DISTRICT, EVADER, F_ARG,
+                        F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN, F_PLAYERS, F_RIZE, F_SUB, F_TILE,
+                        F_TILES, F_UNSEEN, F_VALUE, F_WHAT, HOUSE, N_FEATURES, N_OBS, OB_ACTIONS,
+                        OB_CHAR, OB_CHARS, OB_CHEST_HELD, OB_DAWN, OB_DIE, OB_DISTRICT, OB_ITEMS,
+                        OB_LETTER, OB_MARKERS, OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE,
+                        OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS,
+                        OB_TREASURES, OB_TURN, O_CHARACTER, O_DISTRICT, O_HOUSE, O_ITEM, O_NO,
+                        O_PASS, O_PLAYER, O_SEARCH, O_SKILL, O_STEP, O_STOP, O_YES, PLACE, RANDOM,
+                        STEP, TARGET, choose_weighted, data_ptr)
+from ..rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
+                     EMPTY, INABA, ITEM, LAMP, LAPIN, MAP, PITFALL, TRAP, TREASURE, WHISTLE, Rules)
+from .tables import (ADDR, AGENTS, CFG_NP, FIXED, G, KEY, LOG_CAP, LOG_LEN, MAXD, MAXN, MAX_PLAYERS,
+                     MO, NW, N_ITEMS, N_STREAMS, P, PID, RESUME, RULES_LEN, R_ACTIONS, R_ADJ,
+                     R_BIKE, R_BROWN, R_CHEST, R_CHEST_OTHERS, R_CHOICE, R_COCOA, R_COFFEE_END, R_D,
+                     R_DAWN_EMPTIES, R_DEG, R_DIE, R_DISGUISE_ACTION, R_FINDS, R_FOUND_ENDS, R_H,
+                     R_HD, R_INABA_WIN, R_KIND, R_MAX_TURNS, R_N, R_NEXT, R_NROSTER, R_NSTEPS,
+                     R_PERM, R_PIT_SKIPS, R_PREV, R_ROSTER, R_START, R_STEPS, R_STEP_TO, R_SUB,
+                     R_WHISTLE, R_WHITE, R_WHITE_PAIR, SNAP_AT, SNAP_CUR, SNAP_TURN, UF, W,
+                     rule_vector)
+from .state import (ACTING, ACTIONS_LEFT, BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD, CHARS, CHIYA_HOLD,
+                    CH_ARG, CH_WHAT, DAWN, DAWN_END, DISGUISED, ERR, ERR_CHOICE, ERR_KIND, ERR_N,
+                    ERR_SEAT, FACE_UP, FM_HALTED, FM_LEN, FM_MARKS, FM_N_MARKS, FM_OBS, FM_PEND,
+                    FM_PLAYOUT, FM_REGION, FM_ROWS, FM_SEARCH, FM_SEAT, FM_SIG, FM_STATE, FM_STOP,
+                    GAME, GAME_SIG, GAME_ST, GROUP, G_PTR, HBROWN, HCHEST, HELD, HITEM, HNI, HTRE,
+                    HWHITE, I64, ISET, KIND_SET, LED, LETTER, LOG0, MARKER, NP, NPD, NT, N_MARKED,
+                    OBS, OCC, OPTS, OVER, PENDING, POS, PRIM, RANKS, RETURNED, RIZE, SEARCHED,
+                    SEARCH_SIG, SEAT_ST, SECD, SEEN, SEL_ITEM0, SKILL_USED, SKIP, STALLED, STATE0,
+                    TBR, TCH, TK, TMP, TSUB, TURNS, TURN_END, TWH, VOID, XS, any_unseen, f32_at,
+                    f64_at, fm_at, game_at, hand_add, hand_remove, helper, i64_at, i8_at,
+                    n_unseen_in, nth_held, on_g, others_in, search_at, streams, u64_at)
 
-N_ITEMS = len(ITEMS)
-N_STREAMS = 1 + MAX_PLAYERS
-MAXD = 40           # most districts the rules allow
-LOG_LEN = 8192      # decisions a kept log holds (a search seat's game keeps one)
-MAXN = 120          # most houses (tiles)
-P = MAX_PLAYERS
-MO = MAX_OPTS
-
-G = Layout("G")    # one game's int32 array: the rules, the batch settings, the state, the log
-
-
-def _scalars(*names: str) -> tuple[int, ...]:
-    """Declare one slot per name (the constant is the upper-case name)."""
-    return tuple(G.field(n) for n in names)
-
-
-def _per(size: int, *names: str) -> tuple[int, ...]:
-    return tuple(G.field(n, size) for n in names)
-
-
-# ---- the rules (``rule_vector``)
-(R_D, R_H, R_N, R_ACTIONS, R_DIE, R_DAWN_EMPTIES, R_MAX_TURNS, R_WHITE_PAIR, R_PERM,
- R_COFFEE_END, R_INABA_WIN, R_BIKE, R_COCOA, R_NROSTER,
- R_FINDS, R_DEG, R_CHOICE, R_DISGUISE_ACTION, R_WHISTLE, R_CHEST_OTHERS, R_FOUND_ENDS,
- R_PIT_SKIPS) = _scalars(
-    "r_d", "r_h", "r_n", "r_actions", "r_die", "r_dawn_empties", "r_max_turns", "r_white_pair",
-    "r_perm", "r_coffee_end", "r_inaba_win", "r_bike", "r_cocoa", "r_nroster", "r_finds",
-    "r_deg", "r_choice", "r_disguise_action", "r_whistle", "r_chest_others", "r_found_ends",
-    "r_pit_skips")
-G.field("spare", 2)
-R_NEXT = G.field("r_next", MAXD, "district Rize enters after d")
-R_PREV = G.field("r_prev", MAXD, "the district before d on Rize's route")
-R_STEPS = G.field("r_steps", MAXD * MAXD, "[r * MAXD + d] Rize's steps from r until he enters d")
-R_ADJ = G.field("r_adj", MAXD * MAXD, "[a * MAXD + b] players may step between a and b")
-R_NSTEPS = G.field("r_nsteps", MAXD * MAXD,
-                   "[r * MAXD + a] the number of legal steps from a while Rize is in r")
-R_STEP_TO = G.field("r_step_to", MAXD * MAXD * (MAXD - 1) // 4,
-                    "int8 [(r * MAXD + a) * R_DEG + k] the k-th of those steps (ascending), "
-                    "then -1 up to R_DEG, the most neighbours a district has")
-R_START = G.field("r_start", 24, "Rize's start district per die face - 1")
-R_HD = G.field("r_hd", MAXN, "district of house h")
-R_KIND = G.field("r_kind", 2 * MAXN, "[set * MAXN + t] tile kind, set 1 with Inaba's chest")
-R_SUB = G.field("r_sub", 2 * MAXN, "item or trap id")
-R_BROWN = G.field("r_brown", 2 * MAXN)
-R_WHITE = G.field("r_white", 2 * MAXN, "1 for a white-rabbit tile")
-R_CHEST = G.field("r_chest", 2 * MAXN)
-R_ROSTER = G.field("r_roster", 8, "character ids players choose (or draw) from")
-# batch settings, written with the rules
-CFG_NP = G.field("players")
-LOG_CAP = G.field("log_cap", meaning="decisions the log keeps (0: no log)")
-PID = G.field("pid", P, "policy id per seat (built-in >= 0, user -1 - i)")
-FIXED = G.field("fixed", P, "fixed characters, -1: chosen or drawn")
-G.align(2)
-UF = G.field("uf", 2 * P, "int64 [i] user policy i's compiled code (address, policy_at)")
-# search agents (``simcore.search``): a search seat's policy id is SR.SEARCH_ID; its decisions
-# go to ``search_seat`` (by address), which replays the game in a scratch forward-model G from
-# the start of the decision's turn (SNAP_AT: ``snapshot``)
-KEY = G.field("key", 2, "uint64 the batch's root key (setup)")
-AGENTS = G.field("agents", 2 * SR.AGENT_WORDS * P, "int64 each seat's search agent (A_*)")
-ADDR = G.field("addresses", 6, "int64 compiled code: search_seat, play_game, fm_decide")
-SNAP_AT = G.field("snap_at", meaning="where a search keeps the state at the start of the turn "
-                                     "of its decision (0: none)")
-SNAP_TURN = G.field("snap_turn", meaning="TURNS at that snapshot (-1: none)")
-SNAP_CUR = G.field("snap_cur", meaning="the seat whose turn starts there")
-RESUME = G.field("resume", meaning="1: play_game starts from the snapshot, not setup")
-NW = len(DEFAULT_W)
-W = G.field("weights", 2 * NW * P, "float64 [s * NW + k] seat s's heuristic weights "
-                                   "(policies.WEIGHTS; decide_policy)")
-RULES_LEN = G.end
-
-# ---- one game's state: scalars
-(RIZE, DAWN, N_MARKED, TURNS, OVER, STALLED, DAWN_END, ACTING, ACTIONS_LEFT, TURN_END, SEARCHED,
- CHIYA_HOLD, BAG_N, BAG_HEAD, NP, ISET, GAME, ERR, ERR_SEAT, ERR_KIND, ERR_CHOICE,
- ERR_N) = _scalars(
-    "rize", "dawn", "n_marked", "turns", "over", "stalled", "dawn_end", "acting", "actions_left",
-    "turn_end", "searched", "chiya_hold", "bag_n", "bag_head", "np", "iset", "game", "err",
-    "err_seat", "err_kind", "err_choice", "err_n")
-# per seat
-CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, GROUP, DISGUISED = _per(
-    P, "chars", "pos", "skip", "skill_used", "letter", "pending", "group", "disguised")
-# held treasures, items, brown rabbits, white-rabbit tiles, the chest
-HTRE, HNI, HBROWN, HWHITE, HCHEST = _per(P, "htre", "hni", "hbrown", "hwhite", "hchest")
-PRIM, SECD, RANKS = _per(P, "prim", "secd", "ranks")                # ranking keys and rank
-HITEM = G.field("hitem", P * N_ITEMS, "[s * N_ITEMS + i] items of each kind held")
-# per district: tiles on the board, pawns, pawns as a bit set of seats, time marker
-NT, NPD, OCC, MARKER = _per(MAXD, "nt", "npd", "occ", "marker")
-# per house or tile: tile per house (EMPTY), face up, picks
-BOARD, FACE_UP, TMP = _per(MAXN, "board", "face_up", "tmp")
-BAG_CAP = 128
-BAGR = G.field("bag", BAG_CAP, "Rize's bag: a ring of BAG_N tiles from BAG_HEAD (oldest first; "
-               "a power of two above MAXN, indices masked)")
-TK, TSUB, TBR, TWH, TCH = _per(MAXN, "tk", "tsub", "tbr", "twh", "tch")  # the tile set in play
-SEEN = G.field("seen", P * MAXN, "[s * MAXN + t] seat s has looked at tile t")
-RETURNED = G.field("returned", MAXN, "tile t came back onto the board from a hand or Rize's "
-                   "bag, so everyone knows its kind (an item face down: determinize)")
-# the options of the current decision: code, argument (house, seat, item or district; the
-# feature row is derived from them, the state does not change before the decision)
-CH_WHAT, CH_ARG = _per(MO, "ch_what", "ch_arg")
-SEAT_ST = G.field("seat_st", P * S.N_SEAT, "[s * N_SEAT + k] seat counters (stats.SEAT)")
-GAME_ST = G.field("game_st", S.N_GAME + 2 * MAXD, "game counters (stats.GAME, then per district)")
-G.align(2)
-HELD = G.field("held", 4 * P, "uint64 [s * 2 + w] tiles seat s holds, a bit set")
-LED = G.field("led", 2 * P, "int64 [s] rounds seat s led after (end_round)")
-SEL_ITEM0 = 2                                # selectors: TREASURE, ITEM, SEL_ITEM0 + item
-KIND_SET = G.field("kind_set", 4 * (SEL_ITEM0 + N_ITEMS),
-                   "uint64 [k * 2 + w] the tiles of selector k")
-XS = G.field("xs", 2 * N_STREAMS, "uint64 random streams (simcore.rng)")
-OBS = G.field("obs", N_OBS, "float32 observation")
-OPTS = G.field("opts", MO * N_FEATURES, "float32 option features [MO, N_FEATURES]")
-LOG0 = G.end                                 # then [LOG_CAP, 4] decisions (seat, kind, n, c)
-STATE0 = RIZE
-
-# ---- the forward model (``forward.py``), after the log (from ``fm_base``): every seat has the
-# policy id FM_SEAT, so every decision goes to ``fm_decide``, which takes the first FM_STOP
-# choices from the log, applies the FM_N_MARKS determinizations (decision, seat, seed: int64 at
-# FM_MARKS) at their decisions, and halts at the next decision: FM_HALTED, the seat, kind and
-# number of options at FM_PEND, a copy of G[STATE0:LOG0] at FM_STATE, every seat's observation
-# at FM_OBS and the option rows at FM_ROWS (float32)
-FM_SEAT = -1 - MAX_PLAYERS    # (no seat plays a user policy there: UF[0] is fm_decide's address)
-FM_STOP, FM_HALTED, FM_PEND, FM_N_MARKS = 0, 1, 2, 5
-FM_SEARCH, FM_REGION, FM_PLAYOUT = 6, 7, 8   # a search's region (int64 at G[FM_SEARCH], of
-#                                              FM_REGION words; 0: none), its playout policy
-FM_MARKS = 10 + (LOG0 + 10) % 2              # (8-byte alignment: the log's length is even)
-FM_STATE = FM_MARKS + 2 * 3 * MAX_MARKS
-FM_OBS = FM_STATE + LOG0 - STATE0
-FM_ROWS = FM_OBS + P * N_OBS
-FM_LEN = FM_ROWS + MO * N_FEATURES
-
-
-def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
-                fixed: np.ndarray, log_cap: int, weights=None, agents: np.ndarray | None = None,
-                addresses: tuple[int, int, int] = (0, 0, 0)) -> np.ndarray:
-    """G's first ``RULES_LEN`` slots: the rules and the batch settings; ``weights``: [P, NW]
-    the seats' heuristic weights (None: the built-ins'); ``agents``: the search seats' words,
-    ``addresses``: search_seat, play_game and fm_decide when a seat searches."""
-    ra = rules.arrays()
-    v = np.zeros(RULES_LEN, np.int32)
-    d, h = ra.n_districts, ra.n_houses
-    scal = {R_D: d, R_H: h, R_N: d * h, R_ACTIONS: ra.actions, R_DIE: ra.die_sides,
-            R_DAWN_EMPTIES: ra.dawn_empties, R_MAX_TURNS: ra.max_turns,
-            R_WHITE_PAIR: ra.white_pair, R_PERM: ra.permanent_markers,
-            R_COFFEE_END: ra.coffee_ends_turn, R_INABA_WIN: ra.inaba_count_win,
-            R_CHOICE: ra.choose_characters, R_DISGUISE_ACTION: ra.disguise_action,
-            R_WHISTLE: ra.whistle_steps, R_CHEST_OTHERS: ra.chest_for_others,
-            R_FOUND_ENDS: ra.found_ends_turn, R_PIT_SKIPS: ra.pitfall_skips,
-            R_FINDS: ra.rize_finds, R_BIKE: ra.bicycle_steps,
-            R_COCOA: ra.cocoa_steps, R_NROSTER: len(ra.roster), CFG_NP: n_players,
-            LOG_CAP: log_cap}
-    for k, x in scal.items():
-        v[k] = int(x)
-    pos = ra.route_pos.astype(np.int64)
-    for a in range(d):
-        v[R_NEXT + a] = ra.route[(pos[a] + 1) % d]
-        v[R_PREV + a] = ra.route[(pos[a] - 1) % d]
-        for b in range(d):
-            v[R_STEPS + a * MAXD + b] = (pos[b] - pos[a] + d) % d
-            v[R_ADJ + a * MAXD + b] = ra.adj[a, b]
-    deg = v[R_DEG] = ra.adj.sum(axis=1).max()
-    step_to = v[R_STEP_TO:R_STEP_TO + MAXD * MAXD * (MAXD - 1) // 4].view(np.int8)
-    for r in range(d):          # a step never enters Rize's district, nor (unless the rules
-        nxt = -1 if ra.step_into_rize_next else v[R_NEXT + r]    # allow it) his next one
-        for a in range(d):
-            legal = [b for b in np.flatnonzero(ra.adj[a]) if b != r and b != nxt]
-            v[R_NSTEPS + r * MAXD + a] = len(legal)
-            at = (r * MAXD + a) * deg
-            step_to[at:at + deg] = legal + [-1] * (deg - len(legal))
-    v[R_START:R_START + ra.die_sides] = ra.rize_start
-    v[R_HD:R_HD + d * h] = np.arange(d * h) // h
-    n = d * h
-    for base, tab in ((R_KIND, ra.tile_kind), (R_SUB, ra.tile_sub), (R_BROWN, ra.tile_brown),
-                      (R_WHITE, ra.tile_white), (R_CHEST, ra.tile_chest)):
-        for k in range(2):
-            v[base + k * MAXN:base + k * MAXN + n] = tab[k]
-    v[R_ROSTER:R_ROSTER + len(ra.roster)] = ra.roster
-    v[PID:PID + n_players] = ids
-    v[FIXED:FIXED + P] = fixed
-    v[UF:UF + 2 * P].view(np.int64)[:] = user
-    if agents is not None:
-        v[AGENTS:AGENTS + 2 * SR.AGENT_WORDS * P].view(np.int64)[:] = agents
-    v[ADDR:ADDR + 6].view(np.int64)[:] = addresses
-    v[SNAP_TURN] = -1
-    v[W:W + 2 * NW * n_players].view(np.float64)[:] = np.ravel(
-        [DEFAULT_W] * n_players if weights is None else weights)
-    return v
-
-
-# Every kernel has an explicit signature: compiled (or loaded from the cache) once at import,
-# with one set of argument types, so nothing compiles twice.
-_A = types.CPointer(types.int32)     # G, by pointer: one argument, no index wraparound
-_I = types.int64
-_B = types.boolean
-_V = types.void
-_OPT = dict(cache=True, _nrt=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-
-
-def helper(fn):
-    """A small helper numba inlines into its callers (at IR level: callers are kept small)."""
-    return njit(inline="always")(fn)
-
-
-def on_g(ret, *args):
-    """A kernel over (G, *args)."""
-    return njit(ret(_A, *args), **_OPT)
-
-
-# ---------------------------------------------------------------- views of G
-
-def _typed_at(dtype):
-    ptr = types.CPointer(dtype)
-
-    @intrinsic
-    def at(typingctx, g, off):
-        def codegen(context, builder, sig, args):
-            q = builder.gep(args[0], [args[1]])
-            return builder.bitcast(q, context.get_value_type(ptr))
-        return ptr(g, off), codegen
-    return at
-
-
-u64_at = _typed_at(types.uint64)
-i64_at = _typed_at(types.int64)
-i8_at = _typed_at(types.int8)
-f32_at = _typed_at(types.float32)
-f64_at = _typed_at(types.float64)
-
-
-@helper
-def streams(G):
-    """The random streams (chance, then one per seat) in G."""
-    return u64_at(G, XS)
-
-
-# ---------------------------------------------------------------- small helpers
-
-@helper
-def nth_held(G, s, sel, r):
-    """The r-th (from 0, in tile order; r < their count) tile seat s holds of selector sel
-    (TREASURE, ITEM or SEL_ITEM0 + item): the hand and the kind are bit sets, so this is a
-    few bit operations instead of a scan of every tile."""
-    held = u64_at(G, HELD + 4 * s)
-    kind = u64_at(G, KIND_SET + 4 * sel)
-    w = held[0] & kind[0]
-    base = 0
-    c = np.int64(popcount(w))
-    if r >= c:
-        w = held[1] & kind[1]
-        base = 64
-        r -= c
-    return base + nth_set_bit(w, r)
-
-
-@helper
-def held_bit(G, s, t):
-    """The word of seat s's hand bit set that holds tile t, and t's bit in it."""
-    return u64_at(G, HELD + 4 * s + 2 * (t >> 6)), np.uint64(1) << np.uint64(t & 63)
-
-
-@helper
-def hand_add(G, s, t):
-    """Tile t goes into seat s's hand (the held counts follow)."""
-    word, bit = held_bit(G, s, t)
-    word[0] |= bit
-    if G[TK + t] == TREASURE:
-        G[HTRE + s] += 1
-        G[HBROWN + s] += G[TBR + t]
-        G[HWHITE + s] += G[TWH + t]
-        G[HCHEST + s] += G[TCH + t]
-    elif G[TK + t] == ITEM:
-        G[HNI + s] += 1
-        G[HITEM + s * N_ITEMS + G[TSUB + t]] += 1
-
-
-@helper
-def hand_remove(G, s, t):
-    """Tile t leaves seat s's hand (for a house, Rize's bag or the discard)."""
-    word, bit = held_bit(G, s, t)
-    word[0] &= ~bit
-    if G[TK + t] == TREASURE:
-        G[HTRE + s] -= 1
-        G[HBROWN + s] -= G[TBR + t]
-        G[HWHITE + s] -= G[TWH + t]
-        G[HCHEST + s] -= G[TCH + t]
-    elif G[TK + t] == ITEM:
-        G[HNI + s] -= 1
-        G[HITEM + s * N_ITEMS + G[TSUB + t]] -= 1
+__all__ = ["ADDR", "BAGR", "BAG_CAP", "BAG_HEAD", "BAG_N", "BOARD", "CHARS", "DAWN", "FACE_UP",
+           "FM_HALTED", "FM_LEN", "FM_MARKS", "FM_N_MARKS", "FM_OBS", "FM_PEND", "FM_ROWS",
+           "FM_SEAT", "FM_SIG", "FM_STATE", "FM_STOP", "G", "GAME_SIG", "HELD", "HITEM", "LETTER",
+           "LOG0", "LOG_LEN", "MAXD", "MAXN", "MAX_PLAYERS", "N_ITEMS", "N_STREAMS", "OBS", "P",
+           "POS", "RETURNED", "RIZE", "RULES_LEN", "R_DEG", "R_NSTEPS", "R_STEP_TO", "SEEN", "TK",
+           "TSUB", "TURNS", "XS", "fm_decide", "play_batch", "play_game", "play_games",
+           "rule_vector", "search"]
 
 
 @helper
@@ -367,43 +102,12 @@ def move_pawn(G, s, d):
 
 
 @helper
-def n_unseen_in(G, s, d):
-    """Face-down tiles in d seat s has not looked at (without branches: an empty house reads
-    the slot before seat s's SEEN row, and the result is masked)."""
-    n = 0
-    seen = SEEN + s * MAXN
-    h0 = d * G[R_H]
-    for h in range(h0, h0 + G[R_H]):
-        t = G[BOARD + h]
-        n += (t != EMPTY) & (G[FACE_UP + h] == 0) & (G[seen + t] == 0)
-    return n
-
-
-@helper
-def any_unseen(G, s):
-    seen = SEEN + s * MAXN
-    for h in range(G[R_N]):
-        t = G[BOARD + h]
-        if t != EMPTY and G[FACE_UP + h] == 0 and G[seen + t] == 0:
-            return True
-    return False
-
-
-@helper
-def others_in(G, d, s):
-    """Pawns in district d other than seat s's."""
-    return G[NPD + d] - (G[POS + s] == d)
-
-
-@helper
 def option(G, i, what, arg):
     """Write option i: its code and argument (the house of O_SEARCH and O_HOUSE, the seat of
     O_PLAYER, the item of O_ITEM, else the district)."""
     G[CH_WHAT + i] = what
     G[CH_ARG + i] = arg
 
-
-# ---------------------------------------------------------------- decisions
 
 @helper
 def observe(G, s):
@@ -626,13 +330,6 @@ def fm_base(G):
     return LOG0 + 4 * np.int64(G[LOG_CAP])
 
 
-FM_SIG = _I(_A, _I, _I, _I)
-fm_at = function_at(types.FunctionType(FM_SIG))
-SEARCH_SIG = _I(_A, _I, _I)
-search_at = function_at(types.FunctionType(SEARCH_SIG))
-"""``search_seat`` by address (a search replays games through ``play_game``, which decides)."""
-
-
 @njit(cache=True, no_cpython_wrapper=True)   # C wrapper: called by address
 def fm_decide(G, s, kind, n):
     """``decide`` in the forward model: the logged choice while the log lasts (after any
@@ -689,7 +386,7 @@ def fm_decide(G, s, kind, n):
     return 0
 
 
-@njit(_I(_A, _I, _I, _I), cache=True, no_cpython_wrapper=True,
+@njit(I64(G_PTR, I64, I64, I64), cache=True, no_cpython_wrapper=True,
       no_cfunc_wrapper=True)   # carray needs the NRT
 def decide_policy(G, s, kind, n):
     """Seat s's policy chooses among the n options. An illegal answer is recorded and ends the
@@ -733,15 +430,13 @@ def decide(G, s, kind, n):
     return decide_policy(G, s, kind, n)
 
 
-@on_g(_I, _I, _I, _I)
+@on_g(I64, I64, I64, I64)
 def ask(G, s, kind, n):
     """``decide`` as a compiled call, for the rarer decisions (the action decision inlines
     its own: ``random_action`` for the random policy, else ``decide_policy``; each inlined
     copy costs compile time)."""
     return decide(G, s, kind, n)
 
-
-# ---------------------------------------------------------------- the board
 
 @helper
 def update_time_marker(G, d):
@@ -813,8 +508,6 @@ def house_options(G, s, d, skip_traps):
     return m
 
 
-# ---------------------------------------------------------------- Rize
-
 @helper
 def rize_enters(G, d):
     """Rize enters d: the dawn ends the game, else he returns carried tiles (oldest first)."""
@@ -867,7 +560,7 @@ def disguise(G, s):
     return False
 
 
-@on_g(_V, _I)
+@on_g(VOID, I64)
 def find_players(G, d):
     """Rize finds the players in d, his district; each found group is escorted, a chain
     (nobody is found without ``rize_finds``)."""
@@ -906,9 +599,7 @@ def find_players(G, d):
             return
 
 
-# ---------------------------------------------------------------- taking tiles
-
-@on_g(_V, _I, _I)
+@on_g(VOID, I64, I64)
 def take_tile(G, s, h):
     t = G[BOARD + h]
     d = G[R_HD + h]
@@ -962,7 +653,7 @@ def count_search(G, s, d):
     G[SEARCHED] = 1
 
 
-@on_g(_V, _I)
+@on_g(VOID, I64)
 def notice_letter_take(G, s):
     d = G[LETTER + s]
     m = house_options(G, s, d, False)
@@ -972,16 +663,14 @@ def notice_letter_take(G, s):
     take_tile(G, s, G[CH_ARG + ask(G, s, HOUSE, m)])
 
 
-@on_g(_V, _I, _I)
+@on_g(VOID, I64, I64)
 def step(G, s, d):
     move_pawn(G, s, d)
     if G[LETTER + s] == d:
         notice_letter_take(G, s)
 
 
-# ---------------------------------------------------------------- items and skills
-
-@on_g(_V, _I, _I)
+@on_g(VOID, I64, I64)
 def walk(G, s, n_steps):
     for k in range(n_steps):
         m = step_options(G, s, 0)
@@ -998,7 +687,7 @@ def walk(G, s, n_steps):
             break
 
 
-@on_g(_V, _I, _I)
+@on_g(VOID, I64, I64)
 def use_item(G, s, item):
     """An item action (the reference's ``ITEM_ACTIONS``)."""
     discard_item(G, s, item)
@@ -1052,7 +741,7 @@ def aoyama_target(G, s, q):
     return q != s and (e == d or G[R_ADJ + d * MAXD + e] != 0) and G[HTRE + q] > 0
 
 
-@on_g(_V, _I)
+@on_g(VOID, I64)
 def use_skill(G, s):
     G[SKILL_USED + s] = 1
     st = SEAT_ST + s * S.N_SEAT
@@ -1106,8 +795,6 @@ def use_skill(G, s):
     else:                                                     # chiya
         G[CHIYA_HOLD] = 1
 
-
-# ---------------------------------------------------------------- turns
 
 @helper
 def items_offered(G, s, searchable, steps):
@@ -1248,9 +935,7 @@ def play_turn(G, s):
     G[ACTING] = -1
 
 
-# ---------------------------------------------------------------- a game
-
-@on_g(_V, types.uint64, _I)
+@on_g(VOID, types.uint64, I64)
 def setup(G, key, game):
     for i in range(STATE0, XS):
         G[i] = 0
@@ -1353,7 +1038,7 @@ def end_round(G):
             led[s] |= np.int64(G[HTRE + s] == top) << k
 
 
-@on_g(_V)
+@on_g(VOID)
 def score(G):
     np_ = G[NP]
     for s in range(np_):
@@ -1376,7 +1061,7 @@ def score(G):
     G[GAME_ST + S.G_DAWN] = G[DAWN_END]
 
 
-@on_g(_V, _I)
+@on_g(VOID, I64)
 def snapshot(G, cur):
     """Keep the state at the start of each turn while a search's decision is ahead (the last
     before it stays): the search's iterations start there instead of at setup."""
@@ -1385,10 +1070,6 @@ def snapshot(G, cur):
         for i in range(STATE0, LOG0):
             G[at + i - STATE0] = G[i]
         G[SNAP_TURN], G[SNAP_CUR] = G[TURNS], cur
-
-
-GAME_SIG = _V(_A, types.uint64, _I)
-game_at = function_at(types.FunctionType(GAME_SIG))
 
 
 @njit(GAME_SIG, cache=True, _nrt=False, no_cpython_wrapper=True)  # C wrapper: called by address
@@ -1436,7 +1117,7 @@ def play_game(G, key, game):
     score(G)
 
 
-@njit(_V(types.int32[::1], types.uint64, _I, types.int64[::1], types.FunctionType(GAME_SIG),
+@njit(VOID(types.int32[::1], types.uint64, I64, types.int64[::1], types.FunctionType(GAME_SIG),
          types.int16[:, :, ::1], types.float32[:, ::1], types.int32[:, ::1], types.int8[:, ::1],
          types.int64[:, ::1], types.int64[:, ::1], types.int16[:, :, ::1]),
       cache=True, nogil=True)
@@ -1495,8 +1176,8 @@ def play_batch(rules: Rules, ids, user, key, start, n_players, fixed, seat, win,
     spread(play_units, win.shape[0])
 
 
-@njit(_I(types.int32[::1], types.uint64, _I, _I, types.int64[::1], types.int64[:, ::1], _I,
-         types.int64[::1], _I), cache=True)
+@njit(I64(types.int32[::1], types.uint64, I64, I64, types.int64[::1], types.int64[:, ::1], I64,
+         types.int64[::1], I64), cache=True)
 def search(head, key, game, n_players, choices, marks, seat, agent, seed):
     """The option a search agent (``agent``: ``simcore.search.Agent.params``) takes at the
     position of game ``game`` after ``choices`` and the determinizations ``marks`` [m, 3], where

@@ -37,41 +37,37 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from simcore import search as SR
 from simcore.bits import nth_set_bit, popcount
 from simcore.parallel import claim, spread
-from simcore.policy import first_class, policy_at
+from simcore.policy import first_class
 from simcore.results import LEAD_ROUNDS, rank_and_share
-from simcore.rng import CHANCE, mix64, randint, reseed, shuffle_set
+from simcore.rng import CHANCE, mix64, randint
 
 from .. import stats as S
-from ..policies import (ACTION, CHARACTER, CHEST_TILE, DISGUISE, DISTRICT, EVADER, F_ARG,
-                        F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN, F_PLAYERS, F_RIZE, F_SUB, F_TILE,
-                        F_TILES, F_UNSEEN, F_VALUE, F_WHAT, HOUSE, N_FEATURES, N_OBS, OB_ACTIONS,
-                        OB_CHAR, OB_CHARS, OB_CHEST_HELD, OB_DAWN, OB_DIE, OB_DISTRICT, OB_ITEMS,
-                        OB_LETTER, OB_MARKERS, OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE,
-                        OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_TREAS,
-                        OB_TREASURES, OB_TURN, O_CHARACTER, O_DISTRICT, O_HOUSE, O_ITEM, O_NO,
-                        O_PASS, O_PLAYER, O_SEARCH, O_SKILL, O_STEP, O_STOP, O_YES, PLACE, RANDOM,
-                        STEP, TARGET, choose_weighted, data_ptr)
+from ..policies import (ACTION, CHARACTER, DISGUISE, DISTRICT, HOUSE, O_CHARACTER, O_DISTRICT,
+                        O_HOUSE, O_ITEM, O_NO, O_PASS, O_PLAYER, O_SEARCH, O_SKILL, O_STEP, O_STOP,
+                        O_YES, PLACE, RANDOM, STEP, TARGET, data_ptr)
 from ..rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
-                     EMPTY, INABA, ITEM, LAMP, LAPIN, MAP, PITFALL, TRAP, TREASURE, WHISTLE, Rules)
-from .tables import (ADDR, AGENTS, CFG_NP, FIXED, G, KEY, LOG_CAP, LOG_LEN, MAXD, MAXN, MAX_PLAYERS,
-                     MO, NW, N_ITEMS, N_STREAMS, P, PID, RESUME, RULES_LEN, R_ACTIONS, R_ADJ,
-                     R_BIKE, R_BROWN, R_CHEST, R_CHEST_OTHERS, R_CHOICE, R_COCOA, R_COFFEE_END, R_D,
+                     EMPTY, INABA, ITEM, LAMP, LAPIN, MAP, MAX_PLAYERS, PITFALL, TRAP, TREASURE,
+                     WHISTLE, Rules)
+from .tables import (ADDR, AGENTS, CFG_NP, FIXED, G, KEY, LOG_CAP, LOG_LEN, MAXD, MAXN, MO, NW,
+                     N_ITEMS, N_STREAMS, P, PID, RESUME, RULES_LEN, R_ACTIONS, R_ADJ, R_BIKE,
+                     R_BROWN, R_CHEST, R_CHEST_OTHERS, R_CHOICE, R_COCOA, R_COFFEE_END, R_D,
                      R_DAWN_EMPTIES, R_DEG, R_DIE, R_DISGUISE_ACTION, R_FINDS, R_FOUND_ENDS, R_H,
                      R_HD, R_INABA_WIN, R_KIND, R_MAX_TURNS, R_N, R_NEXT, R_NROSTER, R_NSTEPS,
-                     R_PERM, R_PIT_SKIPS, R_PREV, R_ROSTER, R_START, R_STEPS, R_STEP_TO, R_SUB,
-                     R_WHISTLE, R_WHITE, R_WHITE_PAIR, SNAP_AT, SNAP_CUR, SNAP_TURN, UF, W,
-                     rule_vector)
+                     R_PERM, R_PIT_SKIPS, R_PREV, R_ROSTER, R_START, R_STEP_TO, R_SUB, R_WHISTLE,
+                     R_WHITE, R_WHITE_PAIR, SNAP_AT, SNAP_CUR, SNAP_TURN, UF, W, rule_vector)
 from .state import (ACTING, ACTIONS_LEFT, BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD, CHARS, CHIYA_HOLD,
                     CH_ARG, CH_WHAT, DAWN, DAWN_END, DISGUISED, ERR, ERR_CHOICE, ERR_KIND, ERR_N,
                     ERR_SEAT, FACE_UP, FM_HALTED, FM_LEN, FM_MARKS, FM_N_MARKS, FM_OBS, FM_PEND,
                     FM_PLAYOUT, FM_REGION, FM_ROWS, FM_SEARCH, FM_SEAT, FM_SIG, FM_STATE, FM_STOP,
-                    GAME, GAME_SIG, GAME_ST, GROUP, G_PTR, HBROWN, HCHEST, HELD, HITEM, HNI, HTRE,
-                    HWHITE, I64, ISET, KIND_SET, LED, LETTER, LOG0, MARKER, NP, NPD, NT, N_MARKED,
-                    OBS, OCC, OPTS, OVER, PENDING, POS, PRIM, RANKS, RETURNED, RIZE, SEARCHED,
-                    SEARCH_SIG, SEAT_ST, SECD, SEEN, SEL_ITEM0, SKILL_USED, SKIP, STALLED, STATE0,
-                    TBR, TCH, TK, TMP, TSUB, TURNS, TURN_END, TWH, VOID, XS, any_unseen, f32_at,
-                    f64_at, fm_at, game_at, hand_add, hand_remove, helper, i64_at, i8_at,
-                    n_unseen_in, nth_held, on_g, others_in, search_at, streams, u64_at)
+                    GAME, GAME_SIG, GAME_ST, GROUP, HBROWN, HCHEST, HELD, HITEM, HNI, HTRE, HWHITE,
+                    I64, ISET, KIND_SET, LED, LETTER, LOG0, MARKER, NP, NPD, NT, N_MARKED, OBS, OCC,
+                    OVER, PENDING, POS, PRIM, RANKS, RETURNED, RIZE, SEARCHED, SEARCH_SIG, SEAT_ST,
+                    SECD, SEEN, SEL_ITEM0, SKILL_USED, SKIP, STALLED, STATE0, TBR, TCH, TK, TMP,
+                    TSUB, TURNS, TURN_END, TWH, VOID, XS, any_unseen, game_at, hand_add,
+                    hand_remove, helper, i64_at, i8_at, n_unseen_in, nth_held, on_g, others_in,
+                    streams, u64_at)
+from .decisions import ask, decide_policy, option, record
+from .forward import fm_decide, snapshot
 
 __all__ = ["ADDR", "BAGR", "BAG_CAP", "BAG_HEAD", "BAG_N", "BOARD", "CHARS", "DAWN", "FACE_UP",
            "FM_HALTED", "FM_LEN", "FM_MARKS", "FM_N_MARKS", "FM_OBS", "FM_PEND", "FM_ROWS",
@@ -99,343 +95,6 @@ def move_pawn(G, s, d):
     G[POS + s] = d
     G[NPD + d] += 1
     G[OCC + d] |= 1 << s
-
-
-@helper
-def option(G, i, what, arg):
-    """Write option i: its code and argument (the house of O_SEARCH and O_HOUSE, the seat of
-    O_PLAYER, the item of O_ITEM, else the district)."""
-    G[CH_WHAT + i] = what
-    G[CH_ARG + i] = arg
-
-
-@helper
-def observe(G, s):
-    """Seat s's observation, into OBS (inlined into ``decide_policy``, its one caller): all of
-    it for a user policy, for a built-in heuristic only the fields it reads (``policies.py``:
-    ``BUILTIN_OBS``, and ``PREDICTING_OBS`` for the evader and the keeper; writing the rest
-    took ~9% of a careful game's time)."""
-    ob = f32_at(G, OBS)
-    np_ = G[NP]
-    mine = G[ACTING] == s
-    pos = G[POS + s]
-    pid = G[PID + s]
-    ob[OB_SEAT] = s
-    ob[OB_PLAYERS] = np_
-    ob[OB_ACTIONS] = G[ACTIONS_LEFT] if mine else 0
-    ob[OB_CHAR] = G[CHARS + s]
-    ob[OB_RIZE_STEPS] = G[R_STEPS + G[RIZE] * MAXD + pos] if pos >= 0 else -1
-    ob[OB_SEARCHED] = G[SEARCHED] if mine else 0
-    ob[OB_TREASURES] = G[HTRE + s]
-    if pid < 0:
-        ob[OB_DISTRICT] = pos
-        ob[OB_RIZE] = G[RIZE]
-        ob[OB_TURN] = G[TURNS]
-        ob[OB_MARKERS] = G[N_MARKED]
-        ob[OB_DAWN] = G[DAWN]
-        ob[OB_SKILL] = 1 - G[SKILL_USED + s]
-        ob[OB_LETTER] = G[LETTER + s]
-        ob[OB_RABBITS] = G[HBROWN + s] + G[R_WHITE_PAIR] * (G[HWHITE + s] // 2)
-        for i in range(N_ITEMS):
-            ob[OB_ITEMS + i] = G[HITEM + s * N_ITEMS + i]
-        for q in range(MAX_PLAYERS):
-            if q < np_:
-                ob[OB_POS + q] = G[POS + q]
-                ob[OB_TREAS + q] = G[HTRE + q]
-                ob[OB_NITEMS + q] = G[HNI + q]
-            else:
-                ob[OB_POS + q] = ob[OB_TREAS + q] = ob[OB_NITEMS + q] = -1
-    if pid < 0 or pid >= EVADER:          # careful and greedy read none of these
-        ob[OB_DIE] = G[R_DIE]
-        rize_row = R_STEPS + G[RIZE] * MAXD
-        for q in range(MAX_PLAYERS):
-            if q < np_:
-                ob[OB_CHARS + q] = G[CHARS + q]
-                ob[OB_CHEST_HELD + q] = G[HCHEST + q]
-                ob[OB_RIZE_TO + q] = G[rize_row + G[POS + q]] if G[POS + q] >= 0 else -1
-            else:
-                ob[OB_CHARS + q] = ob[OB_CHEST_HELD + q] = ob[OB_RIZE_TO + q] = -1
-
-
-@helper
-def features(G, s, i, own_unseen, full):
-    """The feature row i of an option as seat s sees it, into OPTS (written when a policy that
-    reads features decides; the state does not change between the options and the decision).
-    Inlined into ``decide_policy``'s loop over the options, its one caller. ``full``: for a
-    user policy; the built-in heuristics read no ``UNREAD_FEATURES`` column (``policies.py``),
-    so those are left unwritten for them."""
-    what, a = G[CH_WHAT + i], G[CH_ARG + i]
-    arg, house, extra, district = -1, -1, 0, G[POS + s]
-    if what == O_SEARCH or what == O_HOUSE:
-        house = a
-        district = G[R_HD + a]
-    elif what == O_STEP or what == O_DISTRICT:
-        district = a
-    elif what == O_ITEM:
-        arg = a
-        extra = G[HITEM + s * N_ITEMS + a]
-    elif what == O_PLAYER:
-        arg = a
-        district = G[POS + a]
-        extra = G[HTRE + a]
-    elif what == O_SKILL:
-        extra = G[CHARS + s]
-    elif what == O_CHARACTER:                  # nothing on the board yet
-        arg = a
-        district = -1
-    r = f32_at(G, OPTS + i * N_FEATURES)
-    r[F_WHAT] = what
-    r[F_ARG] = arg
-    if full:
-        r[F_DISTRICT] = district
-        r[F_HOUSE] = house
-        r[F_SUB] = -1
-    r[F_KNOWN] = 0
-    r[F_TILE] = -1
-    r[F_VALUE] = 0
-    r[F_EXTRA] = extra
-    if house >= 0:
-        t = G[BOARD + house]
-        if G[FACE_UP + house] or G[SEEN + s * MAXN + t]:
-            r[F_KNOWN] = 1
-            kind = G[TK + t]
-            r[F_TILE] = CHEST_TILE if G[TCH + t] else kind
-            if kind == TREASURE:
-                r[F_VALUE] = G[TBR + t] + G[TWH + t] * (G[R_WHITE_PAIR] / 2.0)
-            elif full:
-                r[F_SUB] = G[TSUB + t]
-    if district < 0:
-        r[F_RIZE] = r[F_PLAYERS] = r[F_TILES] = r[F_UNSEEN] = 0
-        return
-    r[F_RIZE] = G[R_STEPS + G[RIZE] * MAXD + district]
-    r[F_PLAYERS] = others_in(G, district, s)
-    r[F_TILES] = G[NT + district]
-    r[F_UNSEEN] = own_unseen if district == G[POS + s] else n_unseen_in(G, s, district)
-
-
-@helper
-def record(G, s, kind, n, c):
-    """Count a decision and log it (the count is the log's length)."""
-    k = G[GAME_ST + S.G_DECISIONS]
-    if k < G[LOG_CAP]:
-        at = LOG0 + 4 * k
-        G[at], G[at + 1], G[at + 2], G[at + 3] = s, kind, n, c
-    G[GAME_ST + S.G_DECISIONS] = k + 1
-
-
-@njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)  # carray needs the NRT
-def determinize(G, s, seed):
-    """Resample what seat s cannot see, consistently with all it has seen (rules, Knowledge:
-    it sees the public table and the tiles it has looked at, and follows a seen tile wherever
-    it goes). Hidden are the tiles it has not seen in three kinds of places: face down on the
-    board, in the other seats' hands and in Rize's bag; they are dealt again among those places
-    uniformly, keeping what each place is known to hold: a hand or the bag holds an item there
-    (held treasures lie face up: everyone has seen them), and so does a house whose tile came
-    back from a hand or the bag (``RETURNED``), anything else may hold any of them. What other
-    seats have looked at goes with the place (they looked at that house, took that tile).
-    The coming draws of chance and of the other seats are new (``simcore.rng.reseed``).
-    Nothing else is hidden: characters, pawns, Rize, markers, treasures, item counts, the
-    letters and the skills and items played are public at the table. Before the deal (a
-    ``CHARACTER`` decision) only the draws are new."""
-    reseed(carray(streams(G), N_STREAMS), seed, 1 + s)
-    if G[RIZE] < 0:
-        return
-    place = np.empty(MAXN, np.int64)    # HAND + q (a hand), BAG + i (the bag's i-th), else a house
-    old = np.empty(MAXN, np.int64)      # the tile there
-    knows = np.empty(MAXN, np.int64)    # bit q: seat q has seen it; bit P: RETURNED
-    item = np.empty(MAXN, np.int64)     # 1: known to hold an item
-    HAND, BAG = MAXN, 2 * MAXN
-    seen = SEEN + s * MAXN
-    m = 0
-    for h in range(G[R_N]):
-        t = G[BOARD + h]
-        if t != EMPTY and G[FACE_UP + h] == 0 and G[seen + t] == 0:
-            place[m], old[m], item[m] = h, t, G[RETURNED + t]
-            m += 1
-    for q in range(G[NP]):
-        if q != s:
-            held = u64_at(G, HELD + 4 * q)
-            for w in range(2):
-                bits = held[w]
-                while bits:
-                    t = 64 * w + np.int64(trailing_zeros(bits))
-                    bits &= bits - np.uint64(1)
-                    if G[seen + t] == 0:
-                        place[m], old[m], item[m] = HAND + q, t, 1
-                        m += 1
-    for i in range(G[BAG_N]):
-        t = G[BAGR + ((G[BAG_HEAD] + i) & (BAG_CAP - 1))]
-        if G[seen + t] == 0:
-            place[m], old[m], item[m] = BAG + i, t, 1
-            m += 1
-    for j in range(m):
-        t = old[j]
-        knows[j] = G[RETURNED + t] << P
-        for q in range(G[NP]):
-            knows[j] |= G[SEEN + q * MAXN + t] << q
-    for j in range(1, m):   # a hand's places by what is known of them, not by the true tiles
-        pj, oj, ij, kj = place[j], old[j], item[j], knows[j]
-        i = j
-        while i > 0 and (place[i - 1] > pj or place[i - 1] == pj and knows[i - 1] > kj):
-            place[i], old[i], item[i] = place[i - 1], old[i - 1], item[i - 1]
-            knows[i] = knows[i - 1]
-            i -= 1
-        place[i], old[i], item[i], knows[i] = pj, oj, ij, kj
-    # the items in random order fill the item places, the rest in random order the others
-    items = np.empty(m, np.int64)
-    rest = np.empty(m, np.int64)
-    ni = nr = 0
-    for j in range(m):
-        if G[TK + old[j]] == ITEM:
-            items[ni] = old[j]
-            ni += 1
-        else:
-            rest[nr] = old[j]
-            nr += 1
-    x = carray(streams(G), N_STREAMS)       # (sorted first: the deal depends on which tiles
-    shuffle_set(x, CHANCE, items, ni)       # are hidden, never on where they truly are)
-    k = 0
-    for j in range(m):
-        k += item[j]
-    for i in range(k, ni):
-        rest[nr] = items[i]
-        nr += 1
-    shuffle_set(x, CHANCE, rest, nr)
-    for j in range(m):                  # out of the hands first: a hand may get back its own
-        if place[j] >= HAND and place[j] < BAG:
-            hand_remove(G, place[j] - HAND, old[j])
-    a = b = 0
-    for j in range(m):
-        if item[j]:
-            t = items[a]
-            a += 1
-        else:
-            t = rest[b]
-            b += 1
-        for q in range(G[NP]):
-            G[SEEN + q * MAXN + t] = (knows[j] >> q) & 1
-        G[RETURNED + t] = knows[j] >> P
-        p = place[j]
-        if p < HAND:
-            G[BOARD + p] = t
-        elif p < BAG:
-            hand_add(G, p - HAND, t)
-        else:
-            G[BAGR + ((G[BAG_HEAD] + p - BAG) & (BAG_CAP - 1))] = t
-
-
-@helper
-def fm_base(G):
-    """Where the forward model's fields start (after the log)."""
-    return LOG0 + 4 * np.int64(G[LOG_CAP])
-
-
-@njit(cache=True, no_cpython_wrapper=True)   # C wrapper: called by address
-def fm_decide(G, s, kind, n):
-    """``decide`` in the forward model: the logged choice while the log lasts (after any
-    determinization marked at this decision), then halt: the seat, kind, number of options, a
-    copy of the state, every seat's observation and the option rows (as ``decide_policy``
-    wrote them: what the seat sees, which no determinization changes) are kept, and the game
-    is over (choice 0, ``OVER``: the kernels unwind as after an illegal answer, asking nobody).
-    ``decide_policy`` calls it by address (``fm_at``): its code is not linked, and optimised
-    again, into every kernel that decides, and it compiles (with ``determinize``) only when a
-    forward game needs it (``forward.Engine``), not for a batch."""
-    f = fm_base(G)
-    if G[f + FM_HALTED]:
-        return 0
-    k = G[GAME_ST + S.G_DECISIONS]
-    marks = i64_at(G, f + FM_MARKS)
-    for i in range(G[f + FM_N_MARKS]):
-        if marks[3 * i] == k:
-            if marks[3 * i + 1] >= 0:
-                determinize(G, marks[3 * i + 1], marks[3 * i + 2])
-            else:       # an oracle's search (simcore.search): new coming draws only
-                reseed(carray(streams(G), N_STREAMS), marks[3 * i + 2], -marks[3 * i + 1])
-    if k < G[f + FM_STOP]:
-        c = np.int64(G[LOG0 + 4 * k + 3])
-        if c < 0 or c >= n:
-            if G[ERR] == 0:
-                G[ERR], G[ERR_SEAT], G[ERR_KIND], G[ERR_CHOICE], G[ERR_N] = 2, s, kind, c, n
-            G[OVER] = 1
-            return 0
-        record(G, s, kind, n, c)
-        return c
-    if G[f + FM_SEARCH]:
-        reg = carray(i64_at(G, G[f + FM_SEARCH]), G[f + FM_REGION])
-        if reg[SR.H_MODE] == SR.TREE:
-            keys = SR.keys_at(reg, 0)
-            for i in range(n):
-                reg[keys + i] = (kind * 64 + G[CH_WHAT + i]) * 65536 + G[CH_ARG + i] + 1
-            c = SR.step(reg, 0, n, s)
-            if reg[SR.H_MODE] == SR.PLAYOUT:
-                for q in range(G[NP]):
-                    G[PID + q] = G[f + FM_PLAYOUT]
-            record(G, s, kind, n, c)
-            return c
-    G[f + FM_HALTED] = 1
-    G[f + FM_PEND], G[f + FM_PEND + 1], G[f + FM_PEND + 2] = s, kind, n
-    for i in range(STATE0, LOG0):
-        G[f + FM_STATE + i - STATE0] = G[i]
-    for q in range(G[NP]):
-        observe(G, q)
-        for i in range(N_OBS):
-            G[f + FM_OBS + q * N_OBS + i] = G[OBS + i]
-    for i in range(n * N_FEATURES):     # the rows decide_policy wrote for seat s
-        G[f + FM_ROWS + i] = G[OPTS + i]
-    G[OVER] = 1
-    return 0
-
-
-@njit(I64(G_PTR, I64, I64, I64), cache=True, no_cpython_wrapper=True,
-      no_cfunc_wrapper=True)   # carray needs the NRT
-def decide_policy(G, s, kind, n):
-    """Seat s's policy chooses among the n options. An illegal answer is recorded and ends the
-    game (choice 0 is used so the kernels unwind cleanly)."""
-    pid = G[PID + s]
-    obs = carray(f32_at(G, OBS), N_OBS)
-    F = carray(f32_at(G, OPTS), (MO, N_FEATURES))
-    if pid != RANDOM:                   # the random policy reads neither obs nor features
-        observe(G, s)
-        own_unseen = n_unseen_in(G, s, G[POS + s]) if G[POS + s] >= 0 else 0
-        for i in range(n):
-            features(G, s, i, own_unseen, pid < 0)
-    rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
-    if pid >= 0:
-        w = f64_at(G, W + 2 * NW * s)       # the seat's weights (NW of them)
-        c = choose_weighted(pid, (w[0], w[1], w[2], w[3], w[4], w[5], w[6]), kind, obs, F, n,
-                            rng)
-    elif pid == FM_SEAT:                # the forward model (built-in policies never test it)
-        return fm_at(i64_at(G, UF)[0])(G, s, kind, n)
-    elif pid == SR.SEARCH_ID:
-        c = search_at(i64_at(G, ADDR)[0])(G, s, n)
-    else:
-        c = policy_at(i64_at(G, UF)[-1 - pid])(kind, obs, F, n, rng)
-    if c < 0 or c >= n:
-        if G[ERR] == 0:
-            G[ERR], G[ERR_SEAT], G[ERR_KIND] = 1, s, kind
-            G[ERR_CHOICE], G[ERR_N] = min(max(c, -2 ** 31), 2 ** 31 - 1), n
-        G[OVER] = 1
-        return 0
-    record(G, s, kind, n, c)
-    return c
-
-
-@helper
-def decide(G, s, kind, n):
-    """Seat s's choice among the n options; the random policy inline (it reads no features)."""
-    if G[PID + s] == RANDOM and n > 0:
-        c = randint(streams(G), 1 + s, n)
-        record(G, s, kind, n, c)
-        return c
-    return decide_policy(G, s, kind, n)
-
-
-@on_g(I64, I64, I64, I64)
-def ask(G, s, kind, n):
-    """``decide`` as a compiled call, for the rarer decisions (the action decision inlines
-    its own: ``random_action`` for the random policy, else ``decide_policy``; each inlined
-    copy costs compile time)."""
-    return decide(G, s, kind, n)
 
 
 @helper
@@ -1059,17 +718,6 @@ def score(G):
     G[GAME_ST + S.G_TURNS] = G[TURNS]
     G[GAME_ST + S.G_STALLED] = G[STALLED]
     G[GAME_ST + S.G_DAWN] = G[DAWN_END]
-
-
-@on_g(VOID, I64)
-def snapshot(G, cur):
-    """Keep the state at the start of each turn while a search's decision is ahead (the last
-    before it stays): the search's iterations start there instead of at setup."""
-    if G[TURNS] > G[SNAP_TURN] and G[GAME_ST + S.G_DECISIONS] <= G[fm_base(G) + FM_STOP]:
-        at = G[SNAP_AT]
-        for i in range(STATE0, LOG0):
-            G[at + i - STATE0] = G[i]
-        G[SNAP_TURN], G[SNAP_CUR] = G[TURNS], cur
 
 
 @njit(GAME_SIG, cache=True, _nrt=False, no_cpython_wrapper=True)  # C wrapper: called by address

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import numpy as np
 from numba import carray, njit, types
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from simcore import search as SR
 from simcore.bits import nth_set_bit, popcount
@@ -42,32 +41,34 @@ from simcore.results import LEAD_ROUNDS, rank_and_share
 from simcore.rng import CHANCE, mix64, randint
 
 from .. import stats as S
-from ..policies import (ACTION, CHARACTER, DISGUISE, DISTRICT, HOUSE, O_CHARACTER, O_DISTRICT,
-                        O_HOUSE, O_ITEM, O_NO, O_PASS, O_PLAYER, O_SEARCH, O_SKILL, O_STEP, O_STOP,
-                        O_YES, PLACE, RANDOM, STEP, TARGET, data_ptr)
-from ..rules import (ALARM, AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
-                     EMPTY, INABA, ITEM, LAMP, LAPIN, MAP, MAX_PLAYERS, PITFALL, TRAP, TREASURE,
-                     WHISTLE, Rules)
+from ..policies import (ACTION, CHARACTER, DISTRICT, HOUSE, O_CHARACTER, O_DISTRICT, O_HOUSE,
+                        O_ITEM, O_PASS, O_PLAYER, O_SEARCH, O_SKILL, O_STEP, O_STOP, PLACE, RANDOM,
+                        STEP, TARGET, data_ptr)
+from ..rules import (AOYAMA, BICYCLE, CHIMAME, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM, EMPTY,
+                     INABA, ITEM, LAMP, LAPIN, MAP, MAX_PLAYERS, TRAP, TREASURE, WHISTLE, Rules)
 from .tables import (ADDR, AGENTS, CFG_NP, FIXED, G, KEY, LOG_CAP, LOG_LEN, MAXD, MAXN, MO, NW,
                      N_ITEMS, N_STREAMS, P, PID, RESUME, RULES_LEN, R_ACTIONS, R_ADJ, R_BIKE,
                      R_BROWN, R_CHEST, R_CHEST_OTHERS, R_CHOICE, R_COCOA, R_COFFEE_END, R_D,
-                     R_DAWN_EMPTIES, R_DEG, R_DIE, R_DISGUISE_ACTION, R_FINDS, R_FOUND_ENDS, R_H,
-                     R_HD, R_INABA_WIN, R_KIND, R_MAX_TURNS, R_N, R_NEXT, R_NROSTER, R_NSTEPS,
-                     R_PERM, R_PIT_SKIPS, R_PREV, R_ROSTER, R_START, R_STEP_TO, R_SUB, R_WHISTLE,
-                     R_WHITE, R_WHITE_PAIR, SNAP_AT, SNAP_CUR, SNAP_TURN, UF, W, rule_vector)
+                     R_DAWN_EMPTIES, R_DEG, R_DIE, R_DISGUISE_ACTION, R_H, R_HD, R_INABA_WIN,
+                     R_KIND, R_MAX_TURNS, R_N, R_NEXT, R_NROSTER, R_NSTEPS, R_PREV, R_ROSTER,
+                     R_START, R_STEP_TO, R_SUB, R_WHISTLE, R_WHITE, R_WHITE_PAIR, SNAP_AT, SNAP_CUR,
+                     SNAP_TURN, UF, W, rule_vector)
 from .state import (ACTING, ACTIONS_LEFT, BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD, CHARS, CHIYA_HOLD,
                     CH_ARG, CH_WHAT, DAWN, DAWN_END, DISGUISED, ERR, ERR_CHOICE, ERR_KIND, ERR_N,
                     ERR_SEAT, FACE_UP, FM_HALTED, FM_LEN, FM_MARKS, FM_N_MARKS, FM_OBS, FM_PEND,
                     FM_PLAYOUT, FM_REGION, FM_ROWS, FM_SEARCH, FM_SEAT, FM_SIG, FM_STATE, FM_STOP,
-                    GAME, GAME_SIG, GAME_ST, GROUP, HBROWN, HCHEST, HELD, HITEM, HNI, HTRE, HWHITE,
-                    I64, ISET, KIND_SET, LED, LETTER, LOG0, MARKER, NP, NPD, NT, N_MARKED, OBS, OCC,
-                    OVER, PENDING, POS, PRIM, RANKS, RETURNED, RIZE, SEARCHED, SEARCH_SIG, SEAT_ST,
-                    SECD, SEEN, SEL_ITEM0, SKILL_USED, SKIP, STALLED, STATE0, TBR, TCH, TK, TMP,
-                    TSUB, TURNS, TURN_END, TWH, VOID, XS, any_unseen, game_at, hand_add,
-                    hand_remove, helper, i64_at, i8_at, n_unseen_in, nth_held, on_g, others_in,
-                    streams, u64_at)
+                    GAME, GAME_SIG, GAME_ST, HBROWN, HCHEST, HELD, HITEM, HNI, HTRE, HWHITE, I64,
+                    ISET, KIND_SET, LED, LETTER, LOG0, NP, NPD, NT, N_MARKED, OBS, OCC, OVER,
+                    PENDING, POS, PRIM, RANKS, RETURNED, RIZE, SEARCHED, SEARCH_SIG, SEAT_ST, SECD,
+                    SEEN, SEL_ITEM0, SKILL_USED, SKIP, STALLED, STATE0, TBR, TCH, TK, TMP, TSUB,
+                    TURNS, TURN_END, TWH, VOID, XS, any_unseen, game_at, hand_remove, helper,
+                    i64_at, n_unseen_in, nth_held, on_g, others_in, streams, u64_at)
 from .decisions import ask, decide_policy, option, record
 from .forward import fm_decide, snapshot
+from .board import (can_search, house_options, look, n_steps, nth_step, put_tile, step_options,
+                    update_time_marker)
+from .rize import discard_item, find_players, rize_enters
+from .tiles import count_search, notice_letter_take, step, take_tile
 
 __all__ = ["ADDR", "BAGR", "BAG_CAP", "BAG_HEAD", "BAG_N", "BOARD", "CHARS", "DAWN", "FACE_UP",
            "FM_HALTED", "FM_LEN", "FM_MARKS", "FM_N_MARKS", "FM_OBS", "FM_PEND", "FM_ROWS",
@@ -76,257 +77,6 @@ __all__ = ["ADDR", "BAGR", "BAG_CAP", "BAG_HEAD", "BAG_N", "BOARD", "CHARS", "DA
            "POS", "RETURNED", "RIZE", "RULES_LEN", "R_DEG", "R_NSTEPS", "R_STEP_TO", "SEEN", "TK",
            "TSUB", "TURNS", "XS", "fm_decide", "play_batch", "play_game", "play_games",
            "rule_vector", "search"]
-
-
-@helper
-def put_tile(G, h, t, face_up):
-    """Tile t into the empty house h (back from a hand or Rize's bag: ``RETURNED``)."""
-    G[NT + G[R_HD + h]] += G[BOARD + h] == EMPTY
-    G[BOARD + h] = t
-    G[FACE_UP + h] = face_up
-    G[RETURNED + t] = 1
-
-
-@helper
-def move_pawn(G, s, d):
-    e = G[POS + s]
-    G[NPD + e] -= 1
-    G[OCC + e] ^= 1 << s
-    G[POS + s] = d
-    G[NPD + d] += 1
-    G[OCC + d] |= 1 << s
-
-
-@helper
-def update_time_marker(G, d):
-    """An empty district gets the time marker; a refilled one loses it unless markers are
-    permanent. Written without branches (Rize enters a district every turn)."""
-    had = G[MARKER + d]
-    now = (G[NT + d] == 0) | (had & G[R_PERM])
-    G[MARKER + d] = now
-    G[N_MARKED] += now - had
-
-
-@helper
-def can_search(G, s):
-    """A tile here, no other pawn and not Rize, no search yet this turn (one expression, no
-    branches)."""
-    d = G[POS + s]
-    return (G[SEARCHED] == 0) & (d != G[RIZE]) & (G[NPD + d] == 1) & (G[NT + d] > 0)
-
-
-@helper
-def legal_at(G, s):
-    """Where seat s's legal steps are listed in the rule tables (``R_NSTEPS``, ``R_STEP_TO``:
-    the rule is applied once per batch, in ``rule_vector``)."""
-    return G[RIZE] * MAXD + G[POS + s]
-
-
-@helper
-def n_steps(G, s):
-    """The number of seat s's legal steps (one load)."""
-    return np.int64(G[R_NSTEPS + legal_at(G, s)])
-
-
-@helper
-def nth_step(G, s, r):
-    """The r-th (from 0; r < ``n_steps``) legal step, ascending (one load)."""
-    return np.int64(i8_at(G, R_STEP_TO)[legal_at(G, s) * G[R_DEG] + r])
-
-
-@helper
-def step_options(G, s, m):
-    """STEP options from option m on (legal steps, ascending); the new count. The board's
-    most neighbours are written, a fixed trip count (slots past the count are free); the
-    state is read before the options are written (they share G, so would be reloaded)."""
-    n = n_steps(G, s)
-    row = legal_at(G, s) * G[R_DEG]
-    for k in range(G[R_DEG]):
-        option(G, m + k, O_STEP, np.int64(i8_at(G, R_STEP_TO)[row + k]))
-    return m + n
-
-
-@helper
-def look(G, s, d):
-    h0 = d * G[R_H]
-    for h in range(h0, h0 + G[R_H]):
-        if G[BOARD + h] != EMPTY and G[FACE_UP + h] == 0:
-            G[SEEN + s * MAXN + G[BOARD + h]] = 1
-
-
-@helper
-def house_options(G, s, d, skip_traps):
-    """HOUSE options for the tiles of district d (without traps if skip_traps); count."""
-    m = 0
-    h0 = d * G[R_H]
-    for h in range(h0, h0 + G[R_H]):
-        t = G[BOARD + h]
-        if t != EMPTY and not (skip_traps and G[TK + t] == TRAP):
-            option(G, m, O_HOUSE, h)
-            m += 1
-    return m
-
-
-@helper
-def rize_enters(G, d):
-    """Rize enters d: the dawn ends the game, else he returns carried tiles (oldest first)."""
-    G[RIZE] = d
-    if d == G[DAWN]:
-        G[OVER] = 1
-        G[DAWN_END] = 1
-        return
-    if G[BAG_N] > 0 and G[NT + d] < G[R_H]:       # tiles to return, an empty house
-        h0 = d * G[R_H]
-        for h in range(h0, h0 + G[R_H]):
-            if G[BOARD + h] == EMPTY and G[BAG_N] > 0:
-                t = G[BAGR + (G[BAG_HEAD] & (BAG_CAP - 1))]
-                G[BAG_HEAD] += 1
-                G[BAG_N] -= 1
-                put_tile(G, h, t, G[TK + t] == TREASURE)
-    update_time_marker(G, d)
-
-
-@helper
-def lose_tile(G, s):
-    kind, n = TREASURE, G[HTRE + s]
-    if n == 0:
-        kind, n = ITEM, G[HNI + s]
-    if n > 0:
-        t = nth_held(G, s, kind, randint(streams(G), CHANCE, n))
-        hand_remove(G, s, t)
-        G[BAGR + ((G[BAG_HEAD] + G[BAG_N]) & (BAG_CAP - 1))] = t
-        G[BAG_N] += 1
-        G[SEAT_ST + s * S.N_SEAT + S.S_LOST] += 1
-
-
-@helper
-def discard_item(G, s, item):
-    hand_remove(G, s, nth_held(G, s, SEL_ITEM0 + item, 0))
-    G[SEAT_ST + s * S.N_SEAT + S.S_ITEM + item] += 1
-
-
-@helper
-def disguise(G, s):
-    """The disguise as a reaction (rules option ``disguise = "reaction"``)."""
-    if G[R_DISGUISE_ACTION] or G[HITEM + s * N_ITEMS + DISGUISE_ITEM] == 0:
-        return False
-    d = G[POS + s]
-    option(G, 0, O_NO, d)
-    option(G, 1, O_YES, d)
-    if ask(G, s, DISGUISE, 2) == 1:
-        discard_item(G, s, DISGUISE_ITEM)
-        return True
-    return False
-
-
-@on_g(VOID, I64)
-def find_players(G, d):
-    """Rize finds the players in d, his district; each found group is escorted, a chain
-    (nobody is found without ``rize_finds``)."""
-    if not G[R_FINDS]:
-        return
-    handled = 0                              # bit set of seats found (or escaped) already
-    while True:
-        ng = 0
-        todo = G[OCC + d] & ~handled             # the seats in d, ascending
-        handled |= todo
-        while todo:
-            s = trailing_zeros(todo)
-            todo &= todo - 1
-            if G[DISGUISED + s] or disguise(G, s):
-                continue
-            G[SEAT_ST + s * S.N_SEAT + S.S_FOUND] += 1
-            G[GAME_ST + S.N_GAME + G[R_D] + d] += 1
-            lose_tile(G, s)
-            G[GROUP + ng] = s
-            ng += 1
-            if s == G[ACTING] and G[R_FOUND_ENDS]:
-                G[TURN_END] = 1
-        if ng == 0:
-            return
-        roll = randint(streams(G), CHANCE, G[R_DIE]) + 1      # escort
-        for _ in range(roll):            # d follows Rize in a register, not reloaded from G
-            d = G[R_NEXT + d]
-            rize_enters(G, d)
-            if G[OVER]:
-                break
-        for i in range(ng):              # the group moved with Rize (rize_enters reads no pawn);
-            q = G[GROUP + i]             # a letter where it ends is noticed at q's next turn
-            move_pawn(G, q, d)           # (no branch; a game the dawn ended has none)
-            G[PENDING + q] |= G[LETTER + q] == d
-        if G[OVER]:
-            return
-
-
-@on_g(VOID, I64, I64)
-def take_tile(G, s, h):
-    t = G[BOARD + h]
-    d = G[R_HD + h]
-    G[BOARD + h] = EMPTY
-    G[NT + d] -= 1
-    G[FACE_UP + h] = 0
-    G[SEEN + s * MAXN + t] = 1
-    kind = G[TK + t]
-    st = SEAT_ST + s * S.N_SEAT
-    G[st + S.S_TAKEN + kind] += 1
-    if kind == TRAP:
-        trap = G[TSUB + t]
-        G[st + S.S_TRAP + trap] += 1
-        if trap == ALARM:
-            rize_enters(G, d)
-            if G[OVER] == 0:
-                find_players(G, d)
-        elif trap == PITFALL:
-            G[SKIP + s] += G[R_PIT_SKIPS]
-        else:                                                  # prank
-            n = G[HNI + s]
-            if n > 0:
-                hand_remove(G, s, nth_held(G, s, ITEM, randint(streams(G), CHANCE, n)))
-            else:
-                n = G[HTRE + s]
-                if n > 0:
-                    u = nth_held(G, s, TREASURE, randint(streams(G), CHANCE, n))
-                    hand_remove(G, s, u)
-                    put_tile(G, h, u, 1)
-    else:                                                      # receive
-        if G[CHARS + s] == INABA:                              # her hand, in tile order
-            held = u64_at(G, HELD + 4 * s)
-            for w in range(2):
-                bits = held[w]
-                while bits:
-                    u = 64 * w + np.int64(trailing_zeros(bits))
-                    bits &= bits - np.uint64(1)
-                    hand_remove(G, s, u)
-                    put_tile(G, h, u, G[TK + u] == TREASURE)
-        hand_add(G, s, t)
-        if kind == TREASURE:
-            for q in range(G[NP]):
-                G[SEEN + q * MAXN + t] = 1
-    update_time_marker(G, d)
-
-
-@helper
-def count_search(G, s, d):
-    G[SEAT_ST + s * S.N_SEAT + S.S_SEARCHES] += 1
-    G[GAME_ST + S.N_GAME + d] += 1
-    G[SEARCHED] = 1
-
-
-@on_g(VOID, I64)
-def notice_letter_take(G, s):
-    d = G[LETTER + s]
-    m = house_options(G, s, d, False)
-    if m == 0:
-        return
-    G[LETTER + s] = -1
-    take_tile(G, s, G[CH_ARG + ask(G, s, HOUSE, m)])
-
-
-@on_g(VOID, I64, I64)
-def step(G, s, d):
-    move_pawn(G, s, d)
-    if G[LETTER + s] == d:
-        notice_letter_take(G, s)
 
 
 @on_g(VOID, I64, I64)

@@ -1,5 +1,6 @@
-"""Setup (rules section 2): the streams seeded, characters chosen (or drawn), the tile set
-shuffled into the houses, Rize's start rolled and the pawns placed.
+"""Setup (rules section 2): the game's state cleared and its streams seeded, characters
+chosen (or drawn), the tile set in play (Inaba's chest) shuffled into the houses, Rize's start
+rolled and the pawns placed.
 """
 from __future__ import annotations
 

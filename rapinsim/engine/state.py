@@ -5,7 +5,11 @@ tiles ``HELD`` with its counts; pawns and tiles per district).
 
 Every field sits at a fixed offset (module constants, declared once in the layout ``G`` with
 its size and meaning), so the kernels index ``G[OFFSET + i]`` and numba freezes the offsets as
-constants. A kernel gets ``G`` as a raw pointer (one argument) and its own arguments.
+constants. The random streams (``XS``, uint64, ``simcore.rng``), the observation (``OBS``) and
+the option features (``OPTS``, float32) live in ``G`` too. A kernel gets ``G`` as a raw pointer
+(one argument) and its own arguments: every call is cheap to compile and to make (a NamedTuple
+of arrays was flattened into ~150 LLVM arguments per call; an array passed is a struct of
+seven).
 """
 from __future__ import annotations
 

@@ -38,10 +38,9 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        choose_builtin, choose_weighted)
 from .policies import CHARACTER, O_CHARACTER
 from .rules import (AOYAMA, BICYCLE, CHARACTERS, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as
-                    DISGUISE_ITEM, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, TRAP,
+                    DISGUISE_ITEM, EMPTY, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, TRAP,
                     TRAPS, TREASURE, WHISTLE, RuleArrays, Rules)
 
-EMPTY = -1       # a house without a tile
 HAND = 120       # loc of a tile held by seat s: HAND + s
 BAG = 126        # loc of a tile Rize carries
 REMOVED = -1     # loc of a resolved trap

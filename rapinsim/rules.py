@@ -30,8 +30,9 @@ LAMP, COFFEE, DISGUISE, BICYCLE, MAP, WHISTLE = range(6)
 ALARM, PITFALL, PRANK = range(3)
 LAPIN, CHIMAME, AOYAMA, INABA, COCOA, CHIYA = range(6)
 
-# Tile kinds.
+# Tile kinds, and a house without a tile (both engines).
 TREASURE, ITEM, TRAP = 0, 1, 2
+EMPTY = -1
 MAX_PLAYERS = 6
 CHARACTER_SELECTIONS = ("choice", "draw")   # rules field ``character_selection``
 DISGUISE_MODES = ("action", "reaction")     # rules field ``disguise``

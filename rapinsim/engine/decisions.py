@@ -1,0 +1,92 @@
+"""Decision plumbing: every decision lists its options as rows (``option``: a code and an
+argument), the seat's policy chooses (``decide_policy``: a built-in by id with the seat's
+weights, a user policy by address, a search seat or the forward model), and the choice is
+counted and logged (``record``). ``decide`` draws the random policy's choice inline; ``ask``
+is ``decide`` as a compiled call for the rarer decisions. A policy's illegal answer is recorded
+(``ERR``) and ends that game; the caller raises.
+"""
+from __future__ import annotations
+
+from numba import carray, njit
+
+from simcore import search as SR
+from simcore.policy import policy_at
+from simcore.rng import randint
+
+from .. import stats as S
+from ..policies import N_FEATURES, N_OBS, RANDOM, choose_weighted
+from .tables import ADDR, LOG_CAP, MO, NW, PID, UF, W
+from .state import (CH_ARG, CH_WHAT, ERR, ERR_CHOICE, ERR_KIND, ERR_N, ERR_SEAT, FM_SEAT, GAME_ST,
+                    G_PTR, I64, LOG0, OBS, OPTS, OVER, POS, XS, f32_at, f64_at, fm_at, helper,
+                    i64_at, n_unseen_in, on_g, search_at, streams, u64_at)
+from .heuristics import features, observe
+
+
+@helper
+def option(G, i, what, arg):
+    """Write option i: its code and argument (the house of O_SEARCH and O_HOUSE, the seat of
+    O_PLAYER, the item of O_ITEM, else the district)."""
+    G[CH_WHAT + i] = what
+    G[CH_ARG + i] = arg
+
+
+@helper
+def record(G, s, kind, n, c):
+    """Count a decision and log it (the count is the log's length)."""
+    k = G[GAME_ST + S.G_DECISIONS]
+    if k < G[LOG_CAP]:
+        at = LOG0 + 4 * k
+        G[at], G[at + 1], G[at + 2], G[at + 3] = s, kind, n, c
+    G[GAME_ST + S.G_DECISIONS] = k + 1
+
+
+@njit(I64(G_PTR, I64, I64, I64), cache=True, no_cpython_wrapper=True,
+      no_cfunc_wrapper=True)   # carray needs the NRT
+def decide_policy(G, s, kind, n):
+    """Seat s's policy chooses among the n options. An illegal answer is recorded and ends the
+    game (choice 0 is used so the kernels unwind cleanly)."""
+    pid = G[PID + s]
+    obs = carray(f32_at(G, OBS), N_OBS)
+    F = carray(f32_at(G, OPTS), (MO, N_FEATURES))
+    if pid != RANDOM:                   # the random policy reads neither obs nor features
+        observe(G, s)
+        own_unseen = n_unseen_in(G, s, G[POS + s]) if G[POS + s] >= 0 else 0
+        for i in range(n):
+            features(G, s, i, own_unseen, pid < 0)
+    rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
+    if pid >= 0:
+        w = f64_at(G, W + 2 * NW * s)       # the seat's weights (NW of them)
+        c = choose_weighted(pid, (w[0], w[1], w[2], w[3], w[4], w[5], w[6]), kind, obs, F, n,
+                            rng)
+    elif pid == FM_SEAT:                # the forward model (built-in policies never test it)
+        return fm_at(i64_at(G, UF)[0])(G, s, kind, n)
+    elif pid == SR.SEARCH_ID:
+        c = search_at(i64_at(G, ADDR)[0])(G, s, n)
+    else:
+        c = policy_at(i64_at(G, UF)[-1 - pid])(kind, obs, F, n, rng)
+    if c < 0 or c >= n:
+        if G[ERR] == 0:
+            G[ERR], G[ERR_SEAT], G[ERR_KIND] = 1, s, kind
+            G[ERR_CHOICE], G[ERR_N] = min(max(c, -2 ** 31), 2 ** 31 - 1), n
+        G[OVER] = 1
+        return 0
+    record(G, s, kind, n, c)
+    return c
+
+
+@helper
+def decide(G, s, kind, n):
+    """Seat s's choice among the n options; the random policy inline (it reads no features)."""
+    if G[PID + s] == RANDOM and n > 0:
+        c = randint(streams(G), 1 + s, n)
+        record(G, s, kind, n, c)
+        return c
+    return decide_policy(G, s, kind, n)
+
+
+@on_g(I64, I64, I64, I64)
+def ask(G, s, kind, n):
+    """``decide`` as a compiled call, for the rarer decisions (the action decision inlines
+    its own: ``random_action`` for the random policy, else ``decide_policy``; each inlined
+    copy costs compile time)."""
+    return decide(G, s, kind, n)

@@ -1,0 +1,111 @@
+"""The search driver (``simcore.search``): ``search`` replays a position in a scratch
+forward-model ``G`` (``forward.py``) for each iteration and returns the agent's option;
+``search_seat`` is a search seat's decision in a batch game (``decide_policy`` calls it by
+address).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import carray, njit, types
+
+from simcore import search as SR
+from simcore.results import rank_and_share
+
+from .. import stats as S
+from ..policies import data_ptr
+from .tables import (ADDR, AGENTS, KEY, LOG_CAP, LOG_LEN, MO, NW, N_STREAMS, PID, RESUME, RULES_LEN,
+                     SNAP_AT, SNAP_TURN, UF, W)
+from .state import (ERR, FM_HALTED, FM_LEN, FM_MARKS, FM_N_MARKS, FM_PLAYOUT, FM_REGION, FM_SEARCH,
+                    FM_SEAT, FM_STOP, GAME, GAME_ST, I64, LOG0, NP, PRIM, RANKS, SEARCH_SIG, SECD,
+                    STATE0, game_at, i64_at, streams, u64_at)
+
+
+@njit(I64(types.int32[::1], types.uint64, I64, I64, types.int64[::1], types.int64[:, ::1], I64,
+         types.int64[::1], I64), cache=True)
+def search(head, key, game, n_players, choices, marks, seat, agent, seed):
+    """The option a search agent (``agent``: ``simcore.search.Agent.params``) takes at the
+    position of game ``game`` after ``choices`` and the determinizations ``marks`` [m, 3], where
+    ``seat`` is to act; its randomness from ``seed``; ``head``: the batch's rules and settings
+    (``rule_vector``, with the addresses). Each iteration replays the position in a scratch
+    forward-model G (from the snapshot of the decision's turn once there is one), determinized
+    for the seat at its decision; ``fm_decide`` hands the tree's decisions to
+    ``simcore.search.step``. -1 when a replay diverges (a bug: the caller reports it).
+    """
+    algo, iters = agent[SR.A_ALGO], agent[SR.A_ITER]
+    trees = agent[SR.A_DETS] if algo == SR.PIMC else 1
+    per_tree = iters // trees
+    words = SR.region_size(per_tree + 1, MO)
+    f = LOG0 + 4 * LOG_LEN
+    at = f + FM_LEN + (f + FM_LEN) % 2
+    snap = at + 2 * words
+    Ga = np.zeros(snap + LOG0 - STATE0, np.int32)
+    Ga[:RULES_LEN] = head
+    G = data_ptr(Ga)
+    G[LOG_CAP] = LOG_LEN
+    for q in range(n_players):
+        G[PID + q] = FM_SEAT
+        for w in range(NW):         # every seat plays out with the playout's weights
+            i64_at(G, W)[q * NW + w] = agent[SR.A_WEIGHTS + w]
+    i64_at(G, UF)[0] = i64_at(G, ADDR)[2]
+    G[SNAP_AT], G[SNAP_TURN], G[RESUME] = snap, -1, 0
+    k = choices.shape[0]
+    for j in range(k):
+        G[LOG0 + 4 * j + 3] = choices[j]
+    m = marks.shape[0]
+    mk = i64_at(G, f + FM_MARKS)
+    for j in range(m):
+        for w in range(3):
+            mk[3 * j + w] = marks[j, w]
+    mk[3 * m], mk[3 * m + 1] = k, -1 - seat if agent[SR.A_ORACLE] else seat
+    G[f + FM_N_MARKS], G[f + FM_STOP] = m + 1, k
+    G[f + FM_SEARCH], G[f + FM_REGION], G[f + FM_PLAYOUT] = at, words, agent[SR.A_PLAYOUT]
+    reg = carray(i64_at(G, at), words)
+    SR.init_region(reg, 0, per_tree + 1, MO, algo, agent[SR.A_C:SR.A_C + 1].view(np.float64)[0],
+                   seed)
+    play = game_at(i64_at(G, ADDR)[1])
+    win = np.zeros(n_players, np.float32)
+    votes = np.zeros(MO, np.int64)
+    for tree in range(trees):
+        if tree:
+            SR.new_tree(reg, 0)
+        for it in range(per_tree):
+            if G[RESUME]:
+                for i in range(STATE0, LOG0):
+                    G[i] = G[snap + i - STATE0]
+            mk[3 * m + 2] = SR.iteration_seed(seed, tree, 0 if algo == SR.PIMC else it)
+            SR.new_iteration(reg, 0, it)
+            G[f + FM_HALTED] = 0
+            for q in range(n_players):
+                G[PID + q] = FM_SEAT
+            play(G, key, game)
+            if G[ERR] or G[f + FM_HALTED]:
+                return -1
+            rank_and_share(Ga[PRIM:PRIM + n_players], Ga[SECD:SECD + n_players], n_players,
+                           Ga[RANKS:RANKS + n_players], win)
+            SR.backpropagate(reg, 0, win)
+            G[RESUME] = 1 if G[SNAP_TURN] >= 0 else 0
+        if algo != SR.PIMC:
+            return SR.best_option(reg, 0)
+        SR.add_visits(reg, 0, votes)
+    return np.argmax(votes)
+
+
+@njit(SEARCH_SIG, cache=True, no_cpython_wrapper=True)     # C wrapper: called by address
+def search_seat(G, s, n):
+    """A search seat's decision in a batch game (``decide_policy``): ``search`` from the
+    game's log, seeded by one draw of the seat's stream."""
+    k = G[GAME_ST + S.G_DECISIONS]
+    if k > G[LOG_CAP]:
+        return -1
+    choices = np.empty(k, np.int64)
+    for j in range(k):
+        choices[j] = G[LOG0 + 4 * j + 3]
+    head = np.empty(RULES_LEN, np.int32)
+    for i in range(RULES_LEN):
+        head[i] = G[i]
+    agent = np.empty(SR.AGENT_WORDS, np.int64)
+    for w in range(SR.AGENT_WORDS):
+        agent[w] = i64_at(G, AGENTS)[SR.AGENT_WORDS * s + w]
+    seed = SR.decision_seed(carray(streams(G), N_STREAMS), s)
+    return search(head, u64_at(G, KEY)[0], G[GAME], G[NP], choices, np.zeros((0, 3), np.int64),
+                  s, agent, seed)

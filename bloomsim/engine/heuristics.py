@@ -3,7 +3,8 @@ a card reaches (``card_value``, cached per seat in ``card_values``; the best del
 area, kept up to date in the state's scratch), a card's row (``card_row``, ``pair_rows``,
 ``card_features``) and a built-in heuristic's value of it (``card_score``), and the heuristics'
 shortcuts that choose without writing rows (``best_card``, ``select_rows``). The rules reach
-it only to build a decision's rows."""
+it to build a decision's rows (``turn``, ``roles``, ``rounds``) and to keep its caches current
+(a round tower filled: ``deliver_potion``; a new game: ``setup``)."""
 from __future__ import annotations
 
 import numpy as np

@@ -8,9 +8,10 @@ rooms named like the reference's sections (each module imports only those above 
   ``fm_game``)
 - ``decisions``: what a seat sees, the option rows, the log, and ``decide`` (every policy's path,
   the forward model's ``fm_decide`` included)
-- ``can_do``: what a card can do now (towers that take a potion, areas a witch enters, the risk
-  a brave play is cancelled)
-- ``heuristics``: the option rows' values and the built-in heuristics' machinery
+- ``can_do``: what a card can do now, the option rows' features (towers that take a potion,
+  areas a witch enters, what a role reaches: ``card_values``, a card's rows, ``cancel_risk``)
+- ``heuristics``: the built-in heuristics' shortcuts (``card_score``, ``best_card``,
+  ``select_rows``)
 - ``setup``: a batch's ``State`` (``new_state``, ``init_state``) and each game's ``setup``
 - ``roles``: ``witch``, ``druid``, ``deliver_potion``, ``gatherer``, ``weather_fairy``,
   ``role_action``

@@ -11,10 +11,9 @@ from .. import policies as P
 from ..rules import (DRUID, GATHERER, P_ADJ_PTR, P_AREA_TOWER_PTR, P_BONUS_DRUID, P_BONUS_FAIRY,
                      P_N_ROLES, P_TOWER_PTR, RO_BRAVE, RO_COWARDLY, RO_KIND, TW_COLOUR, TW_POINTS,
                      TW_ROUND, TW_WANDS, WITCH)
-from .can_do import deliverable, druid_can, druid_serves, witch_can_enter
+from .can_do import (NEG, best_delivery_area, card_features, colours_held, deliverable,
+                     deliveries_at, druid_can, druid_serves, find_deliveries, witch_can_enter)
 from .decisions import decide, features, offer, stop_option
-from .heuristics import (NEG, best_delivery_area, card_features, colours_held, deliveries_at,
-                         find_deliveries)
 from .scoring import add_points
 from .state import (B1, G_OAB, G_READERS, G_ROUND, I8, ST, S_BOLTS, S_BRAVE, S_CHARMED, S_DELIV,
                     S_GREEN, S_PAWN_A, S_PAWN_B, S_TOWERS, S_WANDS, TT, sc)

@@ -12,8 +12,8 @@ from simcore.rng import CHANCE, seed_streams, shuffle
 from .. import policies as P
 from ..rules import (P_CASTLE_A, P_CASTLE_B, P_ENCH_DECK, P_ENCH_TOTAL, P_N_ROLES, P_START_GREEN,
                      P_START_SCORE, P_WANDS_FIRST, P_WANDS_LAST, P_WANDS_OTHERS)
+from .can_do import deliveries_at, find_deliveries
 from .decisions import features
-from .heuristics import deliveries_at, find_deliveries
 from .state import (G_AGENTS, G_ENCH_N, G_EVENT, G_GAME, G_GAME_FN, G_KEY, G_LOG_AT, G_LOG_CAP,
                     G_NP, G_READERS, G_SEARCH_FN, G_ST, G_TURN_ROLE, G_UF, I8, MAX_PLAYERS, N_G,
                     OBS_LEN, ST, S_GREEN, S_PAWN_A, S_PAWN_B, S_POLICY, S_SCORE, S_WANDS, State,

@@ -12,10 +12,10 @@ from simcore.bits import nth_set_bit
 from .. import policies as P
 from ..rules import (EC_ANY_POTION, EC_GAIN, EC_KIND, EV_ALTERNATIVE, P_ENCH_PENALTY, P_N_ROLES,
                      RO_KIND, WITCH)
-from .can_do import cancel_risk
+from .can_do import NEG, cancel_risk, card_features, card_values, pair_rows
 from .decisions import decide, features, offer, record, seat_weights
 from .events import black_market
-from .heuristics import NEG, best_card, card_features, card_values, pair_rows
+from .heuristics import best_card
 from .roles import role_action
 from .scoring import add_points
 from .state import (G_ANSWERED, G_ENCHANTED, G_EVENT, G_LAST_BRAVE, G_LEADER, G_NP, G_PLAYED,

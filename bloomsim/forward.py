@@ -17,8 +17,8 @@ from simcore.search import parse_agent
 from . import engine as E
 from .api import LOG_CAP, Batch, _empty, as_rules, flat_tables, to_frame
 from .policies import (ALTERNATIVE, BID, BUILTIN_IDS, CHARM, COLOUR, DELIVER, F_BRAVE, F_PASS,
-                       F_ROLE, F_TARGET, FOLLOW, GATHER, KIND_NAMES, LEAD, MOVE, PAY, POLICIES,
-                       SELECT, WEIGHTS, WORKS)
+                       F_ROLE, F_TARGET, FOLLOW, GATHER, KIND_NAMES, LEAD, MOVE, N_FEATURES, PAY,
+                       POLICIES, SELECT, WEIGHTS, WORKS)
 from .rules import Rules
 
 RESOURCES = ("green", "purple", "orange", "wand")
@@ -41,7 +41,7 @@ class Engine:
                      np.zeros(E.MAX_PLAYERS, np.int64), LOG_CAP, np.zeros(0, np.int64), 0,
                      self._game_fn.address)
         self._log = np.zeros((1, LOG_CAP, 4), np.int16)
-        self.obs_len, self.n_features = E.OBS_LEN, E.P.N_FEATURES
+        self.obs_len, self.n_features = E.OBS_LEN, N_FEATURES
         self.max_options = int(self.t[E.T_MAXO])
 
     def run(self, choices: np.ndarray, marks: np.ndarray) -> Halt:
@@ -68,7 +68,7 @@ class Engine:
         seat, kind, n = (int(x) for x in g[E.G_PEND:E.G_PEND + 3])
         snap = at + 4 * LOG_CAP
         obs = self.s.obs[E.OBS_LEN:].reshape(E.MAX_PLAYERS, E.OBS_LEN)[:self.n_players]
-        rows = g.view(np.float64)[snap + t[E.T_LOG]:snap + t[E.T_LOG] + n * E.P.N_FEATURES]
+        rows = g.view(np.float64)[snap + t[E.T_LOG]:snap + t[E.T_LOG] + n * N_FEATURES]
         return Halt(False, seat, kind, rows.reshape(n, -1).astype(np.float32), obs.copy(),
                     g[snap:snap + t[E.T_LOG]].copy())
 

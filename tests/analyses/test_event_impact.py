@@ -154,6 +154,8 @@ def test_an_event_card_replaced_in_place_leaves_every_other_draw_unchanged():
     drawn = [c for c in base.columns if c.startswith(("event_", "enchanted_"))]
     assert off.select(drawn).equals(base.select(drawn))           # every draw as it was
     without = pl.col("event_upper_hand") == 0
+    assert off["rules"][0] != base["rules"][0]                    # the rows say their rules
+    off, base = off.drop("rules"), base.drop("rules")
     assert off.filter(without).equals(base.filter(without))       # games without it: the same
     assert not off.filter(~without).equals(base.filter(~without))  # with it: the card mattered
     with pytest.raises(ValueError, match="events must be one of"):

@@ -90,7 +90,7 @@ def test_full_enchanted_deck_in_any_order_plays_the_default_games():
     default = bloomsim.simulate(["greedy", "random"], 200, seed=11)
     listed = bloomsim.simulate(["greedy", "random"], 200, seed=11,
                                rules=load_rules(enchanted_deck=ids[::-1]))
-    assert default.equals(listed)
+    assert default.drop("rules").equals(listed.drop("rules"))   # (the label: the data differ)
 
 
 # ---------------------------------------------------------------- witches (spec 4)

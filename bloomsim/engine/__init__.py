@@ -16,7 +16,7 @@ rooms named like the reference's sections (each module imports only those above 
 - ``roles``: ``witch``, ``druid``, ``deliver_potion``, ``gatherer``, ``weather_fairy``,
   ``role_action``
 - ``events``: Black Market / Distillery, the round-end events (``upper_hand``, ``the_works`` ...)
-- ``turn``: a turn (``play_turn``, ``play_card``, ``cowardly_action``)
+- ``turns``: a turn (``play_turn``, ``play_card``, ``cowardly_action``)
 - ``rounds``: the round's parts (``reveal_enchanted_roles``, ``select_roles``, ``mark_leaders``)
 - ``search``: the search driver (``search``, ``search_seat``)
 - ``play``: ``play_game`` (setup, the rounds, end scoring), ``play_games``, ``play_batch``

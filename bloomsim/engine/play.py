@@ -27,7 +27,7 @@ from .state import (GAME_SIG, G_DECISIONS, G_ERROR, G_ERR_CHOICE, G_ERR_KIND, G_
                     S_PAWN_A, S_PAWN_B, S_PLAYED, S_PURPLE, S_SCORE, S_SETS, S_TOWERS, S_WANDS,
                     S_WEIGHTS, sc)
 from .tables import T_DECKS, T_N_REC, T_N_TILES, T_REC
-from .turn import play_turn
+from .turns import play_turn
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)

@@ -9,7 +9,7 @@ each room below mirrors a section of ``reference.py`` (rules sections in bracket
 
 - ``tables.py``      the rules as the kernels read them: the head of ``G``, ``rule_vector``
 - ``state.py``       the game's declared layout, views of ``G``, kernel types, hand counts
-- ``heuristics.py``  the observation and option features the policies score options with
+- ``observation.py`` the observation and option features the policies score options with
 - ``decisions.py``   option rows, the policy's choice (``decide_policy``, ``ask``), the log
 - ``setup.py``       setup (2): characters, tiles shuffled, Rize's start, pawns placed
 - ``board.py``       the board: time markers, where a search is allowed, the legal steps
@@ -24,7 +24,7 @@ each room below mirrors a section of ``reference.py`` (rules sections in bracket
 - ``search.py``      the search driver: ``search``, ``search_seat``
 - ``play.py``        ``play_game``, ``play_games`` (a thread's games), ``play_batch``
 
-A room imports only rooms earlier in this order: tables, state, heuristics, decisions, forward,
+A room imports only rooms earlier in this order: tables, state, observation, decisions, forward,
 board, rize, traps, tiles, items, skills, turns, setup, scoring, search, play (numba compiles a
 kernel with an explicit signature where it is defined, so its callees must exist by then). This
 module re-exports what code outside the package uses.

@@ -19,7 +19,7 @@ from .tables import ADDR, LOG_CAP, MO, NW, PID, UF, W
 from .state import (CH_ARG, CH_WHAT, ERR, ERR_CHOICE, ERR_KIND, ERR_N, ERR_SEAT, FM_SEAT, GAME_ST,
                     G_PTR, I64, LOG0, OBS, OPTS, OVER, POS, XS, f32_at, f64_at, fm_at, helper,
                     i64_at, n_unseen_in, on_g, search_at, streams, u64_at)
-from .heuristics import features, observe
+from .observation import features, observe
 
 
 @helper

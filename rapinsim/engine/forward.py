@@ -22,7 +22,7 @@ from .state import (BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD, CH_ARG, CH_WHAT, ERR,
                     FM_PEND, FM_PLAYOUT, FM_REGION, FM_ROWS, FM_SEARCH, FM_STATE, FM_STOP, GAME_ST,
                     HELD, I64, LOG0, NP, OBS, OPTS, OVER, RETURNED, RIZE, SEEN, STATE0, TK, TURNS,
                     VOID, hand_add, hand_remove, helper, i64_at, on_g, streams, u64_at)
-from .heuristics import observe
+from .observation import observe
 from .decisions import record
 
 

@@ -47,7 +47,7 @@ def forget_stale(package_dir: str | os.PathLike) -> None:
     """Drop the cached kernels of the package at ``package_dir`` if its sources (or
     ``simcore``'s) changed since they were cached."""
     root = Path(package_dir).resolve()
-    digest = fingerprint(*{root, SHARED})
+    digest = fingerprint(*sorted({root, SHARED}))     # (a set's order varies by process)
     for folder in sorted({f.parent for f in root.rglob("*.py")}):
         stems = {f.stem for f in folder.glob("*.py")}
         try:

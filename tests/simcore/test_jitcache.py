@@ -51,3 +51,30 @@ def test_a_change_in_simcore_drops_the_package_kernels(tmp_path, monkeypatch):
     (shared / "rng.py").write_text("z = 2\n")
     jitcache.forget_stale(pkg)
     assert _left(where) == ["other.kernel-3.py311.nbi"]
+
+
+
+def test_a_new_interpreter_keeps_a_fresh_cache(tmp_path):
+    """The stamp must not depend on the process (string hashes are salted per process): else
+    every new interpreter would drop the cache and compile everything again."""
+    import os
+    import subprocess
+    import sys
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("x = 1\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    code = f"from simcore import jitcache; jitcache.forget_stale({str(pkg)!r})"
+    check = "from simcore import jitcache; from pathlib import Path; " \
+            f"print(jitcache.cache_dir(Path({str(pkg / 'a.py')!r})))"
+    where = None
+    for seed in range(1, 9):
+        subprocess.run([sys.executable, "-c", code], env=dict(env, PYTHONHASHSEED=str(seed)),
+                       check=True)
+        if where is None:
+            from pathlib import Path
+            where = Path(subprocess.run([sys.executable, "-c", check], env=env, check=True,
+                                        capture_output=True, text=True).stdout.strip())
+            _cached(where, ("a",))
+        else:
+            assert len(_left(where)) == 3, f"hash seed {seed} dropped the cache"

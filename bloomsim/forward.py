@@ -16,6 +16,7 @@ from simcore.search import parse_agent
 
 from . import engine as E
 from .api import LOG_CAP, Batch, _empty, as_rules, flat_tables, to_frame
+from .game import GAME
 from .policies import (ALTERNATIVE, BID, BUILTIN_IDS, CHARM, COLOUR, DELIVER, F_BRAVE, F_PASS,
                        F_ROLE, F_TARGET, FOLLOW, GATHER, KIND_NAMES, LEAD, MOVE, N_FEATURES, PAY,
                        POLICIES, SELECT, WEIGHTS, WORKS)
@@ -157,4 +158,4 @@ def new_game(n_players: int, seed: int, game: int = 0, *, rules=None) -> Forward
         raise ValueError(f"Broom Service is played by {lo} to {hi} players, got {n_players}")
     root_key(seed)
     runner.check_int("game", game, 0)
-    return ForwardGame(Engine(rules, n_players, seed, game), label=rules_label("bloomsim", rules))
+    return ForwardGame(Engine(rules, n_players, seed, game), label=rules_label(GAME, rules))

@@ -15,6 +15,7 @@ from simcore.search import parse_agent
 from . import engine as E
 from . import stats as S
 from .api import LOG_LEN, _check
+from .game import GAME
 from .policies import (CHARACTER, F_ARG, F_DISTRICT, F_HOUSE, F_KNOWN, F_SUB, F_TILE, F_VALUE,
                        F_WHAT, KIND_NAMES, MAX_OPTS, N_FEATURES, N_OBS, O_CHARACTER, O_DISTRICT,
                        O_HOUSE, O_ITEM, O_NO, O_PASS, O_PLAYER, O_SEARCH, O_SKILL, O_STEP, O_STOP,
@@ -171,4 +172,4 @@ def new_game(n_players: int, seed: int, game: int = 0, *, rules=None,
     root_key(seed)
     runner.check_int("game", game, 0)
     return ForwardGame(Engine(rules, n_players, seed, game, fixed),
-                       label=rules_label("rapinsim", rules))
+                       label=rules_label(GAME, rules))

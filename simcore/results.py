@@ -54,16 +54,14 @@ RULES = "rules"
 """The column that says which game and which rules produced a row (``rules_label``)."""
 
 
-def rules_label(game: str, rules) -> str:
+def rules_label(game, rules) -> str:
     """``"<game>:<12 hex digits>"``: the game's name and the start of the sha256 of its rules
-    as data (the contract's ``Game.rules_data``), so rows of the same rules carry the same
-    label and rows of other rules (a variant, a rules file) another. ``simulate(out=...)``'s
-    manifest keeps the rules themselves."""
-    from .games import get
-    spec = get(game)
-    data = spec.rules_data(rules) if spec.rules_data is not None else {}
+    as data (``game``: its ``simcore.games.Game``, whose ``rules_data`` gives the data), so rows
+    of the same rules carry the same label and rows of other rules (a variant, a rules file)
+    another. ``simulate(out=...)``'s manifest keeps the rules themselves."""
+    data = game.rules_data(rules) if game.rules_data is not None else {}
     text = json.dumps(data, sort_keys=True, default=str, ensure_ascii=False)
-    return f"{game}:{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+    return f"{game.name}:{hashlib.sha256(text.encode()).hexdigest()[:12]}"
 
 
 def tag(df: pl.DataFrame, label: str) -> pl.DataFrame:

@@ -37,6 +37,8 @@ class Seating:
 class Engines(Protocol):
     """What a game gives ``simulate`` and ``replay``."""
 
+    game: Any
+    """The game's declaration (``simcore.games.Game``)."""
     name: str
     """The game's public module, e.g. "bloomsim": errors, progress bars and manifests name it."""
     title: str
@@ -90,7 +92,7 @@ def simulate(engines: Engines, policies: Sequence, n_games: int, seed: int, *, r
         raise ValueError(f"progress must be None, True, False or a callable, got {progress!r}")
     manifest = {"game": engines.name, "policies": list(seating.seats.names), "seed": seed,
                 "engine": engine, **engines.manifest(seating)}
-    label = rules_label(engines.name, seating.rules)
+    label = rules_label(engines.game, seating.rules)
     return runner.run(lambda start, n: engines.play(seating, key, start, n, engine),
                       lambda start, raw: tag(engines.frame(seating, start, raw), label), n_games,
                       threads=threads, progress=progress, out=out, manifest=manifest,

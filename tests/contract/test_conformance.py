@@ -36,7 +36,7 @@ def test_a_results_frame_names_its_game_and_rules(game):
     mod = game.module()
     pols = _seats(game)
     df = mod.simulate(pols, 2, 1)
-    label = rules_label(game.name, mod.load_rules())
+    label = rules_label(game, mod.load_rules())
     assert label.startswith(f"{game.name}:") and df["rules"].unique().to_list() == [label]
     assert mod.simulate(pols, 1, 7)["rules"][0] == label
     variant = game.switch_offs(mod.load_rules(), None, "replace")[0][3]

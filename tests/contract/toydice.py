@@ -85,6 +85,10 @@ class _Engines:
 
     name, title = "toydice", "Dice race"
 
+    @property
+    def game(self):
+        return GAME
+
     def seating(self, policies, rules):
         seats = resolve(policies, {p: i for i, p in enumerate(POLICIES)}, "toydice", (2, 5))
         return Seating(load_rules() if rules is None else rules, seats)
@@ -167,7 +171,7 @@ def new_game(n_players, seed, game=0, *, rules=None):
     if not 2 <= n_players <= 5:
         raise ValueError(f"toydice is played by 2 to 5 players, got {n_players}")
     rules = load_rules() if rules is None else rules
-    return ForwardGame(_Engine(n_players, seed, game, rules), label=rules_label("toydice", rules))
+    return ForwardGame(_Engine(n_players, seed, game, rules), label=rules_label(GAME, rules))
 
 
 def env(n_players=3, seed=0, *, render_mode=None):

@@ -172,7 +172,7 @@ def to_frame(rules: Rules, names: Sequence[str], b: Batch) -> pl.DataFrame:
 class Engines:
     """Broom Service's engines for ``simcore.simulate``."""
 
-    game, name, title = GAME, GAME.name, GAME.title
+    game = GAME
 
     def seating(self, policies: Sequence, rules) -> Seating:
         rules = as_rules(rules)

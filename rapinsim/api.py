@@ -95,7 +95,7 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
 class Engines:
     """The Lapin treasure hunt's engines for ``simcore.simulate``."""
 
-    game, name, title = GAME, GAME.name, GAME.title
+    game = GAME
 
     def seating(self, policies: Sequence, rules, characters=None) -> Seating:
         rules, pol, fixed = _check(policies, rules, characters)

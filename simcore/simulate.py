@@ -38,11 +38,8 @@ class Engines(Protocol):
     """What a game gives ``simulate`` and ``replay``."""
 
     game: Any
-    """The game's declaration (``simcore.games.Game``)."""
-    name: str
-    """The game's public module, e.g. "bloomsim": errors, progress bars and manifests name it."""
-    title: str
-    """How a replay's first line names the game, e.g. "Broom Service"."""
+    """The game's declaration (``simcore.games.Game``): its ``name`` names it in errors,
+    progress bars and manifests, its ``title`` in a replay's first line."""
 
     def seating(self, policies: Sequence, rules: Any, **options: Any) -> Seating:
         """Check everything the call was given (a clear ValueError naming the problem)."""
@@ -71,7 +68,7 @@ def _seating(engines: Engines, policies: Sequence, rules: Any, engine: str,
              options: Mapping[str, Any]) -> Seating:
     seating = engines.seating(policies, rules, **options)
     if seating.seats.agents and engine == "reference":
-        raise ValueError(f"{engines.name}: search agents play on the compiled engine only "
+        raise ValueError(f"{engines.game.name}: search agents play on the compiled engine only "
                          f"(engine='compiled'); replay tells games on the reference engine, "
                          f"so it cannot tell a game with a search agent")
     return seating
@@ -90,13 +87,13 @@ def simulate(engines: Engines, policies: Sequence, n_games: int, seed: int, *, r
     key = root_key(seed)
     if progress is not None and not isinstance(progress, bool) and not callable(progress):
         raise ValueError(f"progress must be None, True, False or a callable, got {progress!r}")
-    manifest = {"game": engines.name, "policies": list(seating.seats.names), "seed": seed,
+    manifest = {"game": engines.game.name, "policies": list(seating.seats.names), "seed": seed,
                 "engine": engine, **engines.manifest(seating)}
     label = rules_label(engines.game, seating.rules)
     return runner.run(lambda start, n: engines.play(seating, key, start, n, engine),
                       lambda start, raw: tag(engines.frame(seating, start, raw), label), n_games,
                       threads=threads, progress=progress, out=out, manifest=manifest,
-                      label=engines.name, first_game=first_game)
+                      label=engines.game.name, first_game=first_game)
 
 
 def replay(engines: Engines, policies: Sequence, seed: int, game: int, *, rules=None,
@@ -106,6 +103,6 @@ def replay(engines: Engines, policies: Sequence, seed: int, game: int, *, rules=
     seating = _seating(engines, policies, rules, "reference", options)
     key = root_key(seed)
     runner.check_int("game", game, 0)
-    head = f"{engines.title}, seed {seed}, game {game}: " + ", ".join(
+    head = f"{engines.game.title}, seed {seed}, game {game}: " + ", ".join(
         f"seat {s} {name}" for s, name in enumerate(seating.seats.names))
     return head + "\n" + engines.tell(seating, key, game)

@@ -83,8 +83,6 @@ class _Engines:
     """What ``simcore.simulate`` needs of the game: the rest (checks, keys, chunks, Parquet,
     progress, replay's head line) is written once there."""
 
-    name, title = "toydice", "Dice race"
-
     @property
     def game(self):
         return GAME

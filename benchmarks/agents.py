@@ -56,25 +56,22 @@ def decisions(engine, spec: str, plan: Plan) -> dict:
 
 
 def games(engine, spec: str, threads: int, n: int, reps: int) -> dict:
-    """Seconds per game of one ``spec`` seat and ``GOAL_PLAYERS - 1`` ``FIELD`` seats, games
-    0..n-1 of ``SEED`` on ``threads`` threads (median of ``reps``). The threads play their
-    share of the games side by side, each its own ``simulate`` call on one thread: a batch
-    spreads over threads by units of 64 games (``simcore.parallel``), more than a search's
-    timing plays."""
+    """Seconds per game of one ``spec`` seat and ``GOAL_PLAYERS - 1`` ``FIELD`` seats: games
+    0..n-1 of ``SEED`` (the same games on every thread count, so the thread scaling compares
+    like with like), each game its own ``simulate`` call on one thread, taken by the next free
+    one of ``threads`` threads (games differ in length: a fixed split would leave a thread
+    idle). Median of ``reps``."""
     seats = [spec] + [FIELD] * (GOAL_PLAYERS - 1)
     engine.simulate(seats, 1, SEED, threads=1, progress=False)     # compile untimed
-    share = -(-n // threads)
-    starts = list(range(0, n, share))
 
-    def part(start):
-        return engine.simulate(seats, min(share, n - start), SEED, threads=1, progress=False,
-                               first_game=start)
+    def one(i):
+        return engine.simulate(seats, 1, SEED, threads=1, progress=False, first_game=i)
 
     wall = []
-    with ThreadPoolExecutor(len(starts)) as pool:
+    with ThreadPoolExecutor(threads) as pool:
         for _ in range(reps):
             t0 = time.perf_counter()
-            frames = list(pool.map(part, starts))
+            frames = list(pool.map(one, range(n)))
             wall.append(time.perf_counter() - t0)
     med = statistics.median(wall)
     df = pl.concat(frames)
@@ -97,8 +94,8 @@ def benchmark(game: Game, plan: Plan, log: Callable[[str], None]) -> list[dict]:
                    "n_players": GOAL_PLAYERS, "field": FIELD, **decisions(engine, spec, plan)}
             if algo == "ismcts" and budget == max(plan.agent_budgets):
                 for threads in sorted({1, two}):
-                    rec[f"threads_{threads}"] = games(engine, spec, threads,
-                                                      plan.agent_games * threads, plan.reps)
+                    rec[f"threads_{threads}"] = games(engine, spec, threads, plan.agent_games,
+                                                      plan.reps)
             rec["load"] = load()
             log(_line(rec))
             out.append(rec)

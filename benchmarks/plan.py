@@ -59,7 +59,7 @@ class Plan:
     peer_games: int           # OpenSpiel hearts games per repetition
     agent_budgets: tuple[int, ...] = (100, 1000)   # search iterations per decision
     agent_positions: int = 5  # positions each search decision is timed at
-    agent_games: int = 1      # games per thread of the ISMCTS game timing
+    agent_games: int = 4      # games of the ISMCTS game timing (the same on 1 and 2 threads)
 
     @property
     def threads(self) -> tuple[int, ...]:
@@ -71,13 +71,13 @@ class Plan:
 PLANS = {
     "smoke": Plan("smoke", reps=1, batches=(200,), sweep_batch=200, ref_games=4,
                   max_run_s=5, min_rep_s=0, cold_reps=0, warm_reps=1, memory_games=2_000,
-                  peer_games=5, agent_budgets=(8,), agent_positions=2),
+                  peer_games=5, agent_budgets=(8,), agent_positions=2, agent_games=2),
     "quick": Plan("quick", reps=3, batches=(1_000, 10_000, 100_000), sweep_batch=2_000,
                   ref_games=40, max_run_s=2, min_rep_s=0.1, cold_reps=0, warm_reps=2,
                   memory_games=50_000, peer_games=300, agent_budgets=(100, 1000),
-                  agent_positions=5, agent_games=1),
+                  agent_positions=5, agent_games=4),
     "full": Plan("full", reps=3, batches=(1_000, 10_000, 100_000, 1_000_000),
                  sweep_batch=10_000, ref_games=1_000, max_run_s=30, min_rep_s=0.3,
                  cold_reps=3, warm_reps=5, memory_games=10_000_000, peer_games=3_000,
-                 agent_budgets=(100, 300, 1000), agent_positions=20, agent_games=4),
+                 agent_budgets=(100, 300, 1000), agent_positions=20, agent_games=8),
 }

@@ -40,5 +40,7 @@ def test_the_agents_section_times_every_agent_and_budget():
         recs = agents.benchmark(game(name), PLANS["smoke"], lambda line: None)
         assert [r["agent"] for r in recs] == ["flat-8", "pimc-8", "ismcts-8"]
         assert all(r["decisions_per_s"] > 0 for r in recs)
-        one = recs[-1]["threads_1"]
-        assert one["games"] == 1 and one["s_per_game"] > 0 and 0 <= one["agent_win"] <= 1
+        timed = [recs[-1][k] for k in ("threads_1", "threads_2") if k in recs[-1]]
+        assert timed and all(g["games"] == PLANS["smoke"].agent_games for g in timed)
+        assert all(g["s_per_game"] > 0 and 0 <= g["agent_win"] <= 1 for g in timed)
+        assert len({g["agent_win"] for g in timed}) == 1     # the same games on every count

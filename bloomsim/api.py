@@ -29,7 +29,12 @@ from .rules import Rules, default_rules, load_rules
 
 LOG_CAP = E.LOG_CAP   # decisions kept per game when a decision log is asked for
 PLAYOUT = "cloud"     # search agents' default playout policy: the strongest heuristic
-HORIZON = 0           # search agents' default playout horizon in rounds (0: to the end)
+# Search agents' default playout horizon in rounds (0: to the end) and reward margin
+# (simcore.search.blend): two rounds play a game of one ISMCTS-1000 seat in about half the
+# time of playouts to the end, and win nearly as often against three `cloud` seats
+# (docs/search.md, "Where an iteration's time goes").
+HORIZON = 2
+MARGIN = 0.0
 
 
 def as_rules(rules) -> Rules:
@@ -44,13 +49,13 @@ def as_rules(rules) -> Rules:
                      f"got {rules!r}")
 
 
-agent = agent_maker(BUILTIN_IDS, PLAYOUT, WEIGHTS, HORIZON)
+agent = agent_maker(BUILTIN_IDS, PLAYOUT, WEIGHTS, HORIZON, MARGIN)
 
 
 def seat_policies(policies: Sequence, rules: Rules) -> SeatPolicies:
     return resolve(policies, BUILTIN_IDS, "bloomsim",
                    (rules.players["min"], rules.players["max"]), WEIGHTS,
-                   lambda spec: parse_agent(spec, BUILTIN_IDS, PLAYOUT, HORIZON))
+                   lambda spec: parse_agent(spec, BUILTIN_IDS, PLAYOUT, HORIZON, MARGIN))
 
 
 def flat_tables(rules: Rules) -> np.ndarray:

@@ -25,9 +25,10 @@ as the batches. So a search cannot peek: the true hidden state is gone at its fi
   seat's decisions are in the tree, each valued for the seat that made it (max^n).
 
 In the tree (the iteration's first decisions) the engine hands every decision to ``step``;
-once a new node is added, the seats play the ``playout`` heuristic to the end, and every node
-on the path is credited with its seat's win share (ties split). Iteration seeds derive from one
-draw of the seat's own random stream per decision.
+once a new node is added, the seats play the ``playout`` heuristic to the end (or to the
+``horizon``), and every node on the path is credited with its seat's reward: its win share
+(ties split), blended with its score's place for a ``margin`` above 0 (``blend``). Iteration
+seeds derive from one draw of the seat's own random stream per decision.
 
 The tree lives in a region of the scratch game's state array (``REGION`` words, then the path,
 the option keys and the nodes): the engine's decision hook reaches it without new arguments.
@@ -90,6 +91,8 @@ class Agent:
     oracle: bool = False
     horizon: int = 0
     default_horizon: int = 0
+    margin: float = 0.0
+    default_margin: float = 0.0
 
     def __post_init__(self):
         if self.algo not in ALGOS:
@@ -107,6 +110,10 @@ class Agent:
                 or not 0 <= self.horizon <= MAX_HORIZON:
             raise ValueError(f"horizon must be an integer from 0 (play out to the end) to "
                              f"{MAX_HORIZON}, got {self.horizon!r}")
+        if isinstance(self.margin, bool) or not isinstance(self.margin, int | float) \
+                or not 0 <= self.margin <= 1:
+            raise ValueError(f"margin must be a number from 0 (win shares only) to 1 (score "
+                             f"places only), got {self.margin!r}")
         if self.algo == "pimc" and self.determinizations > self.iterations:
             raise ValueError(f"pimc: {self.determinizations} determinizations need at least "
                              f"as many iterations, got {self.iterations}")
@@ -120,6 +127,8 @@ class Agent:
             extra.append(f"determinizations={self.determinizations}")
         if self.horizon != self.default_horizon:
             extra.append(f"horizon={self.horizon}")
+        if self.margin != self.default_margin:
+            extra.append(f"margin={self.margin:g}")
         if self.oracle:
             extra.append("oracle")
         return f"{self.algo}-{self.iterations}" + (f"[{','.join(extra)}]" if extra else "")
@@ -134,7 +143,8 @@ class Agent:
         out[:A_WEIGHTS] = (ALGOS.index(self.algo), self.iterations,
                            playout_ids[h.base if h else self.playout],
                            np.float64(self.c).view(np.int64), self.determinizations,
-                           int(self.oracle), self.horizon)
+                           int(self.oracle), self.horizon,
+                           np.float64(self.margin).view(np.int64))
         row = np.asarray(h.weights if h else weights.other, np.float64)
         out[A_WEIGHTS:A_WEIGHTS + row.size] = row.view(np.int64)
         return out
@@ -142,7 +152,7 @@ class Agent:
 
 MAX_WEIGHTS = 8
 MAX_HORIZON = 1000
-A_ALGO, A_ITER, A_PLAYOUT, A_C, A_DETS, A_ORACLE, A_HORIZON, A_WEIGHTS = range(8)
+A_ALGO, A_ITER, A_PLAYOUT, A_C, A_DETS, A_ORACLE, A_HORIZON, A_MARGIN, A_WEIGHTS = range(9)
 AGENT_WORDS = A_WEIGHTS + MAX_WEIGHTS
 _SPEC = re.compile(r"^(flat|pimc|ismcts)-(\d+)$")
 
@@ -154,11 +164,13 @@ def is_agent_spec(p) -> bool:
 def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
                weights=None, c: float = 0.7, determinizations: int = 8,
                oracle: bool = False, horizon: int | None = None,
-               default_horizon: int | None = None) -> Agent:
+               default_horizon: int | None = None, margin: float | None = None,
+               default_margin: float = 0.0) -> Agent:
     """An ``Agent`` whose playout is one of ``playouts`` (a game's built-in policies) or,
     given the game's ``weights``, a heuristic with other weights (its name, or the object).
     ``default_horizon``: the game's usual playout horizon in rounds; None where the game's
-    playouts always run to the end (then only ``horizon`` 0 is accepted)."""
+    playouts always run to the end (then only ``horizon`` 0 is accepted); ``default_margin``
+    the game's usual ``margin``."""
     playout = default if playout is None else getattr(playout, "name", playout)
     if weights is not None and isinstance(playout, str) and "[" in playout:
         weights.heuristic(playout)      # a bad weight is named here
@@ -172,40 +184,47 @@ def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
     if default_horizon is None and horizon != 0:
         raise ValueError(f"horizon={horizon!r}: this game's playouts always run to the end "
                          f"of the game (horizon 0)")
+    margin = default_margin if margin is None else margin
     return Agent(algo, iterations, playout, c, determinizations, default, oracle, horizon,
-                 usual)
+                 usual, margin, default_margin)
 
 
-def agent_maker(playouts, default: str, weights=None, horizon: int | None = None):
+def agent_maker(playouts, default: str, weights=None, horizon: int | None = None,
+                margin: float = 0.0):
     """A game's ``agent(...)``: its playout policies are ``playouts`` (and heuristics with
     other ``weights``), ``default`` the usual; ``horizon`` the usual playout horizon in rounds
-    (None: the game has none, playouts run to the end)."""
+    (None: the game has none, playouts run to the end); ``margin`` the usual reward margin."""
     def agent(algo: str, iterations: int, *, playout: str | None = None, c: float = 0.7,
               determinizations: int = 8, oracle: bool = False,
-              horizon: int | None = None) -> Agent:
+              horizon: int | None = None, margin: float | None = None) -> Agent:
         """A search agent (``simcore.search``): ``algo`` one of ``flat``, ``pimc``,
         ``ismcts``; ``iterations`` its budget per decision; ``playout`` the built-in policy
         every seat plays out with; ``c`` the UCB exploration; ``determinizations`` PIMC's
         worlds; ``horizon`` how many rounds an iteration plays, the decision's round
         included, before the game is scored as if it ended there (0: to the end of the
-        game). ``oracle`` (never a default: it measures what hidden information is worth)
-        searches the true position, seeing the other seats' hidden cards and tiles and how
-        the decks lie; only the coming draws are new. Usable wherever a policy is:
+        game). ``margin``: how much of an iteration's reward is the seat's score place
+        (``blend``) rather than its win share. ``oracle`` (never a default: it measures what
+        hidden information is worth) searches the true position, seeing the other seats'
+        hidden cards and tiles and how the decks lie; only the coming draws are new. Usable
+        wherever a policy is:
         ``"ismcts-1000"`` is ``agent("ismcts", 1000)``."""
         return make_agent(algo, iterations, playout=playout, playouts=playouts,
                           default=default, weights=weights, c=c,
                           determinizations=determinizations, oracle=oracle, horizon=horizon,
-                          default_horizon=agent.horizon)
-    agent.horizon = horizon
+                          default_horizon=agent.horizon, margin=margin,
+                          default_margin=agent.margin)
+    agent.horizon, agent.margin = horizon, margin
     agent.__doc__ += f" The default playout is {default!r}" + (
         "; playouts run to the end of the game." if horizon is None else
-        f", the default horizon {horizon} ({'to the end' if horizon == 0 else 'rounds'}).")
+        f", the default horizon {horizon} ({'to the end' if horizon == 0 else 'rounds'}).") + \
+        f" The default margin is {margin:g}."
     return agent
 
 
-def parse_agent(spec, playouts, default: str, horizon: int | None = None) -> Agent:
+def parse_agent(spec, playouts, default: str, horizon: int | None = None,
+                margin: float = 0.0) -> Agent:
     """``"ismcts-1000"`` as an ``Agent`` playing out with ``default`` to the game's usual
-    ``horizon`` (an ``Agent`` as it is)."""
+    ``horizon``, with its usual ``margin`` (an ``Agent`` as it is)."""
     if isinstance(spec, Agent):
         return spec
     m = _SPEC.match(spec) if isinstance(spec, str) else None
@@ -213,7 +232,7 @@ def parse_agent(spec, playouts, default: str, horizon: int | None = None) -> Age
         raise ValueError(f"not a search agent: {spec!r} (e.g. 'ismcts-1000', 'pimc-500', "
                          f"'flat-200')")
     return make_agent(m.group(1), int(m.group(2)), playout=None, playouts=playouts,
-                      default=default, default_horizon=horizon)
+                      default=default, default_horizon=horizon, default_margin=margin)
 
 
 @njit(cache=True)
@@ -334,6 +353,22 @@ def step(g, base, n, seat):
     g[base + H_DEPTH] += 1
     g[base + H_NODE] = ch
     return pick
+
+
+@njit(cache=True, _nrt=False)
+def blend(win, keys, n_players, margin):
+    """An iteration's rewards, in ``win`` ([P] win shares) in place: ``1 - margin`` of each
+    seat's win share plus ``margin`` of its place between the lowest and the highest ranking
+    key ``keys`` (the score: 0 lowest, 1 highest, 1/2 when all tie). Win shares alone say
+    little of a game cut at a horizon (or rarely won); the score's place says by how much."""
+    if margin == 0.0:
+        return
+    lo, hi = keys[0], keys[0]
+    for p in range(1, n_players):
+        lo, hi = min(lo, keys[p]), max(hi, keys[p])
+    for p in range(n_players):
+        place = (keys[p] - lo) / (hi - lo) if hi > lo else 0.5
+        win[p] = (1.0 - margin) * win[p] + margin * place
 
 
 @njit(cache=True, _nrt=False)

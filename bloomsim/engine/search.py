@@ -31,6 +31,7 @@ def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
     algo, iters = agent[SR.A_ALGO], agent[SR.A_ITER]
     trees = agent[SR.A_DETS] if algo == SR.PIMC else 1
     per_tree = iters // trees
+    margin = agent[SR.A_MARGIN:SR.A_MARGIN + 1].view(np.float64)[0]
     maxo = t[T_MAXO]
     keep = t[T_LOG] + maxo * P.N_FEATURES
     base = t[T_LOG] + 4 * LOG_CAP + keep
@@ -85,6 +86,7 @@ def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
                  errors)
             if errors[0, 0] or g[G_HALTED]:
                 return -1
+            SR.blend(win[0], keys[0], n_players, margin)
             SR.backpropagate(g, base, win[0])
         if algo != SR.PIMC:
             return SR.best_option(g, base)

@@ -34,6 +34,7 @@ def search(head, key, game, n_players, choices, marks, seat, agent, seed):
     algo, iters = agent[SR.A_ALGO], agent[SR.A_ITER]
     trees = agent[SR.A_DETS] if algo == SR.PIMC else 1
     per_tree = iters // trees
+    margin = agent[SR.A_MARGIN:SR.A_MARGIN + 1].view(np.float64)[0]
     words = SR.region_size(per_tree + 1, MO)
     f = LOG0 + 4 * LOG_LEN
     at = f + FM_LEN + (f + FM_LEN) % 2
@@ -82,6 +83,7 @@ def search(head, key, game, n_players, choices, marks, seat, agent, seed):
                 return -1
             rank_and_share(Ga[PRIM:PRIM + n_players], Ga[SECD:SECD + n_players], n_players,
                            Ga[RANKS:RANKS + n_players], win)
+            SR.blend(win, Ga[PRIM:PRIM + n_players], n_players, margin)
             SR.backpropagate(reg, 0, win)
             G[RESUME] = 1 if G[SNAP_TURN] >= 0 else 0
         if algo != SR.PIMC:

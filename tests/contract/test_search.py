@@ -7,7 +7,7 @@ import pytest
 import toydice  # noqa: F401 - registers the toy game
 
 from simcore import games
-from simcore.search import Agent, parse_agent
+from simcore.search import Agent, blend, parse_agent
 
 GAMES = sorted(n for n in games.names() if hasattr(games.get(n).module(), "agent"))
 SPECS = ("ismcts-40", "pimc-32", "flat-24")
@@ -35,7 +35,8 @@ def test_an_agent_game_is_the_same_on_any_thread_count_and_batch_split(game, spe
 def test_agents_by_name_and_with_parameters(game):
     mod = game.module()
     a = mod.agent("ismcts", 50)
-    assert a.name == "ismcts-50" and a == parse_agent("ismcts-50", mod.POLICIES, a.playout)
+    assert a.name == "ismcts-50" and a == parse_agent("ismcts-50", mod.POLICIES, a.playout,
+                                                      mod.agent.horizon, mod.agent.margin)
     b = mod.agent("pimc", 64, playout="greedy", determinizations=4)
     assert b.name == "pimc-64[playout=greedy,determinizations=4]"
     df = mod.simulate([b, "careful", "careful"], 2, 1)
@@ -79,8 +80,10 @@ def test_a_playout_horizon_cuts_playouts_only_where_a_game_has_one(game):
         with pytest.raises(ValueError, match="playouts always run to the end"):
             mod.agent("ismcts", 10, horizon=2)
         return
-    a = mod.agent("ismcts", 24, horizon=2)
-    assert a.name == "ismcts-24[horizon=2]"
+    other = mod.agent.horizon + 1
+    a = mod.agent("ismcts", 24, horizon=other)
+    assert a.name == f"ismcts-24[horizon={other}]"
+    assert mod.agent("ismcts", 24, horizon=mod.agent.horizon).name == "ismcts-24"
     assert parse_agent("ismcts-24", mod.POLICIES, a.playout, mod.agent.horizon).horizon == \
         mod.agent.horizon
     with pytest.raises(ValueError, match="horizon must be an integer from 0"):
@@ -93,6 +96,41 @@ def test_a_playout_horizon_cuts_playouts_only_where_a_game_has_one(game):
     to_end = play(0)
     assert play(1000).equals(to_end)
     assert not play(1).equals(to_end)
+
+
+def test_a_reward_margin_blends_in_the_score(game):
+    """``margin``: the share of an iteration's reward that is the seat's score place rather
+    than its win share. The game's usual margin is unnamed, another is in the name; a bad one
+    is named; another margin changes the search."""
+    mod = game.module()
+    usual, playout = mod.agent.margin, mod.agent("ismcts", 24).playout
+    assert parse_agent("ismcts-24", mod.POLICIES, playout, mod.agent.horizon, usual).margin == \
+        usual
+    other = 0.5 if usual != 0.5 else 0.0
+    a = mod.agent("ismcts", 24, margin=other)
+    assert a.name == f"ismcts-24[margin={other:g}]"
+    for bad in (-0.1, 1.5, "half", True):
+        with pytest.raises(ValueError, match="margin must be a number from 0"):
+            mod.agent("ismcts", 10, margin=bad)
+    field = _field(game, 3)
+    cols = ["game", "seat", "rank", "win", "decisions"]
+
+    def play(margin):
+        return mod.simulate([mod.agent("ismcts", 24, margin=margin)] + field, 4, 2)[cols]
+    assert not play(usual).equals(play(other))
+
+
+def test_blend_mixes_win_shares_with_score_places():
+    win = np.array([1.0, 0.0, 0.0, 0.0], np.float32)
+    keys = np.array([30, 10, 20, 10], np.int64)
+    blend(win, keys, 4, 0.25)
+    assert np.allclose(win, [0.75 + 0.25, 0.0, 0.25 * 0.5, 0.0])
+    tied = np.array([0.5, 0.5, 0.0], np.float32)
+    blend(tied, np.array([7, 7, 7], np.int32), 3, 1.0)        # all tie: every place is 1/2
+    assert np.allclose(tied, 0.5)
+    same = np.array([0.0, 1.0], np.float32)
+    blend(same, np.array([3, 9], np.int64), 2, 0.0)
+    assert same.tolist() == [0.0, 1.0]
 
 
 def _positions(game, n_positions, seed):

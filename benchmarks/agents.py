@@ -55,28 +55,33 @@ def decisions(engine, spec: str, plan: Plan) -> dict:
     return {"decision_s": med, "decisions_per_s": 1 / med, "positions": len(pos)}
 
 
-def games(engine, spec: str, threads: int, n: int, reps: int) -> dict:
-    """Seconds per game of one ``spec`` seat and ``GOAL_PLAYERS - 1`` ``FIELD`` seats: games
-    0..n-1 of ``SEED`` (the same games on every thread count, so the thread scaling compares
-    like with like), each game its own ``simulate`` call on one thread, taken by the next free
-    one of ``threads`` threads (games differ in length: a fixed split would leave a thread
-    idle). Median of ``reps``."""
+def games(engine, spec: str, thread_counts: list[int], n: int, reps: int) -> dict:
+    """Seconds per game of one ``spec`` seat and ``GOAL_PLAYERS - 1`` ``FIELD`` seats, for
+    each thread count: games 0..n-1 of ``SEED`` (the same games on every count, so the thread
+    scaling compares like with like), each game its own ``simulate`` call on one thread, taken
+    by the next free thread (games differ in length: a fixed split would leave a thread idle).
+    Each repetition times every count in turn, so a shared machine's drift in speed falls on
+    all of them alike; the median of ``reps`` per count."""
     seats = [spec] + [FIELD] * (GOAL_PLAYERS - 1)
     engine.simulate(seats, 1, SEED, threads=1, progress=False)     # compile untimed
 
     def one(i):
         return engine.simulate(seats, 1, SEED, threads=1, progress=False, first_game=i)
 
-    wall = []
-    with ThreadPoolExecutor(threads) as pool:
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            frames = list(pool.map(one, range(n)))
-            wall.append(time.perf_counter() - t0)
-    med = statistics.median(wall)
-    df = pl.concat(frames)
-    return {"games": n, "s_per_game": med / n, "games_per_s": n / med,
-            "agent_win": float(df.filter(pl.col("seat") == 0)["win"].mean())}
+    wall, frames = {t: [] for t in thread_counts}, {}
+    for _ in range(reps):
+        for t in thread_counts:
+            with ThreadPoolExecutor(t) as pool:
+                t0 = time.perf_counter()
+                frames[t] = list(pool.map(one, range(n)))
+                wall[t].append(time.perf_counter() - t0)
+    out = {}
+    for t, w in wall.items():
+        med = statistics.median(w)
+        out[f"threads_{t}"] = {"games": n, "s_per_game": med / n, "games_per_s": n / med,
+                               "agent_win": float(pl.concat(frames[t])
+                                                  .filter(pl.col("seat") == 0)["win"].mean())}
+    return out
 
 
 def benchmark(game: Game, plan: Plan, log: Callable[[str], None]) -> list[dict]:
@@ -93,9 +98,7 @@ def benchmark(game: Game, plan: Plan, log: Callable[[str], None]) -> list[dict]:
             rec = {"game": game.module, "agent": spec, "algo": algo, "iterations": budget,
                    "n_players": GOAL_PLAYERS, "field": FIELD, **decisions(engine, spec, plan)}
             if algo == "ismcts" and budget == max(plan.agent_budgets):
-                for threads in sorted({1, two}):
-                    rec[f"threads_{threads}"] = games(engine, spec, threads, plan.agent_games,
-                                                      plan.reps)
+                rec.update(games(engine, spec, sorted({1, two}), plan.agent_games, plan.reps))
             rec["load"] = load()
             log(_line(rec))
             out.append(rec)

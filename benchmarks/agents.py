@@ -55,30 +55,61 @@ def decisions(engine, spec: str, plan: Plan) -> dict:
     return {"decision_s": med, "decisions_per_s": 1 / med, "positions": len(pos)}
 
 
+def busy(spans: list[tuple[float, float]], threads: int) -> list[bool]:
+    """Which games of a run on ``threads`` threads (``spans``: each game's start and end) ran
+    beside ``threads - 1`` others throughout: those that ended before the first thread found
+    no game left (the first end after the last start). The rest ran partly alone."""
+    if threads == 1:
+        return [True] * len(spans)
+    last_start = max(a for a, _ in spans)
+    idle = min(b for _, b in spans if b > last_start)
+    return [b <= idle for _, b in spans]
+
+
 def games(engine, spec: str, thread_counts: list[int], n: int, reps: int) -> dict:
     """Seconds per game of one ``spec`` seat and ``GOAL_PLAYERS - 1`` ``FIELD`` seats, for
     each thread count: games 0..n-1 of ``SEED`` (the same games on every count, so the thread
     scaling compares like with like), each game its own ``simulate`` call on one thread, taken
     by the next free thread (games differ in length: a fixed split would leave a thread idle).
     Each repetition times every count in turn, so a shared machine's drift in speed falls on
-    all of them alike; the median of ``reps`` per count."""
+    all of them alike; the median of ``reps`` per count.
+
+    Two scalings per count t: ``wall_scaling``, these n games' wall time on 1 thread over
+    theirs on t (capped below t by the games that run alone at the end: few, uneven games), and
+    ``scaling``, what a long run on t threads gains: t times the games' time alone over their
+    time beside t - 1 others (games that ran partly alone left out, ``busy``), each repetition
+    paired with its own 1-thread run."""
     seats = [spec] + [FIELD] * (GOAL_PLAYERS - 1)
     engine.simulate(seats, 1, SEED, threads=1, progress=False)     # compile untimed
 
     def one(i):
-        return engine.simulate(seats, 1, SEED, threads=1, progress=False, first_game=i)
+        t0 = time.perf_counter()
+        frame = engine.simulate(seats, 1, SEED, threads=1, progress=False, first_game=i)
+        return frame, (t0, time.perf_counter())
 
-    wall, frames = {t: [] for t in thread_counts}, {}
+    if n < max(thread_counts):
+        raise ValueError(f"{n} games cannot keep {max(thread_counts)} threads busy")
+    wall, scaling, wall_scaling = ({t: [] for t in thread_counts} for _ in range(3))
+    frames = {}
     for _ in range(reps):
+        spans = {}
         for t in thread_counts:
             with ThreadPoolExecutor(t) as pool:
                 t0 = time.perf_counter()
-                frames[t] = list(pool.map(one, range(n)))
+                frames[t], spans[t] = zip(*pool.map(one, range(n)))
                 wall[t].append(time.perf_counter() - t0)
+        alone = [b - a for a, b in spans[min(thread_counts)]]
+        for t in thread_counts:
+            side = [(b - a, s) for (a, b), s in zip(spans[t], busy(spans[t], t))]
+            scaling[t].append(t * sum(x for x, (_, s) in zip(alone, side) if s)
+                              / sum(y for y, s in side if s))
+            wall_scaling[t].append(wall[min(thread_counts)][-1] / wall[t][-1])
     out = {}
     for t, w in wall.items():
         med = statistics.median(w)
         out[f"threads_{t}"] = {"games": n, "s_per_game": med / n, "games_per_s": n / med,
+                               "scaling": statistics.median(scaling[t]),
+                               "wall_scaling": statistics.median(wall_scaling[t]),
                                "agent_win": float(pl.concat(frames[t])
                                                   .filter(pl.col("seat") == 0)["win"].mean())}
     return out

@@ -26,6 +26,11 @@ def _per_game(r: dict, threads: int) -> str:
     return f"{g['s_per_game']:.2f} ({g['games']} games)" if g else ""
 
 
+def _scaling(r: dict) -> str:
+    g = r.get("threads_2")
+    return f"{g['scaling']:.2f}x ({g['wall_scaling']:.2f}x)" if g else ""
+
+
 def markdown(res: dict) -> str:
     m = res["machine"]
     out = [f"Command: `{res['command']}` ({res['mode']} mode, seed {res['seed']})  ",
@@ -51,9 +56,10 @@ def markdown(res: dict) -> str:
         out += [f"## Search agents ({res['agents'][0]['n_players']} players; games: one agent "
                 f"seat, the others {res['agents'][0]['field']})", ""]
         out += _table(["game", "agent", "search decisions/s", "s/game, 1 thread",
-                       "s/game, 2 threads", "load"],
+                       "s/game, 2 threads", "1 -> 2 threads, long run (wall)", "load"],
                       [[r["game"], r["agent"], f"{r['decisions_per_s']:,.1f}",
-                        _per_game(r, 1), _per_game(r, 2), r["load"]] for r in res["agents"]])
+                        _per_game(r, 1), _per_game(r, 2), _scaling(r), r["load"]]
+                       for r in res["agents"]])
     if res["startup"]:
         out += ["## Start-up (fresh interpreter, s)", ""]
         out += _table(["game", "cache", "import to first result", "process",

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from benchmarks import goals, throughput
+from benchmarks import agents, goals, throughput
 from benchmarks.__main__ import main
 from benchmarks.plan import GOAL_PLAYERS, PLANS
 from benchmarks.report import markdown, plot
@@ -142,12 +142,21 @@ def test_goal_against_the_peer_uses_one_thread_decisions():
 def test_search_goals_read_the_agents_section():
     agents = [{"game": "bloomsim", "agent": "ismcts-1000",
                "threads_1": {"games": 2, "s_per_game": 1.25, "games_per_s": 0.8},
-               "threads_2": {"games": 4, "s_per_game": 0.7, "games_per_s": 1.5}}]
+               "threads_2": {"games": 4, "s_per_game": 0.7, "games_per_s": 1.5,
+                             "scaling": 1.85, "wall_scaling": 1.79}}]
     by = {g["goal"]: g for g in goals.evaluate(_results(agents=agents))}
     one = by["Broom Service, one ISMCTS-1000 seat and 3 heuristic seats"]
     assert one["value"] == 1.25 and one["passed"] is False and "1.25 s per game" in one["figure"]
     two = by["Broom Service, ISMCTS-1000 games from 1 to 2 threads"]
-    assert two["value"] == pytest.approx(1.875) and two["passed"] is True
+    assert two["value"] == 1.85 and two["passed"] is True and "1.79x wall" in two["figure"]
+
+
+def test_busy_games_are_those_that_ended_before_a_thread_went_idle():
+    # two threads: games 0 and 1 start at once; 2 starts when 0 ends; 1 ends, no game is left
+    spans = [(0.0, 1.0), (0.0, 1.5), (1.0, 2.2)]
+    assert agents.busy(spans, 2) == [True, True, False]
+    assert agents.busy(spans[:2], 2) == [True, False]
+    assert agents.busy(spans, 1) == [True, True, True]
 
 
 def test_report_tables_and_plot(tmp_path):

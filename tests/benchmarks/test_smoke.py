@@ -43,4 +43,5 @@ def test_the_agents_section_times_every_agent_and_budget():
         timed = [recs[-1][k] for k in ("threads_1", "threads_2") if k in recs[-1]]
         assert timed and all(g["games"] == PLANS["smoke"].agent_games for g in timed)
         assert all(g["s_per_game"] > 0 and 0 <= g["agent_win"] <= 1 for g in timed)
+        assert all(g["scaling"] > 0 and g["wall_scaling"] > 0 for g in timed)
         assert len({g["agent_win"] for g in timed}) == 1     # the same games on every count

@@ -31,7 +31,15 @@ once a new node is added, the seats play the ``playout`` heuristic to the end (o
 seeds derive from one draw of the seat's own random stream per decision.
 
 The tree lives in a region of the scratch game's state array (``REGION`` words, then the path,
-the option keys and the nodes): the engine's decision hook reaches it without new arguments.
+the option keys, their children, PIMC's votes and the nodes): the engine's decision hook
+reaches it without new arguments. Each game's driver (``engine/search.py``) sets up its scratch
+state and runs the one loop every game shares::
+
+    begin(reg, base, agent, max_options, seed)
+    while next_iteration(reg, base):
+        # restore the position, determinize with determinization_seed(reg, base), play
+        end_iteration(reg, base, win, keys, n_players)
+    return decision(reg, base)
 """
 from __future__ import annotations
 
@@ -62,7 +70,13 @@ H_ITER = H.field("iteration")
 H_RNG = H.field("rng", meaning="the expansions' random stream (uint64 bits)")
 H_C = H.field("c", meaning="UCB exploration constant (float64 bits)")
 H_MAXO = H.field("max_options")
-H_PATH = H.field("path_at", meaning="where the path starts (then keys, children, nodes)")
+H_PATH = H.field("path_at",
+                 meaning="where the path starts (then keys, children, votes, nodes)")
+H_TREES = H.field("trees", meaning="PIMC's worlds; 1 for the others")
+H_PER_TREE = H.field("per_tree", meaning="iterations per tree")
+H_TREE = H.field("tree", meaning="the tree being searched")
+H_MARGIN = H.field("margin", meaning="the reward margin (float64 bits, ``blend``)")
+H_SEED = H.field("seed", meaning="the decision's seed (``determinization_seed``)")
 REGION = H.size
 
 N = Layout("tree node")
@@ -238,14 +252,33 @@ def parse_agent(spec, playouts, default: str, horizon: int | None = None,
 @njit(cache=True)
 def region_size(cap, max_options):
     """Words of a search region for ``cap`` nodes and decisions of up to ``max_options``."""
-    return REGION + (cap + 1) + 2 * max_options + cap * NODE
+    return REGION + (cap + 1) + 3 * max_options + cap * NODE
+
+
+@njit(cache=True)
+def _trees(agent):
+    return agent[A_DETS] if agent[A_ALGO] == PIMC else 1
+
+
+@njit(cache=True)
+def region_words(agent, max_options):
+    """Words of the region ``agent`` (``Agent.params``) searches in, at decisions of up to
+    ``max_options``: a node per iteration of a tree, and the root."""
+    return region_size(agent[A_ITER] // _trees(agent) + 1, max_options)
+
+
+@njit(cache=True)
+def observer(agent, seat):
+    """The seat a determinization is drawn for: ``-1 - seat`` for an oracle (the true
+    position, only the coming draws new)."""
+    return -1 - seat if agent[A_ORACLE] else seat
 
 
 # ---------------------------------------------------------------- compiled, on the region
 
 @njit(cache=True, _nrt=False)
 def _node(g, base, i):
-    return g[base + H_PATH] + 1 + g[base + H_CAP] + 2 * g[base + H_MAXO] + i * NODE
+    return g[base + H_PATH] + 1 + g[base + H_CAP] + 3 * g[base + H_MAXO] + i * NODE
 
 
 @njit(cache=True, _nrt=False)
@@ -268,28 +301,86 @@ def _new_node(g, base, parent, key, actor):
 
 
 @njit(cache=True, _nrt=False)
-def init_region(g, base, cap, max_options, algo, c, seed):
-    """A region at ``g[base:]`` for a search of ``cap`` nodes; the expansions draw from
+def begin(g, base, agent, max_options, seed):
+    """A region at ``g[base:]`` (``region_words`` long) for one decision's search by
+    ``agent`` (``Agent.params``); the expansions and the determinizations draw from
     ``seed``."""
-    g[base + H_ALGO], g[base + H_CAP], g[base + H_MAXO] = algo, cap, max_options
+    trees = _trees(agent)
+    per_tree = agent[A_ITER] // trees
+    cap = per_tree + 1
+    g[base + H_ALGO], g[base + H_CAP], g[base + H_MAXO] = agent[A_ALGO], cap, max_options
     g[base + H_PATH] = base + REGION
-    g.view(np.float64)[base + H_C] = c
+    g[base + H_C], g[base + H_MARGIN] = agent[A_C], agent[A_MARGIN]
+    g[base + H_TREES], g[base + H_PER_TREE] = trees, per_tree
+    g[base + H_TREE], g[base + H_ITER], g[base + H_SEED] = 0, -1, seed
     g.view(np.uint64)[base + H_RNG] = mix64(np.uint64(seed) ^ np.uint64(0x5EA7C4))
-    new_tree(g, base)
+    votes = _votes(g, base)
+    for i in range(max_options):
+        g[votes + i] = 0
+    _new_tree(g, base)
 
 
 @njit(cache=True, _nrt=False)
-def new_tree(g, base):
+def _votes(g, base):
+    return g[base + H_PATH] + 1 + g[base + H_CAP] + 2 * g[base + H_MAXO]
+
+
+@njit(cache=True, _nrt=False)
+def _new_tree(g, base):
     g[base + H_NODES] = 0
     _new_node(g, base, -1, -1, -1)
 
 
 @njit(cache=True, _nrt=False)
-def new_iteration(g, base, iteration):
+def next_iteration(g, base):
+    """Start the next iteration (PIMC: in the next world once a world's are spent, its root
+    visits added to the votes); False when the budget is spent."""
+    it = g[base + H_ITER] + 1
+    if it == g[base + H_PER_TREE]:
+        if g[base + H_ALGO] == PIMC:
+            _add_visits(g, base)
+        if g[base + H_TREE] + 1 == g[base + H_TREES]:
+            return False
+        g[base + H_TREE] += 1
+        _new_tree(g, base)
+        it = 0
     g[base + H_MODE] = TREE
     g[base + H_NODE] = 0
     g[base + H_DEPTH] = 0
-    g[base + H_ITER] = iteration
+    g[base + H_ITER] = it
+    return True
+
+
+@njit(cache=True, _nrt=False)
+def determinization_seed(g, base):
+    """The seed of the iteration's determinization: new every iteration, and one per world in
+    PIMC (its world's future is fixed)."""
+    it = 0 if g[base + H_ALGO] == PIMC else g[base + H_ITER]
+    return np.int64(mix64(np.uint64(g[base + H_SEED])
+                          ^ mix64(np.uint64(g[base + H_TREE]) << np.uint64(32)
+                                  ^ np.uint64(it)))
+                    & np.uint64(0x7FFFFFFFFFFFFFFF))
+
+
+@njit(cache=True, _nrt=False)
+def end_iteration(g, base, win, keys, n_players):
+    """Credit the iteration's path: ``win`` ([P] win shares, turned into rewards in place by
+    ``blend`` with the ranking ``keys``)."""
+    blend(win, keys, n_players, g.view(np.float64)[base + H_MARGIN])
+    _backpropagate(g, base, win)
+
+
+@njit(cache=True, _nrt=False)
+def decision(g, base):
+    """The option taken: the root's best (``_best_option``), or in PIMC the most voted."""
+    if g[base + H_ALGO] != PIMC:
+        return _best_option(g, base)
+    votes = _votes(g, base)
+    best = 0
+    for i in range(1, g[base + H_MAXO]):
+        if g[votes + i] > g[votes + best]:
+            best = i
+    return best
 
 
 @njit(cache=True, _nrt=False)
@@ -372,7 +463,7 @@ def blend(win, keys, n_players, margin):
 
 
 @njit(cache=True, _nrt=False)
-def backpropagate(g, base, win):
+def _backpropagate(g, base, win):
     """Credit each node on the iteration's path with its actor's win share (``win``: [P])."""
     g[_node(g, base, 0) + N_VISITS] += 1
     for d in range(g[base + H_DEPTH]):
@@ -383,7 +474,7 @@ def backpropagate(g, base, win):
 
 
 @njit(cache=True, _nrt=False)
-def best_option(g, base):
+def _best_option(g, base):
     """The root option most visited (the best mean win share breaks ties; flat search takes
     the best mean win share)."""
     flat = g[base + H_ALGO] == FLAT
@@ -402,23 +493,15 @@ def best_option(g, base):
 
 
 @njit(cache=True, _nrt=False)
-def add_visits(g, base, votes):
-    """Add each root option's visits to ``votes``: PIMC sums its worlds' visits (with a few
+def _add_visits(g, base):
+    """Add each root option's visits to the votes: PIMC sums its worlds' visits (with a few
     iterations per world, a world's single most visited option is mostly chance)."""
+    votes = _votes(g, base)
     ch = g[_node(g, base, 0) + N_CHILD]
     while ch >= 0:
         at = _node(g, base, ch)
-        votes[g[at + N_INDEX]] += g[at + N_VISITS]
+        g[votes + g[at + N_INDEX]] += g[at + N_VISITS]
         ch = g[at + N_SIBLING]
-
-
-@njit(cache=True, _nrt=False)
-def iteration_seed(seed, tree, it):
-    """The determinization seed of iteration ``it`` of tree ``tree`` (a world per tree in
-    PIMC)."""
-    return np.int64(mix64(np.uint64(seed) ^ mix64(np.uint64(tree) << np.uint64(32)
-                                                  ^ np.uint64(it)))
-                    & np.uint64(0x7FFFFFFFFFFFFFFF))
 
 
 @njit(cache=True, _nrt=False)

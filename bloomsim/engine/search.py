@@ -27,15 +27,12 @@ def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
     ``seat`` is to act; its randomness from ``seed``. Each iteration replays the position in a
     scratch forward-model state (``play_game`` at address ``game_fn``), determinized for the
     seat at its decision; ``fm_decide`` hands the tree's decisions to ``simcore.search.step``.
-    -1 when a replay diverges (a bug: the caller reports it as an illegal choice)."""
-    algo, iters = agent[SR.A_ALGO], agent[SR.A_ITER]
-    trees = agent[SR.A_DETS] if algo == SR.PIMC else 1
-    per_tree = iters // trees
-    margin = agent[SR.A_MARGIN:SR.A_MARGIN + 1].view(np.float64)[0]
+    The loop is ``simcore.search``'s. -1 when a replay diverges (a bug: the caller reports it
+    as an illegal choice)."""
     maxo = t[T_MAXO]
     keep = t[T_LOG] + maxo * P.N_FEATURES
     base = t[T_LOG] + 4 * LOG_CAP + keep
-    snap = base + SR.region_size(per_tree + 1, maxo)
+    snap = base + SR.region_words(agent, maxo)
     s = State(np.zeros(snap + t[T_LOG], np.int64),
               np.zeros(OBS_LEN * (1 + MAX_PLAYERS), np.float32),
               np.zeros((maxo + t[P_N_ROLES], P.N_FEATURES), np.float32))
@@ -53,15 +50,14 @@ def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
         for w in range(3):
             g[G_MARKS + 3 * j + w] = marks[j, w]
     g[G_MARKS + 3 * m] = k
-    g[G_MARKS + 3 * m + 1] = -1 - seat if agent[SR.A_ORACLE] else seat
+    g[G_MARKS + 3 * m + 1] = SR.observer(agent, seat)
     g[G_N_MARKS] = m + 1
     g[G_FM_STOP] = k
     g[G_SEARCH] = base
     g[G_PLAYOUT] = agent[SR.A_PLAYOUT]
     g[G_HORIZON] = agent[SR.A_HORIZON]
     g[G_SNAP] = snap
-    SR.init_region(g, base, per_tree + 1, maxo, algo,
-                   agent[SR.A_C:SR.A_C + 1].view(np.float64)[0], seed)
+    SR.begin(g, base, agent, maxo, seed)
     play = game_at(game_fn)
     seat_out = np.zeros((17, 1, n_players), np.int16)
     rank, win = np.zeros((1, n_players), np.int8), np.zeros((1, n_players), np.float32)
@@ -69,29 +65,19 @@ def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
     errors = np.zeros((1, 6), np.int64)
     keys = np.zeros((2, n_players), np.int64)
     log = np.zeros((1, 0, 4), np.int16)
-    votes = np.zeros(maxo, np.int64)
-    for tree in range(trees):
-        if tree:
-            SR.new_tree(g, base)
-        for it in range(per_tree):
-            if g[G_RESUME]:     # from the start of the decision's turn (play_game)
-                for j in range(t[T_LOG]):
-                    g[j] = g[snap + j]
-            g[G_MARKS + 3 * m + 2] = SR.iteration_seed(seed, tree, 0 if algo == SR.PIMC else it)
-            SR.new_iteration(g, base, it)
-            g[G_HALTED] = 0
-            for p in range(n_players):
-                g[sc(p, S_POLICY)] = FM_SEAT
-            play(t, s, key, game, log, 0, keys[0], keys[1], seat_out, rank, win, game_out,
-                 errors)
-            if errors[0, 0] or g[G_HALTED]:
-                return -1
-            SR.blend(win[0], keys[0], n_players, margin)
-            SR.backpropagate(g, base, win[0])
-        if algo != SR.PIMC:
-            return SR.best_option(g, base)
-        SR.add_visits(g, base, votes)
-    return np.argmax(votes)
+    while SR.next_iteration(g, base):
+        if g[G_RESUME]:     # from the start of the decision's turn (play_game)
+            for j in range(t[T_LOG]):
+                g[j] = g[snap + j]
+        g[G_MARKS + 3 * m + 2] = SR.determinization_seed(g, base)
+        g[G_HALTED] = 0
+        for p in range(n_players):
+            g[sc(p, S_POLICY)] = FM_SEAT
+        play(t, s, key, game, log, 0, keys[0], keys[1], seat_out, rank, win, game_out, errors)
+        if errors[0, 0] or g[G_HALTED]:
+            return -1
+        SR.end_iteration(g, base, win[0], keys[0], n_players)
+    return SR.decision(g, base)
 
 
 @njit(SEARCH_SEAT_SIG, cache=True)

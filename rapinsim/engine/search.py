@@ -29,13 +29,10 @@ def search(head, key, game, n_players, choices, marks, seat, agent, seed):
     (``rule_vector``, with the addresses). Each iteration replays the position in a scratch
     forward-model G (from the snapshot of the decision's turn once there is one), determinized
     for the seat at its decision; ``fm_decide`` hands the tree's decisions to
-    ``simcore.search.step``. -1 when a replay diverges (a bug: the caller reports it).
+    ``simcore.search.step``; the loop is ``simcore.search``'s. -1 when a replay diverges (a
+    bug: the caller reports it).
     """
-    algo, iters = agent[SR.A_ALGO], agent[SR.A_ITER]
-    trees = agent[SR.A_DETS] if algo == SR.PIMC else 1
-    per_tree = iters // trees
-    margin = agent[SR.A_MARGIN:SR.A_MARGIN + 1].view(np.float64)[0]
-    words = SR.region_size(per_tree + 1, MO)
+    words = SR.region_words(agent, MO)
     f = LOG0 + 4 * LOG_LEN
     at = f + FM_LEN + (f + FM_LEN) % 2
     snap = at + 2 * words
@@ -57,39 +54,29 @@ def search(head, key, game, n_players, choices, marks, seat, agent, seed):
     for j in range(m):
         for w in range(3):
             mk[3 * j + w] = marks[j, w]
-    mk[3 * m], mk[3 * m + 1] = k, -1 - seat if agent[SR.A_ORACLE] else seat
+    mk[3 * m], mk[3 * m + 1] = k, SR.observer(agent, seat)
     G[f + FM_N_MARKS], G[f + FM_STOP] = m + 1, k
     G[f + FM_SEARCH], G[f + FM_REGION], G[f + FM_PLAYOUT] = at, words, agent[SR.A_PLAYOUT]
     reg = carray(i64_at(G, at), words)
-    SR.init_region(reg, 0, per_tree + 1, MO, algo, agent[SR.A_C:SR.A_C + 1].view(np.float64)[0],
-                   seed)
+    SR.begin(reg, 0, agent, MO, seed)
     play = game_at(i64_at(G, ADDR)[1])
     win = np.zeros(n_players, np.float32)
-    votes = np.zeros(MO, np.int64)
-    for tree in range(trees):
-        if tree:
-            SR.new_tree(reg, 0)
-        for it in range(per_tree):
-            if G[RESUME]:
-                for i in range(STATE0, LOG0):
-                    G[i] = G[snap + i - STATE0]
-            mk[3 * m + 2] = SR.iteration_seed(seed, tree, 0 if algo == SR.PIMC else it)
-            SR.new_iteration(reg, 0, it)
-            G[f + FM_HALTED] = 0
-            for q in range(n_players):
-                G[PID + q] = FM_SEAT
-            play(G, key, game)
-            if G[ERR] or G[f + FM_HALTED]:
-                return -1
-            rank_and_share(Ga[PRIM:PRIM + n_players], Ga[SECD:SECD + n_players], n_players,
-                           Ga[RANKS:RANKS + n_players], win)
-            SR.blend(win, Ga[PRIM:PRIM + n_players], n_players, margin)
-            SR.backpropagate(reg, 0, win)
-            G[RESUME] = 1 if G[SNAP_TURN] >= 0 else 0
-        if algo != SR.PIMC:
-            return SR.best_option(reg, 0)
-        SR.add_visits(reg, 0, votes)
-    return np.argmax(votes)
+    while SR.next_iteration(reg, 0):
+        if G[RESUME]:
+            for i in range(STATE0, LOG0):
+                G[i] = G[snap + i - STATE0]
+        mk[3 * m + 2] = SR.determinization_seed(reg, 0)
+        G[f + FM_HALTED] = 0
+        for q in range(n_players):
+            G[PID + q] = FM_SEAT
+        play(G, key, game)
+        if G[ERR] or G[f + FM_HALTED]:
+            return -1
+        rank_and_share(Ga[PRIM:PRIM + n_players], Ga[SECD:SECD + n_players], n_players,
+                       Ga[RANKS:RANKS + n_players], win)
+        SR.end_iteration(reg, 0, win, Ga[PRIM:PRIM + n_players], n_players)
+        G[RESUME] = 1 if G[SNAP_TURN] >= 0 else 0
+    return SR.decision(reg, 0)
 
 
 @njit(SEARCH_SIG, cache=True, no_cpython_wrapper=True)     # C wrapper: called by address

@@ -20,8 +20,11 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 UNIT = 64
-"""Games per unit of work: about a millisecond, so a thread left without work at the end of a
-batch idles only briefly, and the claims (one atomic add each) cost nothing measurable."""
+"""Games per unit of work: about a millisecond of heuristic games, so a thread left without
+work at the end of a batch idles only briefly, and the claims (one atomic add each) cost
+nothing measurable. A batch with a search seat (a game takes a fraction of a second) claims
+games one by one (``spread``'s ``unit``): 64 of them would keep a batch of fewer games on one
+thread and leave the other idle for up to a minute at the end of a larger one."""
 
 
 @intrinsic
@@ -37,19 +40,20 @@ def _fetch_add(typingctx, counter, delta):
 
 
 @njit(cache=True, inline="always")
-def claim(counter, n, unit=UNIT):
+def claim(counter, n):
     """Claim the next unit of rows ``lo .. hi-1`` of ``0 .. n-1``; ``lo == hi`` when none is
-    left. ``counter``: int64[1], zero at the start of the batch, shared by its threads."""
-    lo = min(_fetch_add(counter, unit), n)
-    return lo, min(lo + unit, n)
+    left. ``counter``: int64[2] (``spread``'s), the next row, shared by the batch's threads,
+    then the rows per unit."""
+    lo = min(_fetch_add(counter, counter[1]), n)
+    return lo, min(lo + counter[1], n)
 
 
-def spread(play_units: Callable[[np.ndarray], None], n: int) -> None:
+def spread(play_units: Callable[[np.ndarray], None], n: int, unit: int = UNIT) -> None:
     """Call ``play_units(counter)`` on ``numba.get_num_threads()`` threads at once, this one
-    among them (fewer for a small batch); it must release the GIL and play the units of ``n``
-    rows it ``claim``s until none is left."""
-    counter = np.zeros(1, np.int64)
-    threads = min(numba.get_num_threads(), -(-n // UNIT))
+    among them (fewer for a small batch); it must release the GIL and play the units of
+    ``unit`` rows of ``n`` it ``claim``s until none is left."""
+    counter = np.array([0, unit], np.int64)
+    threads = min(numba.get_num_threads(), -(-n // unit))
     if threads <= 1:
         play_units(counter)
         return

@@ -216,3 +216,22 @@ def test_spread_plays_every_row_once_in_units():
     calls.clear()
     spread(play_units, 7)
     assert calls == [threading.get_ident()]
+
+
+def test_spread_in_units_of_one_row_uses_every_thread_for_a_few_rows():
+    """A batch of search games claims games one by one: two games keep two threads busy."""
+    rows, calls = np.zeros(2, np.int64), []
+
+    def play_units(counter):
+        calls.append(threading.get_ident())
+        while (unit := claim(counter, rows.size)) and unit[0] < unit[1]:
+            assert unit[1] - unit[0] == 1
+            rows[unit[0]] += 1
+
+    old = numba.get_num_threads()
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    try:
+        spread(play_units, rows.size, unit=1)
+    finally:
+        numba.set_num_threads(old)
+    assert (rows == 1).all() and len(set(calls)) == min(numba.config.NUMBA_NUM_THREADS, 2)

@@ -7,6 +7,7 @@ import numpy as np
 
 from simcore import runner
 from simcore.forward import ForwardGame, Halt
+from simcore.parallel import counter
 from simcore.policy import first_class
 from simcore.results import rules_label
 from simcore.rng import root_key, seed_streams
@@ -54,7 +55,7 @@ class Engine:
         G[f + E.FM_MARKS:f + E.FM_STATE].view(np.int64)[:marks.size] = marks.ravel()
         out = S.new_arrays(1, p, self.rules.districts)
         err = np.zeros((1, 5), np.int64)
-        E.play_games(G, self.key, self.game, np.zeros(1, np.int64), self.game_fn, *out, err,
+        E.play_games(G, self.key, self.game, counter(1), self.game_fn, *out, err,
                      np.zeros((1, 0, 4), np.int16))
         if err[0, 0]:
             raise RuntimeError(f"the forward model's replay diverged: choice {err[0, 3]} of "

@@ -42,23 +42,27 @@ def _fetch_add(typingctx, counter, delta):
 @njit(cache=True, inline="always")
 def claim(counter, n):
     """Claim the next unit of rows ``lo .. hi-1`` of ``0 .. n-1``; ``lo == hi`` when none is
-    left. ``counter``: int64[2] (``spread``'s), the next row, shared by the batch's threads,
-    then the rows per unit."""
+    left. ``counter``: ``counter(unit)``, shared by the batch's threads."""
     lo = min(_fetch_add(counter, counter[1]), n)
     return lo, min(lo + counter[1], n)
+
+
+def counter(unit: int = UNIT) -> np.ndarray:
+    """A batch's counter for ``claim``: the next row (0), then ``unit``, the rows per unit."""
+    return np.array([0, unit], np.int64)
 
 
 def spread(play_units: Callable[[np.ndarray], None], n: int, unit: int = UNIT) -> None:
     """Call ``play_units(counter)`` on ``numba.get_num_threads()`` threads at once, this one
     among them (fewer for a small batch); it must release the GIL and play the units of
     ``unit`` rows of ``n`` it ``claim``s until none is left."""
-    counter = np.array([0, unit], np.int64)
+    shared = counter(unit)
     threads = min(numba.get_num_threads(), -(-n // unit))
     if threads <= 1:
-        play_units(counter)
+        play_units(shared)
         return
     with ThreadPoolExecutor(threads - 1, thread_name_prefix="simcore-games") as pool:
-        others = [pool.submit(play_units, counter) for _ in range(threads - 1)]
-        play_units(counter)
+        others = [pool.submit(play_units, shared) for _ in range(threads - 1)]
+        play_units(shared)
         for done in others:
             done.result()

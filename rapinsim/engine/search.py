@@ -57,7 +57,9 @@ def search(head, key, game, n_players, choices, marks, seat, agent, seed):
     mk[3 * m], mk[3 * m + 1] = k, SR.observer(agent, seat)
     G[f + FM_N_MARKS], G[f + FM_STOP] = m + 1, k
     G[f + FM_SEARCH], G[f + FM_REGION], G[f + FM_PLAYOUT] = at, words, agent[SR.A_PLAYOUT]
-    reg = carray(i64_at(G, at), words)
+    # a view of Ga, not a pointer into it: numba frees Ga after its last use (in the loop),
+    # and the decision after the loop reads the region
+    reg = Ga[at:at + 2 * words].view(np.int64)
     SR.begin(reg, 0, agent, MO, seed)
     play = game_at(i64_at(G, ADDR)[1])
     win = np.zeros(n_players, np.float32)

@@ -1,6 +1,11 @@
 """Search agents (``simcore.search``), for every registered game that offers them: policies
 like any other, the same game on any thread count and batch split, and honest (a choice never
 depends on what the acting seat cannot see)."""
+import os
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import polars as pl
 import pytest
@@ -30,6 +35,27 @@ def test_an_agent_game_is_the_same_on_any_thread_count_and_batch_split(game, spe
     assert whole.equals(sim(pols, 6, 3, threads=2))
     assert whole.equals(pl.concat([sim(pols, 2, 3), sim(pols, 4, 3, first_game=2)]))
     assert whole.filter(pl.col("seat") == 0)["policy"].to_list() == [spec] * 6
+
+
+def test_a_search_reads_no_memory_it_has_freed(game):
+    """With a fixed mmap threshold every allocation above it is its own mapping, unmapped when
+    freed, so a kernel that reads an array numba has already freed (a raw pointer into it
+    outliving its last use) crashes instead of reading stale memory that usually still holds
+    the right values. In a subprocess: a crash must not take the test run down."""
+    code = textwrap.dedent(f"""
+        from simcore import games
+        mod = games.get({game.name!r}).module()
+        g = mod.new_game(4, 2026, 0)
+        for _ in range(6):
+            g.step(g.to_act[1] - 1)
+        print([g.search(spec, 1) for spec in {SPECS!r}])
+        print(mod.simulate(["ismcts-24"] + ["careful"] * 3, 2, 5, threads=2)["win"].sum())
+    """)
+    env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="4096")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=900, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines()[-1] == "2.0"     # two games, each won (shares summed)
 
 
 def test_agents_by_name_and_with_parameters(game):

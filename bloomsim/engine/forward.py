@@ -62,10 +62,15 @@ def action_key(kind, o):
 def snapshot(t, g, rnd, turns):
     """While a search's decision is still ahead (``search``), keep the state at the start of
     each round (``turns`` 0) and of each turn (1): the search's iterations replay from the last
-    one, not from the start of the game. A batch game keeps none (G_SNAP 0)."""
-    if g[G_SNAP] and g[G_DECISIONS] <= g[G_FM_STOP]:
+    one, not from the start of the game. A batch game keeps none (G_SNAP 0). An iteration
+    that resumed from the snapshot meets it again first thing: kept already, not copied (at
+    worst, after a turn without decisions, a search resumes a turn early: the same game)."""
+    snap = g[G_SNAP]
+    if snap and g[G_DECISIONS] <= g[G_FM_STOP]:
+        if (g[snap + G_RESUME] == rnd and g[snap + G_RESUME_TURNS] == turns
+                and g[snap + G_DECISIONS] == g[G_DECISIONS]):
+            return
         g[G_RESUME], g[G_RESUME_TURNS] = rnd, turns
-        snap = g[G_SNAP]
         for j in range(t[T_LOG]):
             g[snap + j] = g[j]
 

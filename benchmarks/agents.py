@@ -90,7 +90,7 @@ def games(engine, spec: str, thread_counts: list[int], n: int, reps: int) -> dic
     if n < max(thread_counts):
         raise ValueError(f"{n} games cannot keep {max(thread_counts)} threads busy")
     wall, scaling, wall_scaling = ({t: [] for t in thread_counts} for _ in range(3))
-    frames = {}
+    frames, one_thread = {}, min(thread_counts)
     for _ in range(reps):
         spans = {}
         for t in thread_counts:
@@ -98,12 +98,13 @@ def games(engine, spec: str, thread_counts: list[int], n: int, reps: int) -> dic
                 t0 = time.perf_counter()
                 frames[t], spans[t] = zip(*pool.map(one, range(n)))
                 wall[t].append(time.perf_counter() - t0)
-        alone = [b - a for a, b in spans[min(thread_counts)]]
+        alone = [b - a for a, b in spans[one_thread]]
         for t in thread_counts:
-            side = [(b - a, s) for (a, b), s in zip(spans[t], busy(spans[t], t))]
-            scaling[t].append(t * sum(x for x, (_, s) in zip(alone, side) if s)
-                              / sum(y for y, s in side if s))
-            wall_scaling[t].append(wall[min(thread_counts)][-1] / wall[t][-1])
+            keep = busy(spans[t], t)
+            took = [b - a for a, b in spans[t]]
+            scaling[t].append(t * sum(x for x, k in zip(alone, keep) if k)
+                              / sum(y for y, k in zip(took, keep) if k))
+            wall_scaling[t].append(wall[one_thread][-1] / wall[t][-1])
     out = {}
     for t, w in wall.items():
         med = statistics.median(w)

@@ -250,12 +250,6 @@ def parse_agent(spec, playouts, default: str, horizon: int | None = None,
 
 
 @njit(cache=True)
-def region_size(cap, max_options):
-    """Words of a search region for ``cap`` nodes and decisions of up to ``max_options``."""
-    return REGION + (cap + 1) + 3 * max_options + cap * NODE
-
-
-@njit(cache=True)
 def _trees(agent):
     return agent[A_DETS] if agent[A_ALGO] == PIMC else 1
 
@@ -263,8 +257,10 @@ def _trees(agent):
 @njit(cache=True)
 def region_words(agent, max_options):
     """Words of the region ``agent`` (``Agent.params``) searches in, at decisions of up to
-    ``max_options``: a node per iteration of a tree, and the root."""
-    return region_size(agent[A_ITER] // _trees(agent) + 1, max_options)
+    ``max_options``: the header, the path, the option keys, their children, the votes, and a
+    node per iteration of a tree and the root."""
+    cap = agent[A_ITER] // _trees(agent) + 1
+    return REGION + (cap + 1) + 3 * max_options + cap * NODE
 
 
 @njit(cache=True)

@@ -22,9 +22,14 @@ from numba.extending import intrinsic
 UNIT = 64
 """Games per unit of work: about a millisecond of heuristic games, so a thread left without
 work at the end of a batch idles only briefly, and the claims (one atomic add each) cost
-nothing measurable. A batch with a search seat (a game takes a fraction of a second) claims
-games one by one (``spread``'s ``unit``): 64 of them would keep a batch of fewer games on one
-thread and leave the other idle for up to a minute at the end of a larger one."""
+nothing measurable. A batch with a search seat claims games one by one (``unit_of``)."""
+
+
+def unit_of(searching: bool) -> int:
+    """Games per unit of a batch: one where a seat searches (a game takes a fraction of a
+    second, and 64 of them would keep a batch of fewer games on one thread and leave the other
+    idle for up to a minute at the end of a larger one), else ``UNIT``."""
+    return 1 if searching else UNIT
 
 
 @intrinsic

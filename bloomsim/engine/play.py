@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from simcore import search as SR
-from simcore.parallel import UNIT, claim, spread
+from simcore.parallel import claim, spread, unit_of
 from simcore.policy import first_class
 from simcore.results import rank_and_share
 
@@ -161,4 +161,4 @@ def play_batch(t, key, start, pol, user_policies, seat_out, rank, win, game_out,
         play_games(t, s, key, start, counter, game_fn, keys[0], keys[1], seat_out, rank, win,
                    game_out, errors, log)
 
-    spread(play_units, win.shape[0], 1 if searching else UNIT)
+    spread(play_units, win.shape[0], unit_of(searching))

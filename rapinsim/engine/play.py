@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit, types
 
 from simcore import search as SR
-from simcore.parallel import UNIT, claim, spread
+from simcore.parallel import claim, spread, unit_of
 from simcore.policy import first_class
 from simcore.results import rank_and_share
 
@@ -127,4 +127,4 @@ def play_batch(rules: Rules, ids, user, key, start, n_players, fixed, seat, win,
         g[:RULES_LEN] = head
         play_games(g, key, start, counter, game_fn, seat, win, game, chars, led, err, log)
 
-    spread(play_units, win.shape[0], 1 if searching else UNIT)
+    spread(play_units, win.shape[0], unit_of(searching))

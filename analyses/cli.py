@@ -136,6 +136,12 @@ def _parser() -> argparse.ArgumentParser:
     wi.add_argument("--host", default="127.0.0.1", help="listen address (default 127.0.0.1)")
     wi.add_argument("--policy", action="append", help="built-in policies (default: all)")
     wi.add_argument("--players", type=int)
+    wi.add_argument("--allow-host", action="append", metavar="NAME",
+                    help="a host name the page also answers to, besides 127.0.0.1, localhost "
+                         "and the --host address (for a page reached by a name)")
+    wi.add_argument("--report", default="report", metavar="DIR",
+                    help="a balance report folder to link each group of rules to (default: "
+                         "report, where it exists)")
     df_ = sub.add_parser("diff", help="every balance metric under two rules sets on the same "
                                       "games, B - A with intervals; writes DIR/index.html")
     df_.add_argument("game", choices=games.names())
@@ -287,7 +293,8 @@ def _run(args: argparse.Namespace) -> None:
             print(f"diff page: {page.resolve()}")
     elif args.command == "whatif":
         from .whatif import serve
-        serve(args.game, args.host, args.port, args.policy, args.players)
+        serve(args.game, args.host, args.port, args.policy, args.players, args.allow_host,
+              args.report)
     elif args.command == "metrics":
         t = designer_metrics(scan(args.results), args.by)
         print(display.to_text(t.select(c for c in t.columns

@@ -1,31 +1,42 @@
 """The what-if page: change a rules value in a browser and see what it does to the balance.
 
 ``python -m analyses whatif GAME [--port N]`` serves one page (Starlette on uvicorn, on
-127.0.0.1 unless told otherwise). The page shows the game's rules values as form controls; on
-each change it asks the server for a run, and the server plays the default rules and the
-changed rules on the same games (paired seeds, every seating rotation), a step of games at a
-time, so the tables (each variant's start seat and policy win rates, the differences with 95%
-intervals) come within a couple of seconds and sharpen as games arrive.
+127.0.0.1 unless told otherwise). The page shows the game's rules values grouped as the
+rulebook groups them, named and explained by the game's rules guide (``Game.rules_guide``); on
+each change the server plays the default rules and the changed rules on the same games (paired
+seeds, every seating rotation), a step of games at a time, so the differences (the start seat's
+and each policy's win rate and mean score, with 95% intervals) come within a couple of seconds
+and sharpen as games arrive.
+
+A local page is still reachable by any web page the user visits, so the server answers only
+requests that name it by a local host name (DNS rebinding) and come from its own page
+(cross-site requests), reads at most ``MAX_BODY`` bytes of a body, and answers every bad
+request, and every fault of its own, with one line (:class:`Guard`, :func:`read_json`).
 
 Nothing a request sends reaches a file or code: a change names a control the page offered and
-a value of that control's type, which the game's own rules validation then checks; a bad value
-gets its one-line message on the page. A run plays at most ``MAX_GAMES`` games per rules set;
-each browser has one run at a time (a new change stops its previous run), and at most
-``MAX_RUNS`` run at once.
+a value of that control's type, which the game's own rules validation then checks. A run plays
+at most ``MAX_GAMES`` games per rules set; each browser (client id) has one run at a time, a new
+change replacing the previous one; at most ``MAX_RUNS`` runs play at once; a run nobody has
+watched for ``ABANDON_S`` seconds stops, and a finished run keeps only its tables.
 """
 from __future__ import annotations
 
 import json
+import re
+import sys
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import numpy as np
 import polars as pl
 
 from simcore import games
-from simcore.summary import Z95
 
 from .diff import paired
 from .sweep import Task, Variant, apply_changes, play_task, seatings
@@ -35,11 +46,34 @@ STEP = 500
 MAX_GAMES = 20_000
 """Games per rules set a run plays at most."""
 MAX_RUNS = 2
+"""Runs that play at once, over all browsers."""
+ABANDON_S = 30.0
+"""A run whose page has not asked for its tables for this long stops (the page was left)."""
+FORGET_S = 600.0
+"""A finished run nobody has asked about for this long is forgotten."""
 MAX_BODY = 16_384
-KEEP = ["variant", "seating", "game", "seat", "policy", "win"]
-"""The columns a run keeps of each step's results (what its tables read), with the score."""
+"""Bytes of a request body the server reads at most."""
 MAX_ABS = 1_000_000
 """No number beyond this magnitude is passed to the rules (they bound far lower anyway)."""
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+CLIENT = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class Refused(ValueError):
+    """A request the page answers with one line and an HTTP status other than 400."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def one_line(e: BaseException) -> str:
+    """An exception as one line for a stranger's eyes: the first line, file paths shortened to
+    their last part (a page must not show the server's folders)."""
+    text = str(e).strip()
+    line = text.splitlines()[0] if text else type(e).__name__
+    line = re.sub(r"(?:[A-Za-z]:)?[\\/](?:[^\s'\"\\/:]+[\\/])+([^\s'\"\\/]*)", r"\1", line)
+    return line[:300]
 
 
 # ------------------------------------------------------------------ controls
@@ -47,9 +81,11 @@ MAX_ABS = 1_000_000
 
 def controls(spec: games.Game, rules: Any) -> list[dict]:
     """The form controls for a game's rules values: numbers, true/false, choices, and the
-    members of a list to keep (the event deck, the roster). Board geometry and tile tables are
-    not offered (a rules file changes those)."""
+    members of a list to keep (the event deck, the roster), each with the label and one-line
+    help of the game's rules guide. Board geometry and tile tables are not offered (a rules
+    file changes those)."""
     data = spec.rules_data(rules)
+    guide = {v["name"]: (g["id"], v) for g in games.rules_guide(spec) for v in g["values"]}
     out: list[dict] = []
 
     def scalar(name: str, v: Any) -> dict | None:
@@ -77,6 +113,26 @@ def controls(spec: games.Game, rules: Any) -> list[dict]:
             out.append({"name": name, "kind": "subset", "value": ids, "options": ids})
         elif (c := scalar(name, v)) is not None:
             out.append(c)
+    for c in out:
+        group, about = guide.get(c["name"], ("other", {}))
+        c.update(group=group, label=about.get("label", c["name"]), help=about.get("help", ""),
+                 names=about.get("options", {}))
+    return out
+
+
+def grouped(spec: games.Game, rules: Any) -> list[dict]:
+    """The controls in the rules guide's groups and order (values the guide does not name come
+    last, under "Other rules values")."""
+    offered = {c["name"]: c for c in controls(spec, rules)}
+    out = []
+    for g in games.rules_guide(spec):
+        members = [offered.pop(v["name"]) for v in g["values"] if v["name"] in offered]
+        if members:
+            out.append({k: g.get(k, "") for k in ("id", "title", "about", "report")}
+                       | {"controls": members})
+    if offered:
+        out.append({"id": "other", "title": "Other rules values", "about": "", "report": "",
+                    "controls": list(offered.values())})
     return out
 
 
@@ -85,23 +141,28 @@ def _typed(control: dict, value: Any) -> Any:
     name, kind = control["name"], control["kind"]
     if kind == "bool":
         if not isinstance(value, bool):
-            raise ValueError(f"{name}: expected true or false, got {value!r}")
+            raise ValueError(f"{name}: expected true or false, got {_shown(value)}")
     elif kind == "int":
         if isinstance(value, bool) or not isinstance(value, int) or abs(value) > MAX_ABS:
             raise ValueError(f"{name}: expected a whole number (at most {MAX_ABS:,} in size), "
-                             f"got {value!r}")
+                             f"got {_shown(value)}")
     elif kind == "float":
         if (isinstance(value, bool) or not isinstance(value, (int, float))
                 or not abs(value) <= MAX_ABS):
-            raise ValueError(f"{name}: expected a number, got {value!r}")
+            raise ValueError(f"{name}: expected a number, got {_shown(value)}")
         value = float(value)
     elif kind == "choice":
         if value not in control["options"]:
-            raise ValueError(f"{name}: expected one of {control['options']}, got {value!r}")
+            raise ValueError(f"{name}: expected one of {control['options']}, got {_shown(value)}")
     elif (not isinstance(value, list) or not all(isinstance(x, str) for x in value)
           or not set(value) <= set(control["options"])):
         raise ValueError(f"{name}: expected a list of some of {control['options']}")
     return value
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def changes_of(spec: games.Game, rules: Any, request: Any) -> dict[str, Any]:
@@ -132,8 +193,8 @@ def variant_rules(spec: games.Game, rules: Any, changes: Mapping[str, Any]) -> A
     """The rules with ``changes`` applied, validated by the game; ValueError otherwise."""
     try:
         return apply_changes(rules, changes)
-    except (TypeError, KeyError) as e:
-        raise ValueError(str(e)) from None
+    except (TypeError, KeyError, RecursionError) as e:
+        raise ValueError(one_line(e)) from None
 
 
 # ------------------------------------------------------------------ runs
@@ -141,6 +202,8 @@ def variant_rules(spec: games.Game, rules: Any, changes: Mapping[str, Any]) -> A
 
 @dataclass
 class Run:
+    """One client's comparison of the default rules and its changed ones."""
+
     game: str
     changes: dict
     policies: list[str]
@@ -148,235 +211,346 @@ class Run:
     games: int = 0
     done: bool = False
     error: str | None = None
+    stopped: str | None = None
+    """Why the run stopped before ``MAX_GAMES`` (replaced, abandoned, asked to)."""
+    seen: float = field(default_factory=time.monotonic)
     frames: list[pl.DataFrame] = field(default_factory=list)
+    final: dict | None = None
     stop: threading.Event = field(default_factory=threading.Event)
+    finished: threading.Event = field(default_factory=threading.Event)
+    after: Run | None = None
+    """The client's previous run: this one plays once that one has wound down."""
 
     def play(self, seed: int = 0) -> None:
-        """Play steps of games for both rules sets until ``MAX_GAMES`` or told to stop."""
+        """Play steps of games for both rules sets until ``MAX_GAMES``, a stop, or nobody
+        watching; then keep only the tables."""
         try:
+            if self.after is not None:
+                self.after.finished.wait()
+                self.after = None
+            spec = games.get(self.game)
+            keep = ["variant", "seating", "game", "seat", "policy",
+                    pl.col("win").cast(pl.Float64),
+                    pl.col(spec.score).cast(pl.Float64).alias("score"),
+                    *(pl.col(c).cast(pl.Float64) for c in spec.lengths)]
             base = Variant("default")
             what = Variant("what-if", changes=self.changes)
-            score = pl.col(games.get(self.game).score).cast(pl.Float64)
             seats = seatings(self.policies, self.players)
-            while self.games < MAX_GAMES and not self.stop.is_set():
+            while self.games < MAX_GAMES and not self._should_stop():
                 n = min(STEP, MAX_GAMES - self.games)
                 for v in (base, what):
                     for s in seats:
+                        if self._should_stop():
+                            return
                         df = play_task(Task(self.game, v, s, seed, self.games, n))
-                        self.frames.append(df.select(*KEEP, score=score))
+                        self.frames.append(df.select(keep))
                 self.games += n
         except Exception as e:          # shown on the page, one line
-            self.error = str(e).splitlines()[0] if str(e) else type(e).__name__
+            self.error = one_line(e)
         finally:
+            self.final = self.tables()
+            self.frames = []
             self.done = True
+            self.finished.set()
+
+    def _should_stop(self) -> bool:
+        if time.monotonic() - self.seen > ABANDON_S and self.stopped is None:
+            self.stopped = f"stopped: the page did not ask for news for {ABANDON_S:.0f} s"
+            self.stop.set()
+        return self.stop.is_set()
 
     def tables(self) -> dict:
+        if self.final is not None:
+            return self.final
         n, frames = self.games, list(self.frames)      # a step in progress is left out
         if n == 0:
             return {}
         return page_tables(pl.concat(frames, rechunk=False).filter(pl.col("game") < n), n)
-
-
-def tables(self) -> dict:
-        n, frames = self.games, list(self.frames)      # a step in progress is left out
-        if n == 0:
-            return {}
-        return page_tables(pl.concat(frames, rechunk=False).filter(pl.col("game") < n), n)
-
-
-def _diff_rows(per: pl.DataFrame, key: list[str]) -> list[dict]:
-    """Paired differences (what-if minus default) of per-game values with 95% intervals."""
-    wide = per.pivot(on="variant", index=[*key, "game"], values="v")
-    rows = []
-    for k, part in wide.group_by(key, maintain_order=True):
-        a, b = part["default"].to_numpy(), part["what-if"].to_numpy()
-        d = b - a
-        se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else float("nan")
-        rows.append({**dict(zip(key, k)), "default": float(a.mean()),
-                     "what_if": float(b.mean()), "diff": float(d.mean()),
-                     "low": float(d.mean() - Z95 * se), "high": float(d.mean() + Z95 * se)})
-    return rows
 
 
 def page_tables(df: pl.DataFrame, n_games: int) -> dict:
     """What the page shows: the start seat's and each policy's win rate and mean score under
     both rules sets and their paired differences, each game index counted once (seatings
-    averaged)."""
+    averaged); and on how many game indices the change made any difference at all (a result,
+    a score or a game's length)."""
     parts = []
     for kind, col in (("win rate", "win"), ("mean score", "score")):
         seat = (df.filter(pl.col("seat") == 0).group_by("variant", "game")
-                .agg(v=pl.col(col).cast(pl.Float64).mean()).with_columns(what=pl.lit(
-                    "start seat")))
+                .agg(v=pl.col(col).mean()).with_columns(what=pl.lit("start seat")))
         pol = (df.group_by("variant", "policy", "game")
-               .agg(v=pl.col(col).cast(pl.Float64).mean()).rename({"policy": "what"}))
+               .agg(v=pl.col(col).mean()).rename({"policy": "what"}))
         parts += [x.select("what", "variant", "game", "v").with_columns(kind=pl.lit(kind))
                   for x in (seat, pol)]
-    per = pl.concat(parts)
-    t = paired(per, ["kind", "what"], "default", "what-if")
-    return {"games": n_games, "rows": t.select("kind", "what", "a", "b", "diff", "ci_low",
-                                               "ci_high").to_dicts()}
+    t = paired(pl.concat(parts), ["kind", "what"], "default", "what-if")
+    key = ["seating", "game", "seat"]
+    values = [c for c in df.columns if c not in (*key, "variant", "policy")]
+    a, b = (df.filter(pl.col("variant") == v).sort(key) for v in ("default", "what-if"))
+    differs = np.zeros(a.height, dtype=bool)
+    for c in values:
+        differs |= a[c].to_numpy() != b[c].to_numpy()
+    changed = a.filter(pl.Series(differs))["game"].n_unique()
+    return {"games": n_games, "changed_games": changed,
+            "rows": t.select("kind", "what", "a", "b", "diff", "ci_low", "ci_high").to_dicts()}
+
+
+class Busy(ValueError):
+    """Every run slot is taken by other browsers."""
 
 
 class Runs:
-    """The runs in flight: one per browser (a new change stops its previous one)."""
+    """The runs of every client: one per client id, a new change replacing its previous run."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.by_client: dict[str, Run] = {}
 
-    def start(self, client: str, run: Run) -> None:
+    def start(self, client: str, run: Run) -> Run:
+        """Start ``run`` for ``client`` (the same changes as its run in progress keep that one
+        going); a :class:`Busy` error when ``MAX_RUNS`` other runs are playing."""
         with self.lock:
-            old = self.by_client.pop(client, None)
-            if old is not None:
-                old.stop.set()
-            busy = sum(not r.done for r in self.by_client.values())
+            self._forget()
+            old = self.by_client.get(client)
+            if old is not None and not old.done and not old.stop.is_set() \
+                    and old.changes == run.changes:
+                old.seen = time.monotonic()
+                return old
+            busy = sum(not r.done for c, r in self.by_client.items() if c != client)
             if busy >= MAX_RUNS:
-                raise ValueError("the server is busy with other runs; try again in a moment")
+                raise Busy(f"the server is busy: {busy} runs from other pages are playing (at "
+                           f"most {MAX_RUNS} at once); try again when one has finished")
+            if old is not None:
+                old.stopped = old.stopped or "stopped: replaced by a newer change"
+                old.stop.set()
+                # a run still waiting for its own predecessor never plays: wait for that one
+                run.after = old.after if old.after is not None and not old.after.done else old
             self.by_client[client] = run
-        threading.Thread(target=run.play, daemon=True).start()
+        threading.Thread(target=run.play, daemon=True, name=f"whatif-{client}").start()
+        return run
+
+    def stop(self, client: str, why: str) -> None:
+        with self.lock:
+            run = self.by_client.get(client)
+            if run is not None and not run.done:
+                run.stopped = run.stopped or why
+                run.stop.set()
 
     def get(self, client: str) -> Run | None:
         with self.lock:
-            return self.by_client.get(client)
+            run = self.by_client.get(client)
+            if run is not None:
+                run.seen = time.monotonic()
+            return run
+
+    def live(self) -> int:
+        """Runs not finished yet (those told to stop included, until they have)."""
+        with self.lock:
+            return sum(not r.done for r in self.by_client.values())
+
+    def _forget(self) -> None:
+        now = time.monotonic()
+        for c in [c for c, r in self.by_client.items() if r.done and now - r.seen > FORGET_S]:
+            del self.by_client[c]
+
+
+# ------------------------------------------------------------------ the guard
+
+
+def allowed_hosts(host: str, extra: list[str] | None = None) -> frozenset[str]:
+    """The host names the server answers to: the local names, the address it listens on
+    (unless that is every address) and any the user names."""
+    names = set(LOCAL_HOSTS) | {h.lower().strip("[]") for h in (extra or [])}
+    if host not in ("0.0.0.0", "::", ""):
+        names.add(host.lower().strip("[]"))
+    return frozenset(names)
+
+
+def _hostname(netloc: str) -> str:
+    try:
+        return (urlsplit(f"//{netloc}").hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def refusal(method: str, headers: Mapping[str, str], hosts: frozenset[str]) -> Refused | None:
+    """Why a request must be refused before it reaches the page, or None. ``headers`` are
+    lower-cased names."""
+    host = headers.get("host", "")
+    if _hostname(host) not in hosts:
+        return Refused(403, f"this page answers only to {', '.join(sorted(hosts))}, not to "
+                            f"Host {_shown(host)} (to serve another name: --allow-host NAME)")
+    origin = headers.get("origin")
+    if origin is not None:
+        parts = urlsplit(origin) if origin != "null" else None
+        if parts is None or parts.scheme != "http" or parts.netloc.lower() != host.lower():
+            return Refused(403, f"a request from another site ({_shown(origin)}) is refused")
+    if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        return Refused(403, "a request from another site is refused")
+    if method == "POST":
+        kind = headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind != "application/json":
+            return Refused(415, "send the request as application/json")
+        size = headers.get("content-length")
+        if size is not None and (not size.isdigit() or int(size) > MAX_BODY):
+            return Refused(413, f"request too large (at most {MAX_BODY:,} bytes)")
+    return None
+
+
+class Guard:
+    """ASGI middleware in front of the page: refuses foreign hosts, cross-site requests, bodies
+    that are not JSON or too large (:func:`refusal`), and turns any fault of the server's own
+    into a one-line 500 and one line on the console, never a traceback."""
+
+    def __init__(self, app: Any, hosts: frozenset[str]):
+        self.app, self.hosts = app, hosts
+
+    async def __call__(self, scope, receive, send) -> None:
+        from starlette.responses import JSONResponse
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope["headers"]}
+        refused = refusal(scope["method"], headers, self.hosts)
+        if refused is not None:
+            await JSONResponse({"error": str(refused)}, refused.status)(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception as e:                     # the server's own fault: one line each
+            print(f"what-if page: {scope['method']} {scope['path']}: {type(e).__name__}: "
+                  f"{one_line(e)}", file=sys.stderr, flush=True)
+            if not started:
+                await JSONResponse({"error": "the server failed on this request (one line on "
+                                             "its console says why)"}, 500)(scope, receive,
+                                                                             send)
+
+
+async def read_json(request: Any) -> Any:
+    """The request's body as JSON, read no further than ``MAX_BODY`` bytes; a
+    :class:`Refused` or ValueError with one line otherwise."""
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise Refused(413, f"request too large (at most {MAX_BODY:,} bytes)")
+    try:
+        return json.loads(bytes(body) or b"{}")
+    except RecursionError:
+        raise ValueError("the request's JSON is nested too deeply") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"the request is not JSON ({one_line(e)})") from None
 
 
 # ------------------------------------------------------------------ the app
 
 
-def app(game: str, policies: list[str] | None = None, players: int | None = None):
-    """The Starlette application for one game."""
+def app(game: str, policies: list[str] | None = None, players: int | None = None,
+        hosts: frozenset[str] = frozenset(LOCAL_HOSTS), report: str | Path | None = None):
+    """The Starlette application for one game. ``report``: a balance report folder to serve
+    under ``/report/`` and link each group of rules values to."""
     from starlette.applications import Starlette
+    from starlette.middleware import Middleware
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, JSONResponse
-    from starlette.routing import Route
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
 
     spec = games.get(game)
     mod = spec.module()
     rules = mod.load_rules()
     policies = list(policies or sorted(mod.POLICIES))
     players = players or max(spec.players[0], min(4, spec.players[1]))
+    if not spec.players[0] <= players <= spec.players[1]:
+        raise ValueError(f"{game} plays {spec.players[0]} to {spec.players[1]} players, "
+                         f"not {players}")
+    report = Path(report) if report is not None else None
+    linked = report is not None and (report / "index.html").is_file()
     runs = Runs()
+    html = (resources.files("analyses").joinpath("whatif.html").read_text()
+            .replace("__TITLE__", spec.title))
+
+    def client_of(value: Any) -> str:
+        if not isinstance(value, str) or not CLIENT.fullmatch(value):
+            raise ValueError("client must be 1 to 64 letters, digits, '-' or '_'")
+        return value
+
+    def state(run: Run | None) -> dict:
+        if run is None:
+            return {"games": 0, "done": True, "changes": {}, "rows": []}
+        return {"games": run.games, "done": run.done, "error": run.error,
+                "stopped": run.stopped, "changes": run.changes, **run.tables()}
 
     async def page(request: Request):
-        return HTMLResponse(PAGE.replace("__TITLE__", spec.title))
+        return HTMLResponse(html)
 
     async def get_controls(request: Request):
-        return JSONResponse({"game": spec.title, "policies": policies, "players": players,
-                             "controls": controls(spec, rules), "max_games": MAX_GAMES})
+        return JSONResponse({"game": spec.name, "title": spec.title, "policies": policies,
+                             "players": players, "max_games": MAX_GAMES,
+                             "report": f"/report/index.html#{spec.name}-" if linked else "",
+                             "groups": grouped(spec, rules)})
 
     async def run(request: Request):
-        body = await request.body()
-        if len(body) > MAX_BODY:
-            return JSONResponse({"error": "request too large"}, status_code=413)
         try:
-            sent = json.loads(body or b"{}")
+            sent = await read_json(request)
             if not isinstance(sent, dict):
                 raise ValueError("send an object with 'client' and 'changes'")
-            client = str(sent.get("client", ""))[:64] or "anonymous"
+            client = client_of(sent.get("client"))
             changes = changes_of(spec, rules, sent.get("changes", {}))
+            if not changes:
+                runs.stop(client, "stopped: no change from the default rules")
+                return JSONResponse({"ok": True, "changes": {}})
             variant_rules(spec, rules, changes)        # refused here, before any game
             runs.start(client, Run(spec.name, changes, policies, players))
-        except (ValueError, json.JSONDecodeError) as e:
-            return JSONResponse({"error": str(e).splitlines()[0]}, status_code=400)
+        except Refused as e:
+            return JSONResponse({"error": str(e)}, status_code=e.status)
+        except Busy as e:
+            return JSONResponse({"error": str(e)}, status_code=429)
+        except ValueError as e:
+            return JSONResponse({"error": one_line(e)}, status_code=400)
         return JSONResponse({"ok": True, "changes": changes})
 
-    async def status(request: Request):
-        r = runs.get(str(request.query_params.get("client", ""))[:64] or "anonymous")
-        if r is None:
-            return JSONResponse({"games": 0, "done": True, "rows": []})
-        out = {"games": r.games, "done": r.done, "error": r.error, **r.tables()}
-        return JSONResponse(out)
+    async def stop(request: Request):
+        try:
+            sent = await read_json(request)
+            if not isinstance(sent, dict):
+                raise ValueError("send an object with 'client'")
+            runs.stop(client_of(sent.get("client")), "stopped: the page was left")
+        except Refused as e:
+            return JSONResponse({"error": str(e)}, status_code=e.status)
+        except ValueError as e:
+            return JSONResponse({"error": one_line(e)}, status_code=400)
+        return JSONResponse({"ok": True})
 
-    return Starlette(routes=[Route("/", page), Route("/api/controls", get_controls),
-                             Route("/api/run", run, methods=["POST"]),
-                             Route("/api/status", status)])
+    async def status(request: Request):
+        try:
+            client = client_of(request.query_params.get("client"))
+        except ValueError as e:
+            return JSONResponse({"error": one_line(e)}, status_code=400)
+        return JSONResponse(state(runs.get(client)))
+
+    routes = [Route("/", page), Route("/api/controls", get_controls),
+              Route("/api/run", run, methods=["POST"]),
+              Route("/api/stop", stop, methods=["POST"]),
+              Route("/api/status", status)]
+    if linked:
+        routes.append(Mount("/report", StaticFiles(directory=report, html=True)))
+    application = Starlette(routes=routes, middleware=[Middleware(Guard, hosts=hosts)])
+    application.state.runs = runs
+    return application
 
 
 def serve(game: str, host: str = "127.0.0.1", port: int = 8765,
-          policies: list[str] | None = None, players: int | None = None) -> None:
+          policies: list[str] | None = None, players: int | None = None,
+          allow_hosts: list[str] | None = None, report: str | Path | None = "report") -> None:
     import uvicorn
-    print(f"what-if page for {games.get(game).title}: http://{host}:{port}/", flush=True)
-    uvicorn.run(app(game, policies, players), host=host, port=port, log_level="warning")
-
-
-PAGE = """<!doctype html><html lang=en><head><meta charset=utf-8>
-<title>What if: __TITLE__</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:1em 2em;color:#222}
-#controls{display:grid;grid-template-columns:repeat(auto-fill,minmax(260px,1fr));gap:.4em 1.2em}
-label{font-size:13px} input[type=number]{width:6em} table{border-collapse:collapse;font-size:13px}
-th,td{border:1px solid #ddd;padding:3px 8px} th{background:#f0f4f8}
-#error{color:#a50f15;font-weight:bold;min-height:1.2em} .sig{background:#fde0dd}
-fieldset{border:1px solid #ddd;font-size:12px}
-</style></head><body>
-<h1>What if: __TITLE__</h1>
-<p>Change a rules value: the default rules and yours play the same games (paired seeds, every
-seat rotation); the differences are yours minus the default with 95% intervals, and sharpen as
-games arrive. Shaded rows: the interval excludes 0.</p>
-<div id=error role=alert></div>
-<p id=progress>starting...</p>
-<table id=results><thead><tr><th></th><th>of</th><th>default</th><th>what if</th>
-<th>difference [95% CI]</th></tr></thead><tbody></tbody></table>
-<h2>Rules values</h2><form id=controls></form>
-<script>
-const client = Math.random().toString(36).slice(2);
-let timer = null, polling = null, controls = [];
-const pct = x => (100 * x).toFixed(1) + '%';
-const pts = x => (x >= 0 ? '+' : '') + (100 * x).toFixed(1);
-function value(c) {
-  const el = document.getElementById('c-' + c.name);
-  if (c.kind === 'bool') return el.checked;
-  if (c.kind === 'int') return el.value.trim() === '' ? null : Number(el.value);
-  if (c.kind === 'float') return el.value.trim() === '' ? null : Number(el.value);
-  if (c.kind === 'choice') return el.value;
-  return [...el.querySelectorAll('input:checked')].map(i => i.value);
-}
-function build(list) {
-  const form = document.getElementById('controls');
-  for (const c of list) {
-    let html;
-    if (c.kind === 'bool') html = `<label><input type=checkbox id="c-${c.name}"
-      ${c.value ? 'checked' : ''}> ${c.name}</label>`;
-    else if (c.kind === 'choice') html = `<label>${c.name} <select id="c-${c.name}">` +
-      c.options.map(o => `<option ${o === c.value ? 'selected' : ''}>${o}</option>`).join('') +
-      '</select></label>';
-    else if (c.kind === 'subset') html = `<fieldset id="c-${c.name}"><legend>${c.name}
-      </legend>` + c.options.map(o => `<label><input type=checkbox value="${o}"
-      ${c.value.includes(o) ? 'checked' : ''}>${o}</label> `).join('') + '</fieldset>';
-    else html = `<label>${c.name} <input type=number id="c-${c.name}" value="${c.value}"
-      step="${c.kind === 'int' ? 1 : 'any'}"></label>`;
-    const div = document.createElement('div'); div.innerHTML = html; form.appendChild(div);
-  }
-  form.addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(send, 300); });
-}
-async function send() {
-  const changes = {};
-  for (const c of controls) {
-    const v = value(c);
-    if (JSON.stringify(v) !== JSON.stringify(c.value)) changes[c.name] = v;
-  }
-  const r = await fetch('/api/run', {method: 'POST', headers: {'Content-Type':
-    'application/json'}, body: JSON.stringify({client, changes})});
-  const out = await r.json();
-  document.getElementById('error').textContent = out.error || '';
-  if (!out.error) { clearInterval(polling); polling = setInterval(poll, 400); }
-}
-async function poll() {
-  const s = await (await fetch('/api/status?client=' + client)).json();
-  if (s.error) document.getElementById('error').textContent = s.error;
-  document.getElementById('progress').textContent =
-    `${s.games.toLocaleString()} games per rules set` + (s.done ? ' (done)' : ' ...');
-  const body = document.querySelector('#results tbody');
-  body.innerHTML = (s.rows || []).map(r => {
-    const win = r.kind === 'win rate', f = win ? pct : (x => x.toFixed(2));
-    const d = win ? pts : (x => (x >= 0 ? '+' : '') + x.toFixed(2));
-    return `<tr class="${r.ci_low > 0 || r.ci_high < 0 ? 'sig' : ''}"><td>${r.kind}</td>
-    <td>${r.what}</td><td>${f(r.a)}</td><td>${f(r.b)}</td>
-    <td>${d(r.diff)} [${d(r.ci_low)}, ${d(r.ci_high)}]${win ? ' points' : ''}</td></tr>`;
-  }).join('');
-  if (s.done) clearInterval(polling);
-}
-fetch('/api/controls').then(r => r.json()).then(d => { controls = d.controls;
-  build(controls); send(); });
-</script></body></html>
-"""
+    application = app(game, policies, players, allowed_hosts(host, allow_hosts), report)
+    shown = f"[{host}]" if ":" in host else host
+    print(f"what-if page for {games.get(game).title}: http://{shown}:{port}/", flush=True)
+    uvicorn.run(application, host=host, port=port, log_level="warning")

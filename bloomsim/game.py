@@ -78,5 +78,6 @@ GAME = register(Game(
                           "(bloomsim rules)"},
     speed_goal=100_000, lengths=("decisions", "rounds"), lead="led_rounds",
     rules_data=lambda rules: rules.to_dict(), rules_text=rules_text,
+    rules_guide="data/guide.json",
     choices={"enchanted_reshuffle": RESHUFFLE_OPTIONS, "next_start_player": START_PLAYER_OPTIONS,
              "perilous_places": PERILOUS_OPTIONS}))

@@ -86,4 +86,4 @@ GAME = register(Game(
     seat_options=(("--character", "characters",
                    "fix one character per seat (default: the players choose, or the rules' "
                    "character_selection = draw deals them)"),),
-    rules_text=rules_text))
+    rules_text=rules_text, rules_guide="data/guide.json"))

@@ -104,10 +104,23 @@ class Game:
     beyond the policies (e.g. fixed characters)."""
     rules_text: Callable[[Any], str] | None = None
     """rules -> what ``GAME rules`` prints: the rules in force and which are assumptions."""
+    rules_guide: str = ""
+    """The file in the game's package (JSON) that names, groups and explains the rules values
+    for people (the what-if page): ``{"groups": [{"id", "title", "about", "report",
+    "values": [{"name", "label", "help", "options"?}]}]}`` (``options``: names of a list's
+    members or a choice's values), groups in the rulebook's order, ``report``
+    the balance report's section that measures them; "" when the game has none."""
 
     def module(self) -> Any:
         """The game's public module (``simulate``, ``replay``, ``load_rules``, ``POLICIES``)."""
         return importlib.import_module(self.name)
+
+
+def rules_guide(game: Game) -> list[dict]:
+    """The groups of the game's rules guide (``Game.rules_guide``), or none."""
+    if not game.rules_guide:
+        return []
+    return json.loads(resources.files(game.name).joinpath(game.rules_guide).read_text())["groups"]
 
 
 def default_players(package: str) -> tuple[int, int]:

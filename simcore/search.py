@@ -19,10 +19,12 @@ as the batches. So a search cannot peek: the true hidden state is gone at its fi
   with ``iterations / determinizations`` iterations; the worlds' visits of each option are
   summed and the most visited option is taken.
 - ``ismcts``: one tree over the seat's information sets, a new determinization every iteration.
-  Nodes are reached by **actions** (a game's key of an option: "brave Witch", "search house
-  7"), not option indices, since the options differ between determinizations; a child's UCB
-  counts the iterations in which it was available (availability), as in SO-ISMCTS. Every
-  seat's decisions are in the tree, each valued for the seat that made it (max^n).
+  Nodes are reached by **(seat, action)** (a game's key of an option: "brave Witch", "search
+  house 7", taken by the seat to act), not option indices, since the options differ between
+  determinizations, and who acts next may differ too (it can hang on hidden hands): a node is
+  only ever one seat's, credited with that seat's reward. A child's UCB counts the iterations
+  in which it was available (availability), as in SO-ISMCTS. Every seat's decisions are in
+  the tree, each valued for the seat that made it (max^n).
 
 In the tree (the iteration's first decisions) the engine hands every decision to ``step``;
 once a new node is added, the seats play the ``playout`` heuristic to the end (or to the
@@ -396,7 +398,8 @@ def step(g, base, n, seat):
     untried = 0
     for i in range(n):
         ch = g[_node(g, base, node) + N_CHILD]
-        while ch >= 0 and g[_node(g, base, ch) + N_KEY] != g[keys + i]:
+        while ch >= 0 and (g[_node(g, base, ch) + N_KEY] != g[keys + i]
+                           or g[_node(g, base, ch) + N_ACTOR] != seat):
             ch = g[_node(g, base, ch) + N_SIBLING]
         g[child_of + i] = ch
         if ch < 0:

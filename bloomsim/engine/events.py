@@ -11,8 +11,8 @@ from ..rules import (EC_ANY_POTION, EC_GAIN, EC_HAND, EC_KIND, EC_LIMIT, EC_PAYS
                      P_N_ROLES)
 from .decisions import decide, features, offer, stop_option
 from .scoring import add_points, total_resources
-from .state import (G_EVENT, G_NP, G_OAB, S_BID, S_EVENTS, S_GREEN, S_ORANGE, S_PAWN_A, S_PAWN_B,
-                    S_PURPLE, S_WANDS, sc)
+from .state import (G_BIDDING, G_EVENT, G_NP, G_OAB, S_BID, S_EVENTS, S_GREEN, S_ORANGE,
+                    S_PAWN_A, S_PAWN_B, S_PURPLE, S_WANDS, sc)
 from .tables import area_of, event_of
 
 
@@ -78,20 +78,25 @@ def the_works(t, s, ev):
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def upper_hand(t, s, ev):
-    """Secret reveals; the highest (ties: all) score and pay their reveal. 0 never wins."""
+    """Secret reveals; the highest (ties: all) score and pay their reveal. 0 never wins. The
+    best bid is read once all are made, off the state (``determinize`` redraws the bids made
+    before a searching seat's own)."""
     n_players = s.g[G_NP]
-    best = 0
+    s.g[G_BIDDING] = 1
     for seat in range(n_players):
-        total = total_resources(s, seat)
+        total = total_resources(s.g, seat)
         if features(s, seat):
             others = -1
             for j in range(n_players):
                 if j != seat:
-                    others = max(others, total_resources(s, j))
+                    others = max(others, total_resources(s.g, j))
             for b in range(total + 1):
                 offer(s, seat, b, -1, False, b, False,
                       event_of(t, ev, EC_POINTS) if b > others else 0, 0, 0, 0, 0, 0, 0)
         s.g[sc(seat, S_BID)] = decide(t, s, seat, P.BID, total + 1)
+    s.g[G_BIDDING] = 0
+    best = 0
+    for seat in range(n_players):
         best = max(best, s.g[sc(seat, S_BID)])
     if best == 0:
         return

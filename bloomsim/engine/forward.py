@@ -11,11 +11,28 @@ from simcore.bits import nth_set_bit, popcount
 from simcore.rng import CHANCE, randint, reseed, shuffle_set
 
 from .. import policies as P
-from ..rules import P_N_ROLES
-from .state import (FM_SEAT, GT, G_ANSWERED, G_DECISIONS, G_ENCH_N, G_ENCH_PTR, G_FM_STOP,
-                    G_HALTED, G_LEADER, G_NP, G_PLAYED, G_RESUME, G_RESUME_TURNS, G_ROUND, G_SNAP,
-                    G_ST, G_TURN_ROLE, I8, S_HAND, S_NHAND, S_POLICY, TT, sc)
-from .tables import T_DECKS, T_LOG, T_N_EVENT, T_N_TILES
+from ..rules import EC_HAND, EC_KIND, EV_MORE_OR_LESS, NO_HAND, P_N_ROLES
+from .scoring import total_resources
+from .state import (FM_SEAT, GT, G_ANSWERED, G_BIDDING, G_DECISIONS, G_ENCH_N, G_ENCH_PTR,
+                    G_EVENT, G_FM_STOP, G_HALTED, G_LEADER, G_NP, G_PLAYED, G_RESUME,
+                    G_RESUME_TURNS, G_ROUND, G_SELECTING, G_SNAP, G_ST, G_TURN_ROLE, I8, S_BID,
+                    S_HAND, S_NHAND, S_POLICY, TT, sc)
+from .tables import T_DECKS, T_LOG, T_N_EVENT, T_N_TILES, event_of
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+def secret_sizes(t, g, seat, st):
+    """While More or Less? hands are chosen, the sizes the seats before ``seat`` chose are
+    secret: each is drawn anew from the sizes the card allows (its hand is then drawn)."""
+    ev = g[G_EVENT]
+    if not g[G_SELECTING] or ev < 0 or event_of(t, ev, EC_KIND) != EV_MORE_OR_LESS:
+        return
+    sizes = 0
+    for n in range(t[P_N_ROLES] + 1):
+        if event_of(t, ev, EC_HAND + n) != NO_HAND:
+            sizes |= np.int64(1) << n
+    for p in range(seat):
+        g[sc(p, S_NHAND)] = nth_set_bit(sizes, randint(st, CHANCE, popcount(np.uint64(sizes))))
 
 
 @njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -23,11 +40,17 @@ def determinize(t, g, seat, seed):
     """Resample what the seat cannot see, consistently with all it has seen: each other
     seat's hand (as many roles as it holds, from the roles nobody played this round: a holder
     must follow a led role; the role of the turn in progress too for a seat whose chance to
-    follow it is still to come), the events still face down, the enchanted deck's unseen
-    cards, and the coming draws of chance and of the other seats (``simcore.rng.reseed``)."""
+    follow it is still to come), the secret choices of the seats that chose before it (their
+    hand sizes while More or Less? hands are chosen, their bids while The Upper Hand's are
+    made), the events still face down, the enchanted deck's unseen cards, and the coming draws
+    of chance and of the other seats (``simcore.rng.reseed``)."""
     n_players = g[G_NP]
     st = g[G_ST:G_ST + 1 + n_players].view(np.uint64)
     reseed(st, seed, 1 + seat)
+    secret_sizes(t, g, seat, st)
+    if g[G_BIDDING]:
+        for p in range(seat):
+            g[sc(p, S_BID)] = randint(st, CHANCE, total_resources(g, p) + 1)
     R, N, E = t[P_N_ROLES], t[T_N_TILES], t[T_N_EVENT]
     free = ((np.int64(1) << R) - 1) & ~g[G_PLAYED]
     r, lead = g[G_TURN_ROLE], g[G_LEADER]

@@ -86,12 +86,12 @@ def play_game(t, s, key, game, log, i, primary, secondary, seat_out, rank, win,
         seat_out[10, i, p] = s.g[sc(p, S_CHARMED)]
         seat_out[11, i, p] = s.g[sc(p, S_BRAVE_DONE)]
         seat_out[12, i, p] = s.g[sc(p, S_CANCELLED)]
-        seat_out[13, i, p] = total_resources(s, p)
+        seat_out[13, i, p] = total_resources(s.g, p)
         seat_out[14, i, p] = s.g[sc(p, S_PAWN_A)]
         seat_out[15, i, p] = s.g[sc(p, S_PAWN_B)]
         seat_out[16, i, p] = s.g[sc(p, S_LED)]
         primary[p] = s.g[sc(p, S_SCORE)]
-        secondary[p] = total_resources(s, p)
+        secondary[p] = total_resources(s.g, p)
     rank_and_share(primary, secondary, n_players, rank[i], win[i])
     game_out[0, i] = s.g[G_DECISIONS]
     for j in range(t[T_N_REC]):

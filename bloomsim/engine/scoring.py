@@ -22,9 +22,9 @@ def add_points(t, s, seat, delta, src):
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
-def total_resources(s, seat):
-    return (s.g[sc(seat, S_GREEN)] + s.g[sc(seat, S_PURPLE)] + s.g[sc(seat, S_ORANGE)]
-            + s.g[sc(seat, S_WANDS)])
+def total_resources(g, seat):
+    return (g[sc(seat, S_GREEN)] + g[sc(seat, S_PURPLE)] + g[sc(seat, S_ORANGE)]
+            + g[sc(seat, S_WANDS)])
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)

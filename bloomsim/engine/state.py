@@ -40,6 +40,7 @@ G_ERR_N = G.field("err_n")
 G_ENCH_N = G.field("ench_n", meaning="cards in the enchanted deck")
 G_ENCH_PTR = G.field("ench_ptr", meaning="the enchanted deck's next card")
 G_SELECTING = G.field("selecting", meaning="hands are being selected")
+G_BIDDING = G.field("bidding", meaning="The Upper Hand's secret bids are being made")
 G_LAST_BRAVE = G.field("last_brave", meaning="who last acted bravely this round")
 G_TURN_ROLE = G.field("turn_role", meaning="the role led in the turn while its holders are still "
                                            "answering, else -1 (determinize)")

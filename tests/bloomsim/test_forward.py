@@ -186,7 +186,8 @@ def test_to_act_is_current_without_the_descriptions():
 def test_a_hidden_hand_holds_only_roles_the_seat_cannot_rule_out():
     """At every decision of random play, mid-turn ones included, each other seat's true hand
     lies within what ``determinize`` may deal it (unplayed roles, and the led role while the
-    seat's chance to follow is still to come), and every dealt hand is full and within it:
+    seat's chance to follow is still to come), and every dealt hand is full and within it, of
+    the true size unless the size is a secret still (a More or Less? hand chosen before):
     otherwise a search would sample worlds that cannot be."""
     rng = np.random.default_rng(3)
     checked = 0
@@ -205,9 +206,12 @@ def test_a_hidden_hand_holds_only_roles_the_seat_cannot_rule_out():
                     may = ~int(st["played"][0]) & 0x3FF
                     if r >= 0 and (p - lead) % players > answered:
                         may |= 1 << r
-                    for hand in (int(st["seat.hand"][p]), int(d["seat.hand"][p])):
+                    for v in (st, d):
+                        hand = int(v["seat.hand"][p])
                         assert hand & ~may == 0
-                        assert bin(hand).count("1") == st["seat.hand_size"][p]
+                        assert bin(hand).count("1") == v["seat.hand_size"][p]
+                    if not (st["selecting"][0] and p < seat):   # a secret size (More or Less?)
+                        assert d["seat.hand_size"][p] == st["seat.hand_size"][p]
                     checked += 1
             g.step(int(rng.integers(n)))
     assert checked > 100

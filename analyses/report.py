@@ -95,12 +95,14 @@ def board_data(game: str, rules_path: str | None = None) -> dict | None:
 def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = None,
                  counterfactual: pl.DataFrame | None = None, note: str = "",
                  board: dict | None = None, skill: SkillVerdicts | None = None,
-                 ladder: Any = None) -> Section:
+                 ladder: Any = None, measured: Frame | None = None) -> Section:
     """Compute every table and plot of one game's results into ``out`` (PNG files) and return
     its part of the page. ``board`` (plain data, see ``board_data``) defaults to the board of
     the rules in force (``rules_path`` or the defaults); ``skill``: the verdicts by skill
     (``analyses.skill``), shown after the counterfactual table, and ``ladder`` (an
-    ``analyses.Ladder``) after them."""
+    ``analyses.Ladder``) after them; ``measured``: results played with the game's measuring
+    rules (``Game.measuring``), from which the table by character comes instead, its
+    headline saying so."""
     lf = lazy(df)
     require_rows(lf)
     out = Path(out)
@@ -134,23 +136,8 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                              f"over {top['games']:,} seat-games.")
 
     if "character" in names:
-        ch = win_rates(lf, by=["character"])
-        b.append("<h3>Win rate by character</h3><p class=note>Where characters are dealt at "
-                 "random (the balance report deals them), differences between them are their "
-                 "own strength (with the policies that played them), not the players'; where "
-                 "players choose them, they also measure who chose what from which seat. "
-                 f"Intervals as above ({UNIT}).</p>")
-        b.append(display.to_html(display.win_rates_table(ch, ["character"])))
-        b.append(_figure(plots.win_rate_plot(ch, by="character",
-                                             title=f"{game}: win rate by character"),
-                         out, f"{p}-characters.png", "win rate by character"))
-        top, low = (ch.sort("win_rate", descending=d).row(0, named=True) for d in (True, False))
-        sec.headlines.append(
-            f"Strongest character: <b>{html.escape(top['character'])}</b> "
-            f"{_interval(top['win_rate'], top['ci_low'], top['ci_high'])}; weakest: "
-            f"<b>{html.escape(low['character'])}</b> "
-            f"{_interval(low['win_rate'], low['ci_low'], low['ci_high'])}."
-            + _assumption(game, "character", rules_path))
+        sec.headlines.append(_characters(lf if measured is None else lazy(measured), b, out, p,
+                                         measured is not None, rules_path))
 
     seats = seat_advantage(lf, score=score)
     b.append("<h3>Seat advantage</h3><p class=note>Does any seat win more than its fair "
@@ -256,6 +243,30 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         b.append(_figure(spec.board_plot(board, lf, rules_path is None), out, f"{p}-board.png",
                          "board usage"))
     return sec
+
+
+def _characters(lf: pl.LazyFrame, b: list[str], out: Path, p: str, measured: bool,
+                rules_path: str | None) -> str:
+    """The table by character (into ``b``) and its headline, which names the measuring rules
+    when the games were played under them (``measured``) rather than as the results are."""
+    game = detect_game(lf)
+    how = f" in games with {game_spec(game).measuring_note}" if measured else ""
+    ch = win_rates(lf, by=["character"])
+    b.append(f"<h3>Win rate by character{html.escape(how)}</h3><p class=note>Where characters "
+             "are dealt at random, differences between them are their own strength (with the "
+             "policies that played them), not the players'; where players choose them, they "
+             "also measure who chose what from which seat. "
+             f"Intervals as above ({UNIT}).</p>")
+    b.append(display.to_html(display.win_rates_table(ch, ["character"])))
+    b.append(_figure(plots.win_rate_plot(ch, by="character",
+                                         title=f"{game}: win rate by character"),
+                     out, f"{p}-characters.png", "win rate by character"))
+    top, low = (ch.sort("win_rate", descending=d).row(0, named=True) for d in (True, False))
+    return (f"Strongest character{html.escape(how)}: <b>{html.escape(top['character'])}</b> "
+            f"{_interval(top['win_rate'], top['ci_low'], top['ci_high'])}; weakest: "
+            f"<b>{html.escape(low['character'])}</b> "
+            f"{_interval(low['win_rate'], low['ci_low'], low['ci_high'])}."
+            + _assumption(game, "character", rules_path))
 
 
 SKILL_COUNTS = {HOLDS: "hold at every rung", FLIPS: "flip", VANISHES: "vanish",

@@ -269,16 +269,27 @@ def _characters(lf: pl.LazyFrame, b: list[str], out: Path, p: str, measured: boo
             + _assumption(game, "character", rules_path))
 
 
-SKILL_COUNTS = {HOLDS: "hold at every rung", FLIPS: "flip", VANISHES: "vanish",
+SKILL_COUNTS = {HOLDS: "hold at every rung where measured", FLIPS: "flip", VANISHES: "vanish",
                 APPEARS: "appear", SOME: "hold at some rungs only"}
+
+
+def _at_rungs(held: pl.DataFrame, rungs: int) -> str:
+    """How many of the verdicts that hold (``held``, a summary's rows) were measured at how
+    many of the ``rungs``: "7 at all 4 rungs, 3 at 2 of 4", so that a verdict measured at one
+    rung is never counted as holding at all of them."""
+    counts = held.group_by("measured").len().sort("measured", descending=True)
+    return ", ".join(f"{n} at all {m} rungs" if m == rungs else f"{n} at {m} of {rungs}"
+                     for m, n in counts.iter_rows())
 
 
 def skill_part(sv: SkillVerdicts) -> tuple[str, str]:
     """The verdicts-by-skill part of a game's section: (headline, body)."""
     rungs = " &lt; ".join(f"<b>{html.escape(r)}</b>" for r in sv.rungs)
     s = sv.summary
-    said = ", ".join(f"{n} {words}" for c, words in SKILL_COUNTS.items()
-                     if (n := s.filter(pl.col("across") == c).height))
+    said = ", ".join(f"{n} {words}"
+                     + (f" ({_at_rungs(group, len(sv.rungs))})" if c == HOLDS else "")
+                     for c, words in SKILL_COUNTS.items()
+                     if (n := (group := s.filter(pl.col("across") == c)).height))
     seat0 = s.filter(pl.col("kind") == "seat").row(0, named=True)
     moving = s.filter(pl.col("across").is_in([FLIPS, VANISHES, APPEARS])
                       & (pl.col("verdict") != seat0["verdict"]))
@@ -306,7 +317,8 @@ def skill_part(sv: SkillVerdicts) -> tuple[str, str]:
             f"seats). It <i>holds</i> "
             f"at a rung when its p-value, Holm-adjusted over one family (all "
             f"{sv.table['p'].is_not_nan().sum()} tests of the table: every verdict at every "
-            f"rung), is below {ALPHA}. Across the rungs it <i>holds</i> at every rung, "
+            f"rung), is below {ALPHA}. Across the rungs it <i>holds</i> at every rung where it "
+            f"was measured (the headline says at how many), "
             f"<i>flips</i> (holds with opposite signs at two rungs), <i>vanishes</i> (holds at "
             f"the weaker rungs only), <i>appears</i> (at the stronger only), or holds at some. "
             f"Not holding is not absence: read the interval's width.</p>")

@@ -201,8 +201,7 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                                                             f"thing (largest 25)"),
                      out, f"{p}-events-score.png", "event impact on score"))
     b.append(_details(display.events_table(ev)))
-    sec.headlines += _balance_headlines(counterfactual if counterfactual is not None else ev,
-                                        counterfactual is not None, game, rules_path)
+    sec.headlines += _balance_headlines(ev, counterfactual, game, rules_path)
     if counterfactual is not None:
         n_tests = 2 * counterfactual.height
         b.append("<h3>Counterfactual: the same games replayed without the thing</h3>"
@@ -356,30 +355,59 @@ def _assumption(game: str, kind: str, rules_path: str | None) -> str:
         else ""
 
 
-def _balance_headlines(t: pl.DataFrame, causal: bool, game: str,
+def _balance_headlines(observed: pl.DataFrame, replayed: pl.DataFrame | None, game: str,
                        rules_path: str | None) -> list[str]:
-    """Most and least balanced thing: the largest win-rate change it makes to any group."""
-    how = "causal, replayed without it" if causal else "observational"
+    """Least and most balanced thing. Least balanced: the largest win-rate change it makes to
+    any group in the counterfactual replays (``replayed``: cause) or, without them, in the
+    observational table, with both sides of it (the group it helps most and the one it hurts
+    most). Most balanced: the thing whose largest change in either table is smallest, so that
+    a thing with a large effect on some group, or a strong raw win rate (a per-policy replay
+    can average a strong character away), is never called balanced."""
+    causal = replayed is not None
     labels = {t.kind: t.label or t.kind for t in game_spec(game).things}
-    per = (t.filter(pl.col("win_diff").is_not_nan()).with_columns(size=pl.col("win_diff").abs())
-           .sort("size", descending=True).group_by("kind", "thing", maintain_order=True)
-           .first().sort("size", descending=True))
-    if per.height < 2:
+    how = {"replayed": "causal, replayed without it", "observed": "observational, with - without"}
+    tables = {"observed": observed} | ({"replayed": replayed} if causal else {})
+    keys = ["kind", "thing"]
+    changes = {} if not causal else dict(zip(zip(replayed["kind"], replayed["thing"]),
+                                             replayed["change"]))
+    rows = (pl.concat([t.select(*keys, "by", "group", "win_diff", "win_ci_low", "win_ci_high",
+                                table=pl.lit(name)) for name, t in tables.items()])
+            .filter(pl.col("win_diff").is_not_nan())
+            .join((replayed if causal else observed).select(keys).unique(), on=keys, how="semi")
+            .with_columns(size=pl.col("win_diff").abs()))
+
+    def largest(t: pl.DataFrame) -> pl.DataFrame:
+        return (t.sort("size", descending=True).group_by(keys, maintain_order=True).first()
+                .sort("size", descending=True))
+    worst = largest(rows.filter(pl.col("table") == ("replayed" if causal else "observed")))
+    if worst.height < 2:
         return []
 
-    def say(r: dict) -> str:
+    def name(r: dict) -> str:
+        change = changes.get((r["kind"], r["thing"]))
+        return (f"<b>{html.escape(labels.get(r['kind'], r['kind']))} "
+                f"{html.escape(r['thing'])}</b>" + (f" ({html.escape(change)})" if change else ""))
+
+    def moves(r: dict) -> str:
         who = "the win rate" if r["group"] == "all" else \
             f"the win rate of {r['by']} {html.escape(str(r['group']))}"
-        kind = labels.get(r["kind"], r["kind"])
-        change = f" ({html.escape(r['change'])})" if causal and "change" in r else ""
-        return (f"<b>{html.escape(kind)} {html.escape(r['thing'])}</b>{change} moves {who} by "
-                f"{r['win_diff'] * 100:+.1f} percentage points "
+        return (f"{who} by {r['win_diff'] * 100:+.1f} percentage points "
                 f"[{r['win_ci_low'] * 100:+.1f}, {r['win_ci_high'] * 100:+.1f}]")
-    most, least = per.row(0, named=True), per.row(-1, named=True)
+
+    most = worst.row(0, named=True)
+    mine = rows.filter((pl.col("kind") == most["kind"]) & (pl.col("thing") == most["thing"])
+                       & (pl.col("table") == most["table"])).sort("win_diff")
+    up, down = mine.row(-1, named=True), mine.row(0, named=True)
+    sides = moves(most) if up["win_diff"] <= 0 or down["win_diff"] >= 0 else \
+        f"{moves(up)} and {moves(down)}"
+    least = largest(rows).row(-1, named=True)
     rests = _assumption(game, "event", rules_path) if "event" in (most["kind"], least["kind"]) \
         else ""
-    return [f"Least balanced ({how}): {say(most)}. Most balanced: at its largest, "
-            f"{say(least)}.{rests}"]
+    return [f"Least balanced ({how[most['table']]}): {name(most)} moves {sides}. "
+            f"Most balanced: {name(least)}: no group's win rate moves by more than "
+            f"{least['size'] * 100:.1f} percentage points with it, "
+            f"{'replayed without it or ' if causal else ''}compared with and without it "
+            f"(its largest, {how[least['table']]}: {moves(least)}).{rests}"]
 
 
 def write_page(sections: list[Section], out: str | os.PathLike, title: str) -> Path:

@@ -142,3 +142,33 @@ def test_board_plot_shows_each_cloud_of_an_area_with_several():
                                    "charmed": {"A03": 0.25, "A03_2": 0.5, "A05": 0.75}})
     labels = sorted(t.get_text() for ax in fig.axes for t in ax.texts if "cloud" in t.get_text())
     assert labels == ["cloud 25%", "cloud 50%", "cloud 75%"]
+
+
+def _effects(rows):
+    return pl.DataFrame(rows, schema=["kind", "thing", "by", "group", "win_diff", "win_ci_low",
+                                      "win_ci_high", "change"], orient="row")
+
+
+def test_a_thing_with_a_large_effect_anywhere_is_never_called_most_balanced():
+    # chimame moves each policy's win rate by almost nothing when it leaves the roster (every
+    # policy lost it alike), but whoever holds it wins 10 points more: not balanced; the lamp
+    # helps one policy and hurts the other: both sides are said
+    from analyses.report import _balance_headlines
+    out = "left out of the roster"
+    replayed = _effects([
+        ("character", "chimame", "policy", "a", 0.004, -0.006, 0.014, out),
+        ("character", "chimame", "policy", "b", -0.002, -0.012, 0.008, out),
+        ("item", "lamp", "policy", "a", 0.030, 0.020, 0.040, out),
+        ("item", "lamp", "policy", "b", -0.025, -0.035, -0.015, out),
+        ("trap", "alarm", "policy", "a", 0.010, 0.000, 0.020, out)])
+    observed = _effects([
+        ("character", "chimame", "all", "all", 0.100, 0.090, 0.110, None),
+        ("item", "lamp", "all", "all", 0.020, 0.010, 0.030, None),
+        ("trap", "alarm", "all", "all", 0.012, 0.002, 0.022, None)]).drop("change")
+    [headline] = _balance_headlines(observed, replayed, "rapinsim", "rules.json")
+    least, most = headline.split("Most balanced: ")
+    assert "<b>item lamp</b>" in least and "policy a by +3.0 percentage points" in least \
+        and "policy b by -2.5 percentage points" in least
+    assert "chimame" not in most and "<b>trap alarm</b>" in most
+    assert "no group's win rate moves by more than 1.2 percentage points with it" in most
+    assert "observational, with - without: the win rate by +1.2" in most

@@ -172,3 +172,20 @@ def test_a_thing_with_a_large_effect_anywhere_is_never_called_most_balanced():
     assert "chimame" not in most and "<b>trap alarm</b>" in most
     assert "no group's win rate moves by more than 1.2 percentage points with it" in most
     assert "observational, with - without: the win rate by +1.2" in most
+
+
+def test_lapin_town_districts_differ_and_every_label_reads_on_its_district():
+    from analyses.plots import contrast
+    from rapinsim.plots import town_figure
+    route = list(range(1, 11))
+    close = {d: 1.0 + d / 100 for d in route}       # 1.01 .. 1.10 searches per game
+    fig = town_figure(10, route, [(1, 6)], close, dict.fromkeys(route, 0.2))
+    for ax in fig.axes[:2]:
+        fills = [c.get_facecolor()[0] for c in ax.collections]
+        labels = [t for t in ax.texts]
+        assert len(labels) == 2 * len(fills) == 20
+        for i, fill in enumerate(fills):           # a district's number and value on it
+            for t in labels[2 * i:2 * i + 2]:
+                assert contrast(t.get_color(), fill) >= 4.5, (t.get_text(), fill)
+    fills = [c.get_facecolor()[0] for c in fig.axes[0].collections]
+    assert contrast(fills[0], fills[-1]) >= 3      # the least and the most searched apart

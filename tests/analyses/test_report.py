@@ -189,3 +189,12 @@ def test_lapin_town_districts_differ_and_every_label_reads_on_its_district():
                 assert contrast(t.get_color(), fill) >= 4.5, (t.get_text(), fill)
     fills = [c.get_facecolor()[0] for c in fig.axes[0].collections]
     assert contrast(fills[0], fills[-1]) >= 3      # the least and the most searched apart
+
+
+def test_seat_plot_names_the_test_and_claims_no_equality():
+    # a p-value that does not reject says nothing is shown to differ, not that seats are equal
+    from analyses import seat_advantage
+    from analyses.plots import seat_plot
+    fig = seat_plot(seat_advantage(bloom_frame(4000, seed=100)))
+    words = " ".join(ax.get_xlabel() for ax in fig.axes)
+    assert "test of equal seats: p = 0." in words and "seats equal)" not in words

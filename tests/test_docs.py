@@ -11,3 +11,14 @@ def test_the_readme_names_no_path_outside_the_project():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert not re.findall(r"`\.\./[^`]*`", text)
 
+
+def test_the_measured_sweep_s_game_count_is_what_its_arguments_play():
+    from analyses.cli import _parser, _variants
+    from analyses.sweep import plan
+    text = " ".join((ROOT / "docs" / "workbench.md").read_text(encoding="utf-8").split())
+    command, games = re.search(r"Measured: `python -m analyses (sweep [^`]*)` \([^)]*?"
+                               r"([\d,]+) games\)", text).groups()
+    args = _parser().parse_args(shlex.split(command))
+    tasks = plan(args.game, _variants(args.vary, args.rules), args.policy, args.players,
+                 args.games, args.seed, args.chunk)
+    assert sum(t.n for t in tasks) == int(games.replace(",", ""))

@@ -407,7 +407,7 @@ def _balance_headlines(observed: pl.DataFrame, replayed: pl.DataFrame | None, ga
             f"Most balanced: {name(least)}: no group's win rate moves by more than "
             f"{least['size'] * 100:.1f} percentage points with it, "
             f"{'replayed without it or ' if causal else ''}compared with and without it "
-            f"(its largest, {how[least['table']]}: {moves(least)}).{rests}"]
+            f"(the largest: {moves(least)}, {how[least['table']]}).{rests}"]
 
 
 def write_page(sections: list[Section], out: str | os.PathLike, title: str) -> Path:

@@ -171,7 +171,8 @@ def test_a_thing_with_a_large_effect_anywhere_is_never_called_most_balanced():
         and "policy b by -2.5 percentage points" in least
     assert "chimame" not in most and "<b>trap alarm</b>" in most
     assert "no group's win rate moves by more than 1.2 percentage points with it" in most
-    assert "observational, with - without: the win rate by +1.2" in most
+    assert "(the largest: the win rate by +1.2 percentage points [+0.2, +2.2], " \
+        "observational, with - without)" in most
 
 
 def test_lapin_town_districts_differ_and_every_label_reads_on_its_district():

@@ -42,22 +42,25 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
             rung_games: int = RUNG_GAMES, search_games: int = SEARCH_GAMES,
             ladder_games: int = LADDER_GAMES) -> Path:
     """Run every registered game and write ``out/index.html`` (swapped in whole when done: an
-    interrupted run leaves ``out`` as it was and its finished results in ``OUT.partial``); the
-    results go to
-    ``out/<game>-results.parquet``, the counterfactual table to
-    ``out/<game>-counterfactual.parquet``. Each game: a tournament of all its built-in policies at
-    ``players`` seats (every line-up, every rotation, at least ``games`` games in all on shared
-    seeds), then each switch-off replayed on ``counterfactual_games`` games of one table (the
-    games with the rules as they are come from the tournament when it played that table), then
-    the verdicts by skill (``analyses.skill``): ``rung_games`` games at each rung of ``rungs``
-    (policy specs from the weakest to the strongest, every seat one rung; one list for every
-    game, or a mapping from game name to its list; default, and for a game the mapping does
-    not name: the tournament's lowest-, second highest- and highest-rated policies and, for a
-    game with search agents, ``skill.SEARCH_RUNG`` on ``search_games`` games), table in
-    ``out/<game>-skill.parquet``; then the skill ladder (``analyses.ladder``, ``ladder_games``
-    game indices per seating) of the weakest rung, the strongest heuristic and, where the
-    game has search agents, the search rung.
-    The report is computed from the frames in memory (the Parquet files are for the user)."""
+    interrupted run leaves ``out`` as it was and its finished results in ``OUT.partial``).
+    Every game is played with its default rules, so that each headline is true of the game as
+    its defaults play it. Each game: a tournament of all its built-in policies at ``players``
+    seats (every line-up, every rotation, at least ``games`` games in all on shared seeds),
+    results in ``out/<game>-results.parquet``; for a game that declares measuring rules
+    (``Game.measuring``: Lapin's characters dealt rather than chosen) the same tournament
+    again under them, for the table by character only, in ``out/<game>-measured.parquet``;
+    then each switch-off replayed on ``counterfactual_games`` games of one table (the games
+    with the rules as they are come from the tournament when it played that table), table in
+    ``out/<game>-counterfactual.parquet``; then the verdicts by skill (``analyses.skill``):
+    ``rung_games`` games at each rung of ``rungs`` (policy specs from the weakest to the
+    strongest, every seat one rung; one list for every game, or a mapping from game name to
+    its list; default, and for a game the mapping does not name: the tournament's lowest-,
+    second highest- and highest-rated policies and, for a game with search agents,
+    ``skill.SEARCH_RUNG`` on ``search_games`` games), table in ``out/<game>-skill.parquet``;
+    then the skill ladder (``analyses.ladder``, ``ladder_games`` game indices per seating) of
+    the weakest rung, the strongest heuristic and, where the game has search agents, the
+    search rung. The report is computed from the frames in memory (the Parquet files are for
+    the user)."""
     check_int("games", games)
     check_int("counterfactual_games", counterfactual_games)
     check_int("players", players, 2)
@@ -82,7 +85,7 @@ def _ladders(rungs: Rungs, players: int, seed: int) -> dict[str, list[Any] | Non
     ladders = {g.name: resolve_rungs(rungs, g.name) for g in specs}
     for g in specs:
         if ladders[g.name] is not None:
-            check_playable(g.module(), ladders[g.name], players, seed, measuring_rules(g))
+            check_playable(g.module(), ladders[g.name], players, seed)
     return ladders
 
 
@@ -102,30 +105,36 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
     specs = registry.all_games()
     for spec in specs:
         name, mod = spec.name, spec.module()
-        rules = measuring_rules(spec)
         policies = sorted(mod.POLICIES)
         seatings = sum(len(rotations(lu)) for lu in lineups(policies, players))
         per_seating = max(1, -(-games // seatings))
         clock = time.perf_counter()
         log(f"{name}: tournament of {', '.join(policies)}: {seatings} seatings x "
             f"{per_seating:,} games ...")
-        t = tournament(mod, policies, players, per_seating, seed, rules=rules)
+        t = tournament(mod, policies, players, per_seating, seed)
         path = out / f"{name}-results.parquet"
         t.results.write_parquet(path, compression="zstd")
         clock = _lap(log, f"{name}: {t.results.height // players:,} tournament games played "
                           f"and written", clock)
+        measured = None
+        if spec.measuring:
+            measured = tournament(mod, policies, players, per_seating, seed,
+                                  rules=measuring_rules(spec)).results
+            measured.write_parquet(out / f"{name}-measured.parquet", compression="zstd")
+            clock = _lap(log, f"{name}: the tournament again with {spec.measuring_note}: "
+                              f"played and written", clock)
         table = [policies[i % len(policies)] for i in range(players)]
         # the games with the rules as they are: from the tournament if it played them all
         base = (t.results.filter((pl.col("seating") == "|".join(table))
                                  & (pl.col("game") < counterfactual_games)).drop("seating"))
         full = base.height == counterfactual_games * players
-        cf = counterfactual_impact(mod, table, counterfactual_games, seed, rules=rules,
+        cf = counterfactual_impact(mod, table, counterfactual_games, seed,
                                    base=base if full else None)
         cf.write_parquet(out / f"{name}-counterfactual.parquet")
         clock = _lap(log, f"{name}: {cf['thing'].n_unique()} switch-offs x "
                           f"{counterfactual_games:,} counterfactual games played", clock)
         rungs = ladders.get(name) or default_rungs(t.ratings, hasattr(mod, "agent"))
-        sv = skill_verdicts(mod, rungs, players, rung_games, seed, rules=rules,
+        sv = skill_verdicts(mod, rungs, players, rung_games, seed,
                             top=t.ratings["policy"][0], search_games=search_games)
         sv.table.write_parquet(out / f"{name}-skill.parquet")
         clock = _lap(log, f"{name}: verdicts at rungs {', '.join(sv.rungs)}: "
@@ -135,7 +144,7 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
         steps += [SEARCH_RUNG] * hasattr(mod, "agent")
         lad = None
         if len(steps) > 1:      # (a game with one policy and no search has no ladder)
-            lad = ladder(mod, steps, players, ladder_games, seed, rules=rules)
+            lad = ladder(mod, steps, players, ladder_games, seed)
             lad.results.write_parquet(out / f"{name}-ladder.parquet")
             clock = _lap(log, f"{name}: skill ladder of {', '.join(lad.rungs)}: "
                               f"{ladder_games:,} game indices per seating played", clock)
@@ -145,22 +154,21 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
                 f"replays: the table {' | '.join(table)} (seat 0 first) on {counterfactual_games:,}"
                 f" games per thing.{_rules_note(spec)} Results: {path.name}.")
         sections.append(game_section(t.results, out, counterfactual=cf, note=note, skill=sv,
-                                     ladder=lad))
+                                     ladder=lad, measured=measured))
         _lap(log, f"{name}: report tables and plots written", clock)
     return write_page(sections, out, "Balance report: " + ", ".join(g.title for g in specs))
 
 
-def measuring_rules(spec: registry.Game) -> object | None:
-    """The rules a balance report plays: the game's defaults (None), with the values the game
-    declares for measuring (``Game.measuring``; e.g. characters dealt at random rather than
-    chosen, so that a table by character measures the characters)."""
-    if not spec.measuring:
-        return None
+def measuring_rules(spec: registry.Game) -> object:
+    """The game's default rules with the values it declares for measuring (``Game.measuring``;
+    e.g. characters dealt at random rather than chosen, so that a table by character measures
+    the characters rather than who chose them from which seat)."""
     return spec.module().load_rules().replace(**spec.measuring)
 
 
 def _rules_note(spec: registry.Game) -> str:
-    return f" {spec.measuring_note}" if spec.measuring else ""
+    return (f" Every figure plays the default rules except the table by character: "
+            f"{spec.measuring_note}." if spec.measuring else "")
 
 
 def _lap(log: Callable[[str], None], what: str, since: float) -> float:

@@ -12,10 +12,27 @@ import polars as pl  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 
-def light(name: str) -> matplotlib.colors.Colormap:
-    """The light part of a colour map, so that black labels stay readable on every cell."""
+def light(name: str, low: float = 0.05, high: float = 0.6) -> matplotlib.colors.Colormap:
+    """The part of a colour map from ``low`` to ``high``; by default its light part, so that
+    black labels stay readable on every cell."""
     return matplotlib.colors.LinearSegmentedColormap.from_list(
-        f"{name}_light", plt.get_cmap(name)(np.linspace(0.05, 0.6, 64)))
+        f"{name}_{low}_{high}", plt.get_cmap(name)(np.linspace(low, high, 64)))
+
+
+def contrast(a, b) -> float:
+    """The WCAG contrast ratio of two colours, 1 to 21 (text needs at least 4.5)."""
+    def luminance(c) -> float:
+        rgb = np.asarray(matplotlib.colors.to_rgb(c))
+        rgb = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+        return float(rgb @ [0.2126, 0.7152, 0.0722])
+    low, high = sorted((luminance(a), luminance(b)))
+    return (high + 0.05) / (low + 0.05)
+
+
+def ink(fill) -> str:
+    """Black or white, whichever reads better on ``fill`` (the better one always has a
+    contrast ratio of at least 4.58)."""
+    return max(("black", "white"), key=lambda c: contrast(c, fill))
 
 
 def _xerr(value, low, high) -> np.ndarray:
@@ -62,7 +79,8 @@ def seat_plot(table: pl.DataFrame, title: str = "Seat advantage") -> Figure:
         k = int(g["n_players"][0])
         labels = [f"seat {s}" + (" (start)" if s == 0 else "") for s in g["seat"]]
         _interval_bars(ax_w, labels, g["win_rate"], g["ci_low"], g["ci_high"], 1 / k,
-                       f"win rate, {k} players (p = {g['p_value'][0]:.2g}, all seats equal)")
+                       f"win rate, {k} players (test of equal seats: p = "
+                       f"{g['p_value'][0]:.2g})")
         y = np.arange(g.height)
         m = g["mean_score"].to_numpy()
         ax_s.errorbar(m, y, xerr=_xerr(m, g["score_ci_low"], g["score_ci_high"]), fmt="o",

@@ -95,12 +95,14 @@ def board_data(game: str, rules_path: str | None = None) -> dict | None:
 def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = None,
                  counterfactual: pl.DataFrame | None = None, note: str = "",
                  board: dict | None = None, skill: SkillVerdicts | None = None,
-                 ladder: Any = None) -> Section:
+                 ladder: Any = None, measured: Frame | None = None) -> Section:
     """Compute every table and plot of one game's results into ``out`` (PNG files) and return
     its part of the page. ``board`` (plain data, see ``board_data``) defaults to the board of
     the rules in force (``rules_path`` or the defaults); ``skill``: the verdicts by skill
     (``analyses.skill``), shown after the counterfactual table, and ``ladder`` (an
-    ``analyses.Ladder``) after them."""
+    ``analyses.Ladder``) after them; ``measured``: results played with the game's measuring
+    rules (``Game.measuring``), from which the table by character comes instead, its
+    headline saying so."""
     lf = lazy(df)
     require_rows(lf)
     out = Path(out)
@@ -134,23 +136,8 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                              f"over {top['games']:,} seat-games.")
 
     if "character" in names:
-        ch = win_rates(lf, by=["character"])
-        b.append("<h3>Win rate by character</h3><p class=note>Where characters are dealt at "
-                 "random (the balance report deals them), differences between them are their "
-                 "own strength (with the policies that played them), not the players'; where "
-                 "players choose them, they also measure who chose what from which seat. "
-                 f"Intervals as above ({UNIT}).</p>")
-        b.append(display.to_html(display.win_rates_table(ch, ["character"])))
-        b.append(_figure(plots.win_rate_plot(ch, by="character",
-                                             title=f"{game}: win rate by character"),
-                         out, f"{p}-characters.png", "win rate by character"))
-        top, low = (ch.sort("win_rate", descending=d).row(0, named=True) for d in (True, False))
-        sec.headlines.append(
-            f"Strongest character: <b>{html.escape(top['character'])}</b> "
-            f"{_interval(top['win_rate'], top['ci_low'], top['ci_high'])}; weakest: "
-            f"<b>{html.escape(low['character'])}</b> "
-            f"{_interval(low['win_rate'], low['ci_low'], low['ci_high'])}."
-            + _assumption(game, "character", rules_path))
+        sec.headlines.append(_characters(lf if measured is None else lazy(measured), b, out, p,
+                                         measured is not None, rules_path))
 
     seats = seat_advantage(lf, score=score)
     b.append("<h3>Seat advantage</h3><p class=note>Does any seat win more than its fair "
@@ -214,8 +201,7 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                                                             f"thing (largest 25)"),
                      out, f"{p}-events-score.png", "event impact on score"))
     b.append(_details(display.events_table(ev)))
-    sec.headlines += _balance_headlines(counterfactual if counterfactual is not None else ev,
-                                        counterfactual is not None, game, rules_path)
+    sec.headlines += _balance_headlines(ev, counterfactual, game, rules_path)
     if counterfactual is not None:
         n_tests = 2 * counterfactual.height
         b.append("<h3>Counterfactual: the same games replayed without the thing</h3>"
@@ -258,16 +244,51 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
     return sec
 
 
-SKILL_COUNTS = {HOLDS: "hold at every rung", FLIPS: "flip", VANISHES: "vanish",
+def _characters(lf: pl.LazyFrame, b: list[str], out: Path, p: str, measured: bool,
+                rules_path: str | None) -> str:
+    """The table by character (into ``b``) and its headline, which names the measuring rules
+    when the games were played under them (``measured``) rather than as the results are."""
+    game = detect_game(lf)
+    how = f" in games with {game_spec(game).measuring_note}" if measured else ""
+    ch = win_rates(lf, by=["character"])
+    b.append(f"<h3>Win rate by character{html.escape(how)}</h3><p class=note>Where characters "
+             "are dealt at random, differences between them are their own strength (with the "
+             "policies that played them), not the players'; where players choose them, they "
+             "also measure who chose what from which seat. "
+             f"Intervals as above ({UNIT}).</p>")
+    b.append(display.to_html(display.win_rates_table(ch, ["character"])))
+    b.append(_figure(plots.win_rate_plot(ch, by="character",
+                                         title=f"{game}: win rate by character"),
+                     out, f"{p}-characters.png", "win rate by character"))
+    top, low = (ch.sort("win_rate", descending=d).row(0, named=True) for d in (True, False))
+    return (f"Strongest character{html.escape(how)}: <b>{html.escape(top['character'])}</b> "
+            f"{_interval(top['win_rate'], top['ci_low'], top['ci_high'])}; weakest: "
+            f"<b>{html.escape(low['character'])}</b> "
+            f"{_interval(low['win_rate'], low['ci_low'], low['ci_high'])}."
+            + _assumption(game, "character", rules_path))
+
+
+SKILL_COUNTS = {HOLDS: "hold at every rung where measured", FLIPS: "flip", VANISHES: "vanish",
                 APPEARS: "appear", SOME: "hold at some rungs only"}
+
+
+def _at_rungs(held: pl.DataFrame, rungs: int) -> str:
+    """How many of the verdicts that hold (``held``, a summary's rows) were measured at how
+    many of the ``rungs``: "7 at all 4 rungs, 3 at 2 of 4", so that a verdict measured at one
+    rung is never counted as holding at all of them."""
+    counts = held.group_by("measured").len().sort("measured", descending=True)
+    return ", ".join(f"{n} at all {m} rungs" if m == rungs else f"{n} at {m} of {rungs}"
+                     for m, n in counts.iter_rows())
 
 
 def skill_part(sv: SkillVerdicts) -> tuple[str, str]:
     """The verdicts-by-skill part of a game's section: (headline, body)."""
     rungs = " &lt; ".join(f"<b>{html.escape(r)}</b>" for r in sv.rungs)
     s = sv.summary
-    said = ", ".join(f"{n} {words}" for c, words in SKILL_COUNTS.items()
-                     if (n := s.filter(pl.col("across") == c).height))
+    said = ", ".join(f"{n} {words}"
+                     + (f" ({_at_rungs(group, len(sv.rungs))})" if c == HOLDS else "")
+                     for c, words in SKILL_COUNTS.items()
+                     if (n := (group := s.filter(pl.col("across") == c)).height))
     seat0 = s.filter(pl.col("kind") == "seat").row(0, named=True)
     moving = s.filter(pl.col("across").is_in([FLIPS, VANISHES, APPEARS])
                       & (pl.col("verdict") != seat0["verdict"]))
@@ -295,7 +316,8 @@ def skill_part(sv: SkillVerdicts) -> tuple[str, str]:
             f"seats). It <i>holds</i> "
             f"at a rung when its p-value, Holm-adjusted over one family (all "
             f"{sv.table['p'].is_not_nan().sum()} tests of the table: every verdict at every "
-            f"rung), is below {ALPHA}. Across the rungs it <i>holds</i> at every rung, "
+            f"rung), is below {ALPHA}. Across the rungs it <i>holds</i> at every rung where it "
+            f"was measured (the headline says at how many), "
             f"<i>flips</i> (holds with opposite signs at two rungs), <i>vanishes</i> (holds at "
             f"the weaker rungs only), <i>appears</i> (at the stronger only), or holds at some. "
             f"Not holding is not absence: read the interval's width.</p>")
@@ -333,30 +355,59 @@ def _assumption(game: str, kind: str, rules_path: str | None) -> str:
         else ""
 
 
-def _balance_headlines(t: pl.DataFrame, causal: bool, game: str,
+def _balance_headlines(observed: pl.DataFrame, replayed: pl.DataFrame | None, game: str,
                        rules_path: str | None) -> list[str]:
-    """Most and least balanced thing: the largest win-rate change it makes to any group."""
-    how = "causal, replayed without it" if causal else "observational"
+    """Least and most balanced thing. Least balanced: the largest win-rate change it makes to
+    any group in the counterfactual replays (``replayed``: cause) or, without them, in the
+    observational table, with both sides of it (the group it helps most and the one it hurts
+    most). Most balanced: the thing whose largest change in either table is smallest, so that
+    a thing with a large effect on some group, or a strong raw win rate (a per-policy replay
+    can average a strong character away), is never called balanced."""
+    causal = replayed is not None
     labels = {t.kind: t.label or t.kind for t in game_spec(game).things}
-    per = (t.filter(pl.col("win_diff").is_not_nan()).with_columns(size=pl.col("win_diff").abs())
-           .sort("size", descending=True).group_by("kind", "thing", maintain_order=True)
-           .first().sort("size", descending=True))
-    if per.height < 2:
+    how = {"replayed": "causal, replayed without it", "observed": "observational, with - without"}
+    tables = {"observed": observed} | ({"replayed": replayed} if causal else {})
+    keys = ["kind", "thing"]
+    changes = {} if not causal else dict(zip(zip(replayed["kind"], replayed["thing"]),
+                                             replayed["change"]))
+    rows = (pl.concat([t.select(*keys, "by", "group", "win_diff", "win_ci_low", "win_ci_high",
+                                table=pl.lit(name)) for name, t in tables.items()])
+            .filter(pl.col("win_diff").is_not_nan())
+            .join((replayed if causal else observed).select(keys).unique(), on=keys, how="semi")
+            .with_columns(size=pl.col("win_diff").abs()))
+
+    def largest(t: pl.DataFrame) -> pl.DataFrame:
+        return (t.sort("size", descending=True).group_by(keys, maintain_order=True).first()
+                .sort("size", descending=True))
+    worst = largest(rows.filter(pl.col("table") == ("replayed" if causal else "observed")))
+    if worst.height < 2:
         return []
 
-    def say(r: dict) -> str:
+    def name(r: dict) -> str:
+        change = changes.get((r["kind"], r["thing"]))
+        return (f"<b>{html.escape(labels.get(r['kind'], r['kind']))} "
+                f"{html.escape(r['thing'])}</b>" + (f" ({html.escape(change)})" if change else ""))
+
+    def moves(r: dict) -> str:
         who = "the win rate" if r["group"] == "all" else \
             f"the win rate of {r['by']} {html.escape(str(r['group']))}"
-        kind = labels.get(r["kind"], r["kind"])
-        change = f" ({html.escape(r['change'])})" if causal and "change" in r else ""
-        return (f"<b>{html.escape(kind)} {html.escape(r['thing'])}</b>{change} moves {who} by "
-                f"{r['win_diff'] * 100:+.1f} percentage points "
+        return (f"{who} by {r['win_diff'] * 100:+.1f} percentage points "
                 f"[{r['win_ci_low'] * 100:+.1f}, {r['win_ci_high'] * 100:+.1f}]")
-    most, least = per.row(0, named=True), per.row(-1, named=True)
+
+    most = worst.row(0, named=True)
+    mine = rows.filter((pl.col("kind") == most["kind"]) & (pl.col("thing") == most["thing"])
+                       & (pl.col("table") == most["table"])).sort("win_diff")
+    up, down = mine.row(-1, named=True), mine.row(0, named=True)
+    sides = moves(most) if up["win_diff"] <= 0 or down["win_diff"] >= 0 else \
+        f"{moves(up)} and {moves(down)}"
+    least = largest(rows).row(-1, named=True)
     rests = _assumption(game, "event", rules_path) if "event" in (most["kind"], least["kind"]) \
         else ""
-    return [f"Least balanced ({how}): {say(most)}. Most balanced: at its largest, "
-            f"{say(least)}.{rests}"]
+    return [f"Least balanced ({how[most['table']]}): {name(most)} moves {sides}. "
+            f"Most balanced: {name(least)}: no group's win rate moves by more than "
+            f"{least['size'] * 100:.1f} percentage points with it, "
+            f"{'replayed without it or ' if causal else ''}compared with and without it "
+            f"(the largest: {moves(least)}, {how[least['table']]}).{rests}"]
 
 
 def write_page(sections: list[Section], out: str | os.PathLike, title: str) -> Path:

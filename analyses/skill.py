@@ -235,14 +235,18 @@ def course(signs: Sequence[int | None], rungs: Sequence[str]) -> tuple[str, str]
 
 
 def summarise(table: pl.DataFrame, rungs: Sequence[str]) -> pl.DataFrame:
-    """One row per verdict (in the table's order): its class across the rungs and the words."""
+    """One row per verdict (in the table's order): its class across the rungs, the words, and
+    at how many of the rungs it was measured (``measured``: "holds" means at every one of
+    those, which may be fewer than all)."""
     rows = []
     for (verdict, kind), g in table.group_by(["verdict", "kind"], maintain_order=True):
         sign = dict(zip(g["rung"], g["sign"]))
         c, words = classify([sign.get(r) for r in rungs], rungs)
-        rows.append({"verdict": verdict, "kind": kind, "across": c, "reading": words})
+        rows.append({"verdict": verdict, "kind": kind, "across": c, "reading": words,
+                     "measured": sum(r in sign for r in rungs)})
     return pl.DataFrame(rows, schema={"verdict": pl.String, "kind": pl.String,
-                                      "across": pl.String, "reading": pl.String})
+                                      "across": pl.String, "reading": pl.String,
+                                      "measured": pl.Int64})
 
 
 def resolve_rungs(rungs: Sequence[Any] | Mapping[str, Sequence[Any]] | None,

@@ -77,8 +77,8 @@ GAME = register(Game(
                               "only holding the chest (inaba_can_win_on_count = false; "
                               "rapinsim rules)"},
     measuring={"character_selection": "draw"},
-    measuring_note="Characters dealt at random (rules option character_selection = draw), so "
-                   "the table by character measures the characters.",
+    measuring_note="characters dealt at random (rules option character_selection = draw; by "
+                   "default the players choose)",
     speed_goal=200_000, lengths=("decisions", "turns", "rounds"),
     endings=("dawn", "stalled"), lead="led_rounds",
     rules_data=rules_data,

@@ -9,7 +9,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 from matplotlib.figure import Figure
 
-from analyses.plots import light
+from analyses.plots import ink, light
 
 
 def usage(lf: pl.LazyFrame) -> tuple[dict[int, float], dict[int, float]]:
@@ -30,7 +30,10 @@ def board_plot(board: Mapping, lf: pl.LazyFrame, default_rules: bool) -> Figure:
 def town_figure(districts: int, route: Sequence[int], extra_edges: Sequence[Sequence[int]],
               searches: Mapping[int, float], found: Mapping[int, float]) -> Figure:
     """The Lapin town: districts on Rize's ring (in route order) with the extra roads or
-    bridges dashed, coloured by searches per game and by players found per game."""
+    bridges dashed, coloured by searches per game and by players found per game. The colour
+    scale spans the districts' own range (least to most), so that their differences show
+    however close the values are; each label is black or white, whichever reads on its
+    district."""
     pos = {d: (math.sin(2 * math.pi * i / len(route)), math.cos(2 * math.pi * i / len(route)))
            for i, d in enumerate(route)}
     fig, axes = plt.subplots(1, 2, figsize=(11, 5.2), layout="constrained")
@@ -41,18 +44,19 @@ def town_figure(districts: int, route: Sequence[int], extra_edges: Sequence[Sequ
             ax.plot(*zip(pos[u], pos[v], strict=True), color="#888888", lw=2, zorder=1)
         for u, v in extra_edges:
             ax.plot(*zip(pos[u], pos[v], strict=True), color="#555555", lw=1.5, ls="--", zorder=1)
-        vmax = max(values.values(), default=0) or 1
-        cm = light(cmap)
-        for d in range(1, districts + 1):
+        shown = [values.get(d, 0.0) for d in range(1, districts + 1)]
+        lo, hi = min(shown), max(shown)
+        norm = matplotlib.colors.Normalize(lo, hi if hi > lo else lo + 1)
+        cm = light(cmap, 0.1, 0.9)
+        for d, v in enumerate(shown, 1):
             x, y = pos[d]
-            v = values.get(d, 0.0)
-            ax.scatter(x, y, s=1100, color=cm(v / vmax), edgecolors="black",
-                       zorder=2)
+            fill = cm(norm(v))
+            ax.scatter(x, y, s=1100, color=fill, edgecolors="black", zorder=2)
             ax.text(x, y + 0.03, f"{d}", ha="center", va="bottom", fontsize=9, weight="bold",
-                    zorder=3)
-            ax.text(x, y - 0.03, f"{v:.2f}", ha="center", va="top", fontsize=7.5, zorder=3)
-        fig.colorbar(matplotlib.cm.ScalarMappable(matplotlib.colors.Normalize(0, vmax), cm),
-                     ax=ax, shrink=0.7, label=label)
+                    color=ink(fill), zorder=3)
+            ax.text(x, y - 0.03, f"{v:.2f}", ha="center", va="top", fontsize=7.5,
+                    color=ink(fill), zorder=3)
+        fig.colorbar(matplotlib.cm.ScalarMappable(norm, cm), ax=ax, shrink=0.7, label=label)
         ax.set_title(f"{label} (ring = Rize's route, dashed = bridge)", fontsize=10)
         ax.set_aspect("equal")
         ax.set_xlim(-1.3, 1.3)

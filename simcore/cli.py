@@ -20,7 +20,8 @@ class _Parser(argparse.ArgumentParser):
 
 def parser(game) -> argparse.ArgumentParser:
     """The flags, the same for every game, plus the game's per-seat options
-    (``Game.seat_options``)."""
+    (``Game.seat_options``). Every option's help says its default, taken from the option
+    itself (``%(default)s``) so that the help cannot drift from what is played."""
     ap = _Parser(prog=game.name, description=f"{game.title} simulator")
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
@@ -29,24 +30,35 @@ def parser(game) -> argparse.ArgumentParser:
                        help="one per seat, seat 0 first (repeat the flag or list them): a "
                             "built-in name or FILE.py:NAME (a @simcore.policy function in a "
                             "script)")
-        p.add_argument("--seed", type=int, default=0)
-        p.add_argument("--rules", help="a JSON or TOML rules file")
+        p.add_argument("--seed", type=int, default=0,
+                       help="the seed: a seed and a game index are always the same game "
+                            "(default: %(default)s)")
+        p.add_argument("--rules", help="a JSON or TOML rules file (default: the game's "
+                                       "default rules)")
         for flag, _, help_ in game.seat_options:
             p.add_argument(flag, action="extend", nargs="+", help=help_)
 
     sim = sub.add_parser("simulate", prog=f"{game.name} simulate",
                          help="play many games and print win rates")
     common(sim)
-    sim.add_argument("--games", type=int, default=10_000)
-    sim.add_argument("--out", help="stream results to this Parquet dataset folder")
-    sim.add_argument("--threads", type=int)
-    sim.add_argument("--engine", default="compiled", choices=("compiled", "reference"))
+    sim.add_argument("--games", type=int, default=10_000,
+                     help="games to play (default: %(default)s)")
+    sim.add_argument("--out", help="stream results to this Parquet dataset folder (default: "
+                                   "none, the results stay in memory)")
+    sim.add_argument("--threads", type=int,
+                     help="threads to play on (default: every thread numba may use, "
+                          "NUMBA_NUM_THREADS)")
+    sim.add_argument("--engine", default="compiled", choices=("compiled", "reference"),
+                     help="compiled (numba, fast) or reference (plain Python, the executable "
+                          "specification) (default: %(default)s)")
     rep = sub.add_parser("replay", prog=f"{game.name} replay", help="print the log of one game")
     common(rep)
-    rep.add_argument("--game", type=int, default=0)
+    rep.add_argument("--game", type=int, default=0,
+                     help="the game index of the seed to print (default: %(default)s)")
     ru = sub.add_parser("rules", prog=f"{game.name} rules",
                         help="print the rules in force and which are assumptions")
-    ru.add_argument("--rules", help="a JSON or TOML rules file")
+    ru.add_argument("--rules", help="a JSON or TOML rules file (default: the game's default "
+                                    "rules)")
     return ap
 
 

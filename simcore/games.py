@@ -80,10 +80,12 @@ class Game:
     assumptions: Mapping[str, str] = field(default_factory=dict)
     """Per kind of thing (``Things.kind``): the rules assumption a headline about it rests on."""
     measuring: Mapping[str, Any] = field(default_factory=dict)
-    """Rules values the balance report plays with instead of the defaults, and why
-    (``measuring_note``): e.g. characters dealt at random rather than chosen, so that a table
-    by character measures the characters rather than who chose them from which seat."""
+    """Rules values under which the balance report plays its tournament a second time, for the
+    table by character only (every other figure plays the defaults): e.g. characters dealt at
+    random rather than chosen, so that the table measures the characters rather than who chose
+    them from which seat."""
     measuring_note: str = ""
+    """The measuring rules in words, as a phrase the report puts inside its sentences."""
     speed_goal: int = 0
     """Games per second the benchmarks expect for 4 random players on 2 threads."""
     lengths: tuple[str, ...] = ("decisions",)

@@ -41,9 +41,20 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     # two rating tables per registered game, the tournament's and the ladder's (a test may
     # have registered a toy game)
     assert text.count("Bradley-Terry, Elo scale [95% CI]") == 2 * len(games.names())
-    # characters are dealt at random for the balance report (by default players choose)
-    chars = pl.read_parquet(tmp_path / "rep" / "rapinsim-results.parquet")["character"]
-    assert chars.n_unique() == 6 and "character_selection = draw" in text
+    # every figure plays the default rules (Lapin: the players choose their characters) but
+    # the table by character, whose games deal them at random, and whose headline says so
+    import rapinsim
+    from simcore.results import rules_label
+    spec = games.get("rapinsim")
+    label = pl.read_parquet(tmp_path / "rep" / "rapinsim-results.parquet")["rules"]
+    assert label.unique().to_list() == [rules_label(spec, rapinsim.load_rules())]
+    ladder_rules = pl.read_parquet(tmp_path / "rep" / "rapinsim-ladder.parquet")["rules"]
+    assert ladder_rules.unique().to_list() == label.unique().to_list()
+    dealt = pl.read_parquet(tmp_path / "rep" / "rapinsim-measured.parquet")
+    assert dealt["rules"].unique().to_list() == [
+        rules_label(spec, rapinsim.load_rules().replace(character_selection="draw"))]
+    assert "Strongest character in games with characters dealt at random (rules option " \
+        "character_selection = draw; by default the players choose)" in text
     assert "Strongest policy by Bradley-Terry rating" in text
     # verdicts by skill: the rungs named in each game's section and its headline
     assert text.count("<h3>Verdicts by skill: rungs ") == len(games.names())

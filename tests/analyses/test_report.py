@@ -142,3 +142,60 @@ def test_board_plot_shows_each_cloud_of_an_area_with_several():
                                    "charmed": {"A03": 0.25, "A03_2": 0.5, "A05": 0.75}})
     labels = sorted(t.get_text() for ax in fig.axes for t in ax.texts if "cloud" in t.get_text())
     assert labels == ["cloud 25%", "cloud 50%", "cloud 75%"]
+
+
+def _effects(rows):
+    return pl.DataFrame(rows, schema=["kind", "thing", "by", "group", "win_diff", "win_ci_low",
+                                      "win_ci_high", "change"], orient="row")
+
+
+def test_a_thing_with_a_large_effect_anywhere_is_never_called_most_balanced():
+    # chimame moves each policy's win rate by almost nothing when it leaves the roster (every
+    # policy lost it alike), but whoever holds it wins 10 points more: not balanced; the lamp
+    # helps one policy and hurts the other: both sides are said
+    from analyses.report import _balance_headlines
+    out = "left out of the roster"
+    replayed = _effects([
+        ("character", "chimame", "policy", "a", 0.004, -0.006, 0.014, out),
+        ("character", "chimame", "policy", "b", -0.002, -0.012, 0.008, out),
+        ("item", "lamp", "policy", "a", 0.030, 0.020, 0.040, out),
+        ("item", "lamp", "policy", "b", -0.025, -0.035, -0.015, out),
+        ("trap", "alarm", "policy", "a", 0.010, 0.000, 0.020, out)])
+    observed = _effects([
+        ("character", "chimame", "all", "all", 0.100, 0.090, 0.110, None),
+        ("item", "lamp", "all", "all", 0.020, 0.010, 0.030, None),
+        ("trap", "alarm", "all", "all", 0.012, 0.002, 0.022, None)]).drop("change")
+    [headline] = _balance_headlines(observed, replayed, "rapinsim", "rules.json")
+    least, most = headline.split("Most balanced: ")
+    assert "<b>item lamp</b>" in least and "policy a by +3.0 percentage points" in least \
+        and "policy b by -2.5 percentage points" in least
+    assert "chimame" not in most and "<b>trap alarm</b>" in most
+    assert "no group's win rate moves by more than 1.2 percentage points with it" in most
+    assert "(the largest: the win rate by +1.2 percentage points [+0.2, +2.2], " \
+        "observational, with - without)" in most
+
+
+def test_lapin_town_districts_differ_and_every_label_reads_on_its_district():
+    from analyses.plots import contrast
+    from rapinsim.plots import town_figure
+    route = list(range(1, 11))
+    close = {d: 1.0 + d / 100 for d in route}       # 1.01 .. 1.10 searches per game
+    fig = town_figure(10, route, [(1, 6)], close, dict.fromkeys(route, 0.2))
+    for ax in fig.axes[:2]:
+        fills = [c.get_facecolor()[0] for c in ax.collections]
+        labels = [t for t in ax.texts]
+        assert len(labels) == 2 * len(fills) == 20
+        for i, fill in enumerate(fills):           # a district's number and value on it
+            for t in labels[2 * i:2 * i + 2]:
+                assert contrast(t.get_color(), fill) >= 4.5, (t.get_text(), fill)
+    fills = [c.get_facecolor()[0] for c in fig.axes[0].collections]
+    assert contrast(fills[0], fills[-1]) >= 3      # the least and the most searched apart
+
+
+def test_seat_plot_names_the_test_and_claims_no_equality():
+    # a p-value that does not reject says nothing is shown to differ, not that seats are equal
+    from analyses import seat_advantage
+    from analyses.plots import seat_plot
+    fig = seat_plot(seat_advantage(bloom_frame(4000, seed=100)))
+    words = " ".join(ax.get_xlabel() for ax in fig.axes)
+    assert "test of equal seats: p = 0." in words and "seats equal)" not in words

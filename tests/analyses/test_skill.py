@@ -125,3 +125,23 @@ def test_default_rungs_are_the_weakest_and_the_two_strongest_by_rating():
     assert default_rungs(ratings, False) == ["e", "b", "a"]
     assert default_rungs(ratings.head(2), False) == ["b", "a"]
     assert default_rungs(ratings, True) == ["e", "b", "a", "ismcts-32"]
+
+
+def test_headline_counts_holds_only_over_the_rungs_where_measured(planted):
+    # seat 3 holds at every rung; measured at the weak rung alone it holds there only, and the
+    # headline must not count it as holding at all three
+    from analyses.report import skill_part
+    from analyses.skill import SkillVerdicts
+    table, _ = planted
+    rungs = ["weak", "mid", "strong"]
+    cut = table.filter((pl.col("verdict") != "seat 3: win rate - 1/4")
+                       | (pl.col("rung") == "weak"))
+    summary = summarise(cut, rungs)
+    assert summary.filter(pl.col("verdict") == "seat 3: win rate - 1/4")["measured"].item() == 1
+    sv = SkillVerdicts("bloomsim", tuple(rungs), 4000, 4, 0, None, cut, summary, (4000,) * 3)
+    headline, _ = skill_part(sv)
+    held = summary.filter(pl.col("across") == HOLDS)
+    full = held.filter(pl.col("measured") == 3).height
+    assert f"{held.height} hold at every rung where measured (" in headline
+    assert "1 at 1 of 3" in headline
+    assert (f"{full} at all 3 rungs" in headline) == (full > 0)

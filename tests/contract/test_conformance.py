@@ -99,6 +99,23 @@ def test_the_command_line_is_the_same_and_errors_are_one_line(game, capsys):
     assert e.value.code == 2 and capsys.readouterr().err.count("\n") == 1
 
 
+@pytest.mark.parametrize("command", ["simulate", "replay", "rules"])
+def test_every_option_s_help_says_its_real_default(game, command, capsys):
+    # the help of each option not required says its default; where the option has one, the
+    # value it really has
+    sub = next(a for a in cli.parser(game)._actions if a.dest == "cmd").choices[command]
+    with pytest.raises(SystemExit):
+        sub.parse_args(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for a in sub._actions:
+        if a.required or a.dest == "help":
+            continue
+        said = " ".join((a.help % {"default": a.default}).split())
+        assert "(default: " in said and said in text, a.dest
+        if a.default is not None:
+            assert f"(default: {a.default})" in said, a.dest
+
+
 # ---------------------------------------------------------------- the forward model's laws
 
 @pytest.mark.parametrize("game_index", [0, 17])

@@ -120,7 +120,8 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
     by = ["n_players", "policy"] if collect(lf.select(pl.col("n_players").n_unique()))[0, 0] > 1 \
         else ["policy"]
     wr = win_rates(lf, by=by)
-    b.append("<h3>Win rate by policy</h3><p class=note>Wins count 1/k for each of k tied "
+    b.append(f'<h3 id="{game}-policies">Win rate by policy</h3>'
+             "<p class=note>Wins count 1/k for each of k tied "
              f"winners; intervals are 95% Wilson on the effective number of seat-games "
              f"({UNIT}). Policies are only comparable when they sat in every seat equally "
              f"often (the balance run rotates them).</p>")
@@ -140,7 +141,8 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                                          measured is not None, rules_path))
 
     seats = seat_advantage(lf, score=score)
-    b.append("<h3>Seat advantage</h3><p class=note>Does any seat win more than its fair "
+    b.append(f'<h3 id="{game}-seats">Seat advantage</h3>'
+             "<p class=note>Does any seat win more than its fair "
              "share? With one game per game index: Pearson's chi-square of the wins per seat "
              "against games/P; in a tournament (every game index replayed in every seating) "
              "the cluster-robust Wald test of equal seat shares (P - 1 degrees of freedom, "
@@ -159,7 +161,8 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         met = meetings(lf)
         pw = pairwise(lf, met)
         rt = ratings(lf, met)
-        b.append("<h3>Head to head</h3><p class=note>Share of meetings at one table where the "
+        b.append(f'<h3 id="{game}-head-to-head">Head to head</h3>'
+                 "<p class=note>Share of meetings at one table where the "
                  "row policy finished ahead of the column policy (tie = 1/2); 95% intervals "
                  "treat each game index as one unit. Beside it, each policy's Bradley-Terry "
                  "rating fitted to the same counts (Elo scale, centred on 0: +100 means "
@@ -182,12 +185,13 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                f"rating the data cannot place") + ").")
 
     hist = score_histogram(lf, score)
-    b.append("<h3>Score distribution</h3>")
+    b.append(f'<h3 id="{game}-scores">Score distribution</h3>')
     b.append(_figure(plots.score_plot(hist, score, title=f"{game}: {score} per policy"), out,
                      f"{p}-scores.png", "score distribution"))
 
     ev = event_impact(lf, score=score)
-    b.append("<h3>What each event, role, item, trap or character does (observational)</h3>"
+    b.append(f'<h3 id="{game}-events">What each event, role, item, trap or character does '
+             "(observational)</h3>"
              "<p class=note>Games with minus games without, 95% cluster-robust intervals "
              f"({UNIT}), p-values Holm-adjusted as one family: all {2 * ev.height} tests of "
              "this table (win and score columns together). Association, not cause: things "
@@ -204,7 +208,8 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
     sec.headlines += _balance_headlines(ev, counterfactual, game, rules_path)
     if counterfactual is not None:
         n_tests = 2 * counterfactual.height
-        b.append("<h3>Counterfactual: the same games replayed without the thing</h3>"
+        b.append(f'<h3 id="{game}-counterfactual">Counterfactual: the same games replayed '
+                 "without the thing</h3>"
                  "<p class=note>Each row replays the same seeds with the thing switched off in "
                  "the rules data (column <i>change</i> says how); the difference is with minus "
                  "without on paired games (unit: the game index), so it is the thing's causal "
@@ -223,7 +228,8 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         b.append(body)
     if ladder is not None:
         sec.headlines.append(html.escape(ladder.skill_text()))
-        b.append(f"<h3>Skill ladder: {' &lt; '.join(html.escape(r) for r in ladder.rungs)}</h3>"
+        b.append(f'<h3 id="{game}-ladder">'
+                 f"Skill ladder: {' &lt; '.join(html.escape(r) for r in ladder.rungs)}</h3>"
                  f"<p class=note>{ladder.players} seats, {ladder.n_games:,} game indices of "
                  f"seed {ladder.seed} per seating: one seat of the row rung against the column "
                  f"rung in the others, seats rotated ({UNIT}).</p>" + ladder.html())
@@ -236,7 +242,7 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                                 f"{html.escape(spec.assumption_note, quote=False)}</i>")
     board = board_data(game, rules_path) if board is None else board
     if board is not None and spec.board_plot is not None:
-        b.append("<h3>The board</h3>")
+        b.append(f'<h3 id="{game}-board">The board</h3>')
         if rules_path is None and spec.assumption_note:
             b.append(f"<p class=note>{html.escape(spec.assumption_note, quote=False)}</p>")
         b.append(_figure(spec.board_plot(board, lf, rules_path is None), out, f"{p}-board.png",
@@ -251,7 +257,8 @@ def _characters(lf: pl.LazyFrame, b: list[str], out: Path, p: str, measured: boo
     game = detect_game(lf)
     how = f" in games with {game_spec(game).measuring_note}" if measured else ""
     ch = win_rates(lf, by=["character"])
-    b.append(f"<h3>Win rate by character{html.escape(how)}</h3><p class=note>Where characters "
+    b.append(f'<h3 id="{game}-characters">'
+             f"Win rate by character{html.escape(how)}</h3><p class=note>Where characters "
              "are dealt at random, differences between them are their own strength (with the "
              "policies that played them), not the players'; where players choose them, they "
              "also measure who chose what from which seat. "

@@ -56,6 +56,18 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     assert "Strongest character in games with characters dealt at random (rules option " \
         "character_selection = draw; by default the players choose)" in text
     assert "Strongest policy by Bradley-Terry rating" in text
+    # the what-if page links each group of rules values to the report's section
+    from starlette.testclient import TestClient
+
+    from analyses.whatif import app
+    for game in ("bloomsim", "rapinsim"):
+        anchors = {g["report"] for g in games.rules_guide(games.get(game))}
+        assert all(f'id="{game}-{a}"' in text for a in anchors), anchors
+        c = TestClient(app(game, players=2, report=tmp_path / "rep"),
+                       base_url="http://127.0.0.1:8765")
+        link = c.get("/api/controls").json()["report"]
+        assert link == f"/report/index.html#{game}-"
+        assert c.get(link.split("#")[0]).text == text
     # verdicts by skill: the rungs named in each game's section and its headline
     assert text.count("<h3>Verdicts by skill: rungs ") == len(games.names())
     assert "Verdicts by skill: rungs <b>random</b> &lt; <b>greedy</b></h3>" in text
@@ -75,7 +87,8 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
         lad = pl.read_parquet(tmp_path / "rep" / f"{game}-ladder.parquet")
         assert "ismcts-32" in set(lad["policy"].cast(pl.String))
         assert f'src="{game}-ladder-matrix.png"' in text
-    assert text.count("<h3>Skill ladder: ") == len(games.names())
+    assert sum(text.count(f'<h3 id="{g}-ladder">Skill ladder: ') for g in games.names()) \
+        == len(games.names())
 
 
 @pytest.mark.parametrize("kw, name", [(dict(games=0), "games"),

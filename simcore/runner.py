@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -92,9 +93,9 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
         done = folder / part_name(k)
         try:
             atomic_write(done, lambda tmp: frame.write_parquet(tmp, compression="zstd"))
-        except OSError as e:
+        except (OSError, pl.exceptions.PolarsError) as e:    # polars wraps the OS error
             raise ValueError(f"out={str(folder)!r}: cannot write {done.name} "
-                             f"({e.strerror or e}); the parts already there are complete: "
+                             f"({os_reason(e)}); the parts already there are complete: "
                              f"free space (or fix the folder) and run the same command again "
                              f"to resume") from None
 
@@ -140,6 +141,15 @@ def atomic_write(path: Path, write: Callable[[Path], Any]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def os_reason(e: Exception) -> str:
+    """Why a write failed, on one line: an OSError's reason, or the OS error inside a polars
+    one ("parquet: ...: underlying IO error: No space left on device (os error 28)")."""
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror
+    inner = re.sub(r" \(os error \d+\)$", "", str(e).split("IO error: ")[-1].strip())
+    return " ".join(inner.split()) or type(e).__name__
 
 
 def available_memory() -> int:

@@ -128,7 +128,15 @@ def run(out, n=300, **kw):
                       manifest={"seed": 1}, label="t", chunk=100)
 
 
-def test_a_full_disk_keeps_the_parts_written_and_the_rerun_resumes(tmp_path, monkeypatch):
+# What polars 2.1 raises when the disk fills while it writes a Parquet file.
+POLARS_ENOSPC = ("parquet: File out of specification: underlying IO error: No space left on "
+                 "device (os error 28)")
+FULL_DISK = {"OSError": OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)),
+             "polars": pl.exceptions.ComputeError(POLARS_ENOSPC)}
+
+
+@pytest.mark.parametrize("fault", FULL_DISK)
+def test_a_full_disk_keeps_the_parts_written_and_the_rerun_resumes(fault, tmp_path, monkeypatch):
     out = tmp_path / "ds"
     real = pl.DataFrame.write_parquet
     writes = []
@@ -137,7 +145,7 @@ def test_a_full_disk_keeps_the_parts_written_and_the_rerun_resumes(tmp_path, mon
         writes.append(path)
         if len(writes) > 1:
             Path(path).write_bytes(b"PAR1 half")           # a torn write, then the fault
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            raise FULL_DISK[fault]
         return real(self, path, *a, **k)
     monkeypatch.setattr(pl.DataFrame, "write_parquet", full_after_one)
     with pytest.raises(ValueError) as e:
@@ -162,6 +170,29 @@ def test_a_full_disk_while_writing_the_manifest_leaves_no_manifest(tmp_path, mon
     monkeypatch.undo()
     assert list(out.iterdir()) == []
     assert run(out).collect().height == 600
+
+
+def test_a_full_disk_on_the_command_line_is_one_line_and_status_2(tmp_path):
+    wrapper = tmp_path / "full_disk.py"         # polars' write fails as on a full disk
+    wrapper.write_text(textwrap.dedent(f"""
+        import runpy
+        import polars as pl
+
+        def full(self, *a, **k):
+            raise pl.exceptions.ComputeError({POLARS_ENOSPC!r})
+        pl.DataFrame.write_parquet = full
+        runpy.run_module("bloomsim", run_name="__main__")
+    """))
+    out = tmp_path / "ds"
+    r = subprocess.run([sys.executable, str(wrapper), "simulate", "--policy", "random",
+                        "--policy", "random", "--games", "100", "--out", str(out)],
+                       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                       timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.splitlines() == [
+        f"bloomsim: error: out={str(out)!r}: cannot write part-000000.parquet (No space left on "
+        f"device); the parts already there are complete: free space (or fix the "
+        f"folder) and run the same command again to resume"]
 
 
 @pytest.mark.parametrize("where", ["/proc/bloomsim-test", "/dev/null/x"])

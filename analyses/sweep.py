@@ -267,10 +267,10 @@ def sweep(game: Any, variants: Any, policies: Sequence[str], players: int | Sequ
     root = None if out is None else Path(out)
     if root is not None:
         digest = hashlib.sha256("".join(v.key() for v in chosen).encode()).hexdigest()[:16]
-        open_folder(root, {"game": spec.name, "variants": [v.label for v in chosen],
-                           "variants_sha": digest, "policies": list(policies),
-                           "players": counts, "n_games": n_games, "seed": seed,
-                           "chunk": chunk}, MANIFEST, "sweep")
+        lock, _ = open_folder(root, {"game": spec.name, "variants": [v.label for v in chosen],
+                                      "variants_sha": digest, "policies": list(policies),
+                                      "players": counts, "n_games": n_games, "seed": seed,
+                                      "chunk": chunk}, MANIFEST, "sweep")
         tasks = [t for t in tasks if not t.part(root).exists()]
     bar = Progress(progress, sum(t.n for t in tasks), f"sweep {spec.name}")
     frames = []
@@ -283,6 +283,8 @@ def sweep(game: Any, variants: Any, policies: Sequence[str], players: int | Sequ
             bar.update(task.n)
     finally:
         bar.close()
+        if root is not None:
+            lock.close()
     if root is not None:
         return scan(root)
     return order(pl.concat(frames))

@@ -19,14 +19,17 @@ one game's frame) and a run that would not fit in memory is refused.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
+import shlex
+import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numba
 import polars as pl
@@ -36,6 +39,7 @@ from .rng import GAMES_LIMIT
 
 CHUNK = 1 << 16
 MANIFEST = "_manifest.json"
+LOCK = "_lock"
 
 
 def check_int(name: str, value: Any, least: int = 1, below: int = GAMES_LIMIT) -> int:
@@ -74,8 +78,9 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
     first_game = check_int("first_game", first_game, 0)
     threads = check_threads(threads)
     where = {"first_game": first_game} if first_game else {}
-    folder = None if out is None else _open_dataset(
-        Path(out), dict(manifest, n_games=n_games, chunk=chunk, **where))
+    folder = None if out is None else Path(out)
+    lock = None if folder is None else _open_dataset(
+        folder, dict(manifest, n_games=n_games, chunk=chunk, **where))
     old = numba.get_num_threads()
     numba.set_num_threads(threads)        # per thread: the engine runs on this one
     bar = Progress(progress, n_games, label)
@@ -120,6 +125,8 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
     finally:
         bar.close()
         numba.set_num_threads(old)
+        if lock is not None:
+            lock.close()
     if folder is not None:
         return pl.scan_parquet(folder / "part-*.parquet")
     return pl.concat(parts, rechunk=False)
@@ -232,37 +239,84 @@ def check_parts(folder: Path, manifest: dict) -> None:
 
 
 def open_folder(folder: Path, manifest: dict, meta_name: str = MANIFEST,
-                what: str = "results dataset") -> bool:
-    """Create an output folder with its manifest (written atomically), or check that an
-    existing one holds this same run; True when it existed (a run to resume)."""
+                what: str = "results dataset") -> tuple[TextIO, bool]:
+    """Take an output folder's lock (``lock_folder``: one writer at a time), then create the
+    folder's manifest (written atomically) or check that the one there holds this same run.
+    Taking the lock first leaves no moment where two writers both find no manifest.
+
+    Returns the open lock file, to close when the run ends, and True when the folder held the
+    run already (a run to resume)."""
     meta = folder / meta_name
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"out={str(folder)!r} exists and is not a directory")
-    if folder.is_dir() and any(folder.iterdir()):
-        if not meta.exists():
-            raise ValueError(f"out={str(folder)!r} is a non-empty directory that is not a "
-                             f"{what}; choose another path")
-        old = read_manifest(meta)
-        if old != json.loads(json.dumps(manifest)):
-            diff = sorted(k for k in set(old) | set(manifest) if old.get(k) != manifest.get(k))
-            raise ValueError(f"out={str(folder)!r} holds a run with other settings "
-                             f"({', '.join(diff)} differ); delete it or choose another path "
-                             f"to start anew")
-        return True
+    if folder.is_dir() and not meta.exists() and any(p.name != LOCK for p in folder.iterdir()):
+        raise ValueError(f"out={str(folder)!r} is a non-empty directory that is not a "
+                         f"{what}; choose another path")
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        lock = lock_folder(folder)
+    except OSError as e:
+        raise unwritable(folder, e) from None
+    try:
+        if meta.exists():
+            check_same_run(folder, read_manifest(meta), manifest)
+            return lock, True
         atomic_write(meta, lambda tmp: tmp.write_text(
             json.dumps(manifest, indent=1, sort_keys=True)))
+        return lock, False
     except OSError as e:
-        raise ValueError(f"out={str(folder)!r}: cannot write there "
-                         f"({e.strerror or e}{': ' + e.filename if e.filename else ''})") from None
-    return False
+        lock.close()
+        raise unwritable(folder, e) from None
+    except BaseException:
+        lock.close()
+        raise
 
 
-def _open_dataset(folder: Path, manifest: dict) -> Path:
+def unwritable(folder: Path, e: OSError) -> ValueError:
+    return ValueError(f"out={str(folder)!r}: cannot write there "
+                      f"({e.strerror or e}{': ' + e.filename if e.filename else ''})")
+
+
+def check_same_run(folder: Path, old: dict, manifest: dict) -> None:
+    if old != json.loads(json.dumps(manifest)):
+        diff = sorted(k for k in set(old) | set(manifest) if old.get(k) != manifest.get(k))
+        raise ValueError(f"out={str(folder)!r} holds a run with other settings "
+                         f"({', '.join(diff)} differ); delete it or choose another path "
+                         f"to start anew")
+
+
+def lock_folder(folder: Path) -> TextIO:
+    """Lock ``folder`` for this process (``flock`` on its ``_lock`` file, which names the
+    holder): a second writer gets one line naming the first, and the kernel drops the lock
+    when its holder ends, so a killed run never blocks the next. The file stays: removing
+    it would let two writers lock two different files."""
+    f = open(folder / LOCK, "a+", encoding="utf-8")     # created if absent, never truncated
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "another process"
+        f.close()
+        raise ValueError(f"out={str(folder)!r} is being written by {holder}; wait for it to "
+                         f"end or choose another path") from None
+    except BaseException:
+        f.close()
+        raise
+    f.truncate(0)
+    f.write(f"pid {os.getpid()} ({' '.join(shlex.join(sys.argv).split())})\n")
+    f.flush()
+    return f
+
+
+def _open_dataset(folder: Path, manifest: dict) -> TextIO:
     """Create the dataset folder, or check that an existing one is this same run (and that
-    its parts are sound)."""
-    if open_folder(folder, manifest):
-        check_parts(folder, manifest)
-    return folder
+    its parts are sound); returns the folder's lock (``open_folder``)."""
+    lock, existed = open_folder(folder, manifest)
+    if existed:
+        try:
+            check_parts(folder, manifest)
+        except BaseException:
+            lock.close()
+            raise
+    return lock
 

@@ -107,7 +107,7 @@ def test_a_raising_policy_on_the_command_line_is_one_line_and_status_2(game, tmp
         f"{game}: error: policy 'raiser' at seat 0 raised ValueError: bad idea at decision "
         f"{r.stderr.split('at decision ')[1].split(' in game')[0]} in game 0"]
     assert r.stdout == ""
-    assert sorted(p.name for p in out.iterdir()) == ["_manifest.json"]   # nothing played
+    assert sorted(p.name for p in out.iterdir()) == ["_lock", "_manifest.json"]   # nothing played
     with pytest.raises(InputError, match="incomplete dataset"):
         scan(out)
 
@@ -154,8 +154,49 @@ def test_a_full_disk_keeps_the_parts_written_and_the_rerun_resumes(fault, tmp_pa
         f"out={str(out)!r}: cannot write part-000001.parquet (No space left on device); the "
         f"parts already there are complete: free space (or fix the folder) and run the same "
         f"command again to resume")
-    assert sorted(p.name for p in out.iterdir()) == ["_manifest.json", "part-000000.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == ["_lock", "_manifest.json",
+                                                   "part-000000.parquet"]
     monkeypatch.setattr(pl.DataFrame, "write_parquet", real)
+    assert run(out).collect().sort("game", "seat").equals(build(0, 300))
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from simcore import runner
+    from simcore.results import frame
+
+    def play(start, n):                  # holds the folder until told to go on
+        print("playing", flush=True)
+        sys.stdin.readline()
+        return n
+
+    def build(start, n):
+        g = np.arange(start, start + n)
+        return frame(start, ["x", "y"], {"v": np.stack([g, 2 * g], axis=1)}, {})
+
+    runner.run(play, build, 300, threads=1, progress=False, out=sys.argv[1],
+               manifest={"seed": 1}, label="t", chunk=100)
+""")
+
+
+def test_one_writer_at_a_time_and_a_killed_writer_does_not_block(tmp_path):
+    out = tmp_path / "ds"
+    first = subprocess.Popen([sys.executable, "-c", WRITER, str(out)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, env=dict(os.environ,
+                                                                         PYTHONPATH=str(ROOT)))
+    try:
+        assert first.stdout.readline() == "playing\n"
+        played = []
+        with pytest.raises(ValueError) as e:              # the same run, or another seed's
+            run(out, play=lambda s, n: played.append(s) or n)
+        assert played == []
+        assert str(e.value).startswith(f"out={str(out)!r} is being written by pid {first.pid} (")
+        assert str(e.value).endswith(f"{out}); wait for it to end or choose another path")
+        first.kill()                                      # SIGKILL: the lock goes with it
+        first.wait(timeout=60)
+    finally:
+        first.kill()
     assert run(out).collect().sort("game", "seat").equals(build(0, 300))
 
 
@@ -168,7 +209,7 @@ def test_a_full_disk_while_writing_the_manifest_leaves_no_manifest(tmp_path, mon
     with pytest.raises(ValueError, match=r"cannot write there \(No space left on device"):
         run(out)
     monkeypatch.undo()
-    assert list(out.iterdir()) == []
+    assert [p.name for p in out.iterdir()] == ["_lock"]            # no manifest
     assert run(out).collect().height == 600
 
 
@@ -235,7 +276,7 @@ def test_an_interrupted_run_leaves_whole_parts_and_an_incomplete_dataset(tmp_pat
     with pytest.raises(KeyboardInterrupt):
         run(out, n=400, play=interrupted)
     assert sorted(p.name for p in out.iterdir()) == [
-        "_manifest.json", "part-000000.parquet", "part-000001.parquet"]
+        "_lock", "_manifest.json", "part-000000.parquet", "part-000001.parquet"]
     with pytest.raises(InputError, match=r"incomplete dataset \(2 of 4 part files missing"):
         scan(out)
     assert run(out, n=400).collect().sort("game", "seat").equals(build(0, 400))

@@ -20,6 +20,7 @@ one game's frame) and a run that would not fit in memory is refused.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -81,6 +82,7 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
     folder = None if out is None else Path(out)
     lock = None if folder is None else _open_dataset(
         folder, dict(manifest, n_games=n_games, chunk=chunk, **where))
+    run_id = None if folder is None else manifest_id(folder)
     old = numba.get_num_threads()
     numba.set_num_threads(threads)        # per thread: the engine runs on this one
     bar = Progress(progress, n_games, label)
@@ -93,11 +95,16 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
             parts.append(frame)
         bar.update(job[1])
 
-    def write(k: int, start: int, raw: Any) -> None:
+    def write(k: int, start: int, n: int, raw: Any) -> None:
         frame = build(start, raw)
         done = folder / part_name(k)
+
+        def write_part(tmp: Path) -> None:          # the record first: see part_record
+            frame.write_parquet(tmp, compression="zstd")
+            record = part_record(run_id, start, n, tmp)
+            atomic_write(record_of(done), lambda t: t.write_text(json.dumps(record)))
         try:
-            atomic_write(done, lambda tmp: frame.write_parquet(tmp, compression="zstd"))
+            atomic_write(done, write_part)
         except (OSError, pl.exceptions.PolarsError) as e:    # polars wraps the OS error
             raise ValueError(f"out={str(folder)!r}: cannot write {done.name} "
                              f"({os_reason(e)}); the parts already there are complete: "
@@ -118,7 +125,7 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
                 raw = play(start, n)
                 if pending is not None:
                     finish(pending)
-                job = (build, start, raw) if folder is None else (write, k, start, raw)
+                job = (build, start, raw) if folder is None else (write, k, start, n, raw)
                 pending = (frames.submit(*job), n)
             if pending is not None:
                 finish(pending)
@@ -208,34 +215,77 @@ def missing_parts(folder: Path) -> tuple[int, int] | None:
     if not meta.exists():
         return None
     m = read_manifest(meta)
-    try:
-        total = -(-int(m["n_games"]) // int(m["chunk"]))
-    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+    if not all(type(m.get(key)) is int and m[key] > 0 for key in ("n_games", "chunk")):
         raise ValueError(f"{meta}: dataset manifest lacks n_games and chunk; delete the "
-                         f"folder {str(folder)!r} and run again") from None
-    return sum(not (folder / part_name(k)).exists() for k in range(total)), total
+                         f"folder {str(folder)!r} and run again")
+    return check_parts(folder, m), -(-m["n_games"] // m["chunk"])
 
 
-def check_parts(folder: Path, manifest: dict) -> None:
-    """The part files already written must be readable Parquet with whole chunks of games:
-    a corrupt one is reported before any game is played, not after."""
-    import pyarrow.parquet as pq
-    n_games, chunk = manifest["n_games"], manifest["chunk"]
-    for k, start in enumerate(range(0, n_games, chunk)):
+def check_parts(folder: Path, manifest: dict) -> int:
+    """Check every part file already written against its record (``part_record``), so that a
+    changed, torn or misplaced part is reported before any game is played or read, not
+    after; returns how many parts are missing."""
+    run, first = manifest_id(folder), manifest.get("first_game", 0)
+    end, chunk = first + manifest["n_games"], manifest["chunk"]
+    missing = 0
+    for k, start in enumerate(range(first, end, chunk)):
         part = folder / part_name(k)
         if not part.exists():
+            missing += 1
             continue
-        games = min(chunk, n_games - start)
-        try:
-            rows = pq.ParquetFile(part).metadata.num_rows
-        except Exception as e:  # noqa: BLE001 - pyarrow raises several kinds
-            why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        want = part_record(run, start, min(chunk, end - start), part)
+        have = read_record(record_of(part))
+        if have == want:
+            continue
+        if have is None:
+            why = f"its record {record_of(part).name} is missing or unreadable"
+        elif have.get("run") != run:
+            why = "its record is another run's"
+        elif have.get("games") != want["games"]:
+            why = (f"it holds games {_games(have)}, not {_games(want)}: a part copied over "
+                   f"another?")
         else:
-            if rows > 0 and rows % games == 0:
-                continue
-            why = f"{rows} rows, not whole games of chunk {k}"
+            why = "its bytes do not match its checksum"
         raise ValueError(f"{part}: corrupt part file ({why}); delete it and run the same "
                          f"command again to play its games anew")
+    return missing
+
+
+def part_record(run: str, start: int, n: int, part: Path) -> dict:
+    """What ``part-K.parquet.json`` holds beside part K: the run (``manifest_id``), its games
+    and the sha256 of its bytes (as ``sha256sum`` prints it). Written before the part is renamed
+    into place, so a part never stands without its record; read back, it tells a changed part
+    (bytes), one copied over another (games) or from another run (run)."""
+    with open(part, "rb") as f:
+        digest = hashlib.file_digest(f, "sha256").hexdigest()
+    return {"run": run, "games": [start, start + n], "sha256": digest}
+
+
+def record_of(part: Path) -> Path:
+    return part.with_name(part.name + ".json")
+
+
+def read_record(path: Path) -> dict | None:
+    """A part's record, or None when it is missing or not one."""
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    games = record.get("games") if isinstance(record, dict) else None
+    if isinstance(games, list) and [type(g) for g in games] == [int, int]:
+        return record
+    return None
+
+
+def _games(record: dict) -> str:
+    first, end = record["games"]
+    return f"{first} to {end - 1}"
+
+
+def manifest_id(folder: Path) -> str:
+    """The run a dataset folder holds: the start of the sha256 of its manifest file, which is
+    written once and never rewritten (a resumed run has the same)."""
+    return hashlib.sha256((folder / MANIFEST).read_bytes()).hexdigest()[:16]
 
 
 def open_folder(folder: Path, manifest: dict, meta_name: str = MANIFEST,

@@ -18,7 +18,7 @@ import rapinsim
 from analyses.data import InputError, scan
 from simcore import policy, randint, runner
 from simcore.policy import PolicyError
-from simcore.results import frame
+from fakeparts import build, play
 
 GAMES = {"bloomsim": bloomsim, "rapinsim": rapinsim}
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,15 +114,6 @@ def test_a_raising_policy_on_the_command_line_is_one_line_and_status_2(game, tmp
 
 # ---------------------------------------------------------------- the runner's writes
 
-def play(start, n):
-    return n
-
-
-def build(start, n):
-    g = np.arange(start, start + n)
-    return frame(start, ["x", "y"], {"v": np.stack([g, 2 * g], axis=1)}, {})
-
-
 def run(out, n=300, **kw):
     return runner.run(kw.pop("play", play), build, n, threads=1, progress=False, out=out,
                       manifest={"seed": 1}, label="t", chunk=100)
@@ -154,26 +145,21 @@ def test_a_full_disk_keeps_the_parts_written_and_the_rerun_resumes(fault, tmp_pa
         f"out={str(out)!r}: cannot write part-000001.parquet (No space left on device); the "
         f"parts already there are complete: free space (or fix the folder) and run the same "
         f"command again to resume")
-    assert sorted(p.name for p in out.iterdir()) == ["_lock", "_manifest.json",
-                                                   "part-000000.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "_lock", "_manifest.json", "part-000000.parquet", "part-000000.parquet.json"]
     monkeypatch.setattr(pl.DataFrame, "write_parquet", real)
     assert run(out).collect().sort("game", "seat").equals(build(0, 300))
 
 
 WRITER = textwrap.dedent("""
     import sys
-    import numpy as np
+    from fakeparts import build
     from simcore import runner
-    from simcore.results import frame
 
     def play(start, n):                  # holds the folder until told to go on
         print("playing", flush=True)
         sys.stdin.readline()
         return n
-
-    def build(start, n):
-        g = np.arange(start, start + n)
-        return frame(start, ["x", "y"], {"v": np.stack([g, 2 * g], axis=1)}, {})
 
     runner.run(play, build, 300, threads=1, progress=False, out=sys.argv[1],
                manifest={"seed": 1}, label="t", chunk=100)
@@ -183,8 +169,8 @@ WRITER = textwrap.dedent("""
 def test_one_writer_at_a_time_and_a_killed_writer_does_not_block(tmp_path):
     out = tmp_path / "ds"
     first = subprocess.Popen([sys.executable, "-c", WRITER, str(out)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True, env=dict(os.environ,
-                                                                         PYTHONPATH=str(ROOT)))
+                             stdout=subprocess.PIPE, text=True, env=dict(
+                                 os.environ, PYTHONPATH=f"{ROOT}:{Path(__file__).parent}"))
     try:
         assert first.stdout.readline() == "playing\n"
         played = []
@@ -266,6 +252,60 @@ def test_a_corrupt_part_is_found_before_any_game_is_played(tmp_path):
     assert played == []
 
 
+def flip_bytes_inside(out: Path) -> Path:
+    """Random bytes in the middle of a part, its footer intact (Parquet still reads it)."""
+    part = out / "part-000001.parquet"
+    data = bytearray(part.read_bytes())
+    data[len(data) // 3: len(data) // 3 + 8] = np.random.default_rng(0).bytes(8)
+    part.write_bytes(bytes(data))
+    return part
+
+
+def copy_over_the_next(out: Path, names=("part-000001.parquet",)) -> Path:
+    for name in names:
+        (out / name.replace("1", "2")).write_bytes((out / name).read_bytes())
+    return out / "part-000002.parquet"
+
+
+def copy_with_its_record(out: Path) -> Path:
+    return copy_over_the_next(out, ("part-000001.parquet", "part-000001.parquet.json"))
+
+
+@pytest.mark.parametrize("damage, why", [
+    (flip_bytes_inside, "its bytes do not match its checksum"),
+    (copy_over_the_next, "its bytes do not match its checksum"),
+    (copy_with_its_record,
+     "it holds games 100 to 199, not 200 to 299: a part copied over another?"),
+])
+def test_a_damaged_part_is_found_on_resume_and_on_read(damage, why, tmp_path):
+    out = tmp_path / "ds"
+    run(out, n=300)
+    part = damage(out)
+    line = (f"{part}: corrupt part file ({why}); delete it and run the same command again to "
+            f"play its games anew")
+    with pytest.raises(InputError) as e:
+        scan(out)
+    assert str(e.value) == line
+    played = []
+    with pytest.raises(ValueError) as e:
+        run(out, play=lambda s, n: played.append(s) or n)
+    assert str(e.value) == line and played == []
+    part.unlink()
+    assert run(out).collect().sort("game", "seat").equals(build(0, 300))
+    assert scan(out).collect().sort("game", "seat").equals(build(0, 300))
+
+
+def test_a_part_copied_from_another_run_is_found(tmp_path):
+    run(tmp_path / "a", n=300)
+    runner.run(play, build, 300, threads=1, progress=False, out=tmp_path / "b",
+               manifest={"seed": 2}, label="t", chunk=100)
+    for name in ("part-000001.parquet", "part-000001.parquet.json"):
+        (tmp_path / "a" / name).write_bytes((tmp_path / "b" / name).read_bytes())
+    with pytest.raises(InputError, match=r"part-000001.parquet: corrupt part file \(its record "
+                                         r"is another run's\)"):
+        scan(tmp_path / "a")
+
+
 def test_an_interrupted_run_leaves_whole_parts_and_an_incomplete_dataset(tmp_path):
     out = tmp_path / "ds"
 
@@ -276,7 +316,8 @@ def test_an_interrupted_run_leaves_whole_parts_and_an_incomplete_dataset(tmp_pat
     with pytest.raises(KeyboardInterrupt):
         run(out, n=400, play=interrupted)
     assert sorted(p.name for p in out.iterdir()) == [
-        "_lock", "_manifest.json", "part-000000.parquet", "part-000001.parquet"]
+        "_lock", "_manifest.json", "part-000000.parquet", "part-000000.parquet.json",
+        "part-000001.parquet", "part-000001.parquet.json"]
     with pytest.raises(InputError, match=r"incomplete dataset \(2 of 4 part files missing"):
         scan(out)
     assert run(out, n=400).collect().sort("game", "seat").equals(build(0, 400))

@@ -25,7 +25,7 @@ import polars as pl
 
 from simcore import games
 from simcore.progress import Progress, ProgressArg
-from simcore.runner import check_int, open_folder
+from simcore.runner import check_int, open_folder, release
 from simcore.summary import Z95
 
 from .data import scan
@@ -267,10 +267,10 @@ def sweep(game: Any, variants: Any, policies: Sequence[str], players: int | Sequ
     root = None if out is None else Path(out)
     if root is not None:
         digest = hashlib.sha256("".join(v.key() for v in chosen).encode()).hexdigest()[:16]
-        lock, _ = open_folder(root, {"game": spec.name, "variants": [v.label for v in chosen],
-                                      "variants_sha": digest, "policies": list(policies),
-                                      "players": counts, "n_games": n_games, "seed": seed,
-                                      "chunk": chunk}, MANIFEST, "sweep")
+        open_folder(root, {"game": spec.name, "variants": [v.label for v in chosen],
+                           "variants_sha": digest, "policies": list(policies),
+                           "players": counts, "n_games": n_games, "seed": seed,
+                           "chunk": chunk}, MANIFEST, "sweep")
         tasks = [t for t in tasks if not t.part(root).exists()]
     bar = Progress(progress, sum(t.n for t in tasks), f"sweep {spec.name}")
     frames = []
@@ -284,7 +284,7 @@ def sweep(game: Any, variants: Any, policies: Sequence[str], players: int | Sequ
     finally:
         bar.close()
         if root is not None:
-            lock.close()
+            release(root)
     if root is not None:
         return scan(root)
     return order(pl.concat(frames))

@@ -41,6 +41,7 @@ from .rng import GAMES_LIMIT
 CHUNK = 1 << 16
 MANIFEST = "_manifest.json"
 LOCK = "_lock"
+_HELD: dict[Path, TextIO] = {}     # the output folders this process writes: their lock files
 
 
 def check_int(name: str, value: Any, least: int = 1, below: int = GAMES_LIMIT) -> int:
@@ -79,10 +80,8 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
     first_game = check_int("first_game", first_game, 0)
     threads = check_threads(threads)
     where = {"first_game": first_game} if first_game else {}
-    folder = None if out is None else Path(out)
-    lock = None if folder is None else _open_dataset(
-        folder, dict(manifest, n_games=n_games, chunk=chunk, **where))
-    run_id = None if folder is None else manifest_id(folder)
+    folder = None if out is None else _open_dataset(
+        Path(out), dict(manifest, n_games=n_games, chunk=chunk, **where))
     old = numba.get_num_threads()
     numba.set_num_threads(threads)        # per thread: the engine runs on this one
     bar = Progress(progress, n_games, label)
@@ -101,7 +100,7 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
 
         def write_part(tmp: Path) -> None:          # the record first: see part_record
             frame.write_parquet(tmp, compression="zstd")
-            record = part_record(run_id, start, n, tmp)
+            record = part_record(manifest_id(folder), start, n, tmp)
             atomic_write(record_of(done), lambda t: t.write_text(json.dumps(record)))
         try:
             atomic_write(done, write_part)
@@ -132,8 +131,8 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
     finally:
         bar.close()
         numba.set_num_threads(old)
-        if lock is not None:
-            lock.close()
+        if folder is not None:
+            release(folder)
     if folder is not None:
         return pl.scan_parquet(folder / "part-*.parquet")
     return pl.concat(parts, rechunk=False)
@@ -289,13 +288,11 @@ def manifest_id(folder: Path) -> str:
 
 
 def open_folder(folder: Path, manifest: dict, meta_name: str = MANIFEST,
-                what: str = "results dataset") -> tuple[TextIO, bool]:
-    """Take an output folder's lock (``lock_folder``: one writer at a time), then create the
-    folder's manifest (written atomically) or check that the one there holds this same run.
-    Taking the lock first leaves no moment where two writers both find no manifest.
-
-    Returns the open lock file, to close when the run ends, and True when the folder held the
-    run already (a run to resume)."""
+                what: str = "results dataset") -> bool:
+    """Take an output folder's lock (``lock_folder``: one writer at a time; ``release`` it when
+    the run ends), then create the folder's manifest (written atomically) or check that the
+    one there holds this same run; True when it did (a run to resume). Taking the lock first
+    leaves no moment where two writers both find no manifest."""
     meta = folder / meta_name
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"out={str(folder)!r} exists and is not a directory")
@@ -308,18 +305,25 @@ def open_folder(folder: Path, manifest: dict, meta_name: str = MANIFEST,
     except OSError as e:
         raise unwritable(folder, e) from None
     try:
-        if meta.exists():
+        existed = meta.exists()
+        if existed:
             check_same_run(folder, read_manifest(meta), manifest)
-            return lock, True
-        atomic_write(meta, lambda tmp: tmp.write_text(
-            json.dumps(manifest, indent=1, sort_keys=True)))
-        return lock, False
+        else:
+            atomic_write(meta, lambda tmp: tmp.write_text(
+                json.dumps(manifest, indent=1, sort_keys=True)))
     except OSError as e:
         lock.close()
         raise unwritable(folder, e) from None
     except BaseException:
         lock.close()
         raise
+    _HELD[folder] = lock
+    return existed
+
+
+def release(folder: Path) -> None:
+    """Let another writer have ``folder`` (``open_folder`` took it)."""
+    _HELD.pop(folder).close()
 
 
 def unwritable(folder: Path, e: OSError) -> ValueError:
@@ -343,6 +347,9 @@ def lock_folder(folder: Path) -> TextIO:
     f = open(folder / LOCK, "a+", encoding="utf-8")     # created if absent, never truncated
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        f.truncate(0)
+        f.write(f"pid {os.getpid()} ({' '.join(shlex.join(sys.argv).split())})\n")
+        f.flush()
     except BlockingIOError:
         f.seek(0)
         holder = f.read().strip() or "another process"
@@ -352,21 +359,17 @@ def lock_folder(folder: Path) -> TextIO:
     except BaseException:
         f.close()
         raise
-    f.truncate(0)
-    f.write(f"pid {os.getpid()} ({' '.join(shlex.join(sys.argv).split())})\n")
-    f.flush()
     return f
 
 
-def _open_dataset(folder: Path, manifest: dict) -> TextIO:
+def _open_dataset(folder: Path, manifest: dict) -> Path:
     """Create the dataset folder, or check that an existing one is this same run (and that
-    its parts are sound); returns the folder's lock (``open_folder``)."""
-    lock, existed = open_folder(folder, manifest)
-    if existed:
+    its parts are sound); the folder stays locked until ``release``."""
+    if open_folder(folder, manifest):
         try:
             check_parts(folder, manifest)
         except BaseException:
-            lock.close()
+            release(folder)
             raise
-    return lock
+    return folder
 

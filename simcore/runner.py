@@ -13,9 +13,12 @@ returned frame is the chunks' frames concatenated without copying: one polars ch
 With ``out=`` each chunk is written to its own Parquet file (``part-000000.parquet``, ...) in a
 directory, through a temporary name and an atomic rename, so an interrupted run leaves only
 complete chunks and a rerun with the same settings resumes where it stopped; the manifest is
-written the same way, and the parts already there are checked before any game is played. Memory
-stays bounded by about two chunks. Without ``out`` the frame's size is estimated first (from
-one game's frame) and a run that would not fit in memory is refused.
+written the same way. Each part has a record of its checksum beside it, and the parts already
+there are checked against theirs before any game is played (and on reading, by
+``missing_parts``); one process at a time writes a folder (its ``_lock``). The folder's files:
+docs/results-schema.md. Memory stays bounded by about two chunks. Without ``out`` the frame's
+size is estimated first (from one game's frame) and a run that would not fit in memory is
+refused.
 """
 from __future__ import annotations
 

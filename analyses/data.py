@@ -44,7 +44,8 @@ def columns(lf: pl.LazyFrame) -> list[str]:
 
 def scan(path: str | os.PathLike) -> pl.LazyFrame:
     """Open a results Parquet file or dataset directory lazily, checking it is one: a
-    ``simulate(out=...)`` dataset (parts in the folder) or a sweep's (parts in its
+    ``simulate(out=...)`` dataset (parts in the folder, each checked against its checksum
+    record first: ``simcore.runner.check_parts``) or a sweep's (parts in its
     ``variant=/players=/seating=`` folders)."""
     p = Path(path)
     if p.is_dir():

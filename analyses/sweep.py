@@ -25,7 +25,7 @@ import polars as pl
 
 from simcore import games
 from simcore.progress import Progress, ProgressArg
-from simcore.runner import check_int, open_folder
+from simcore.runner import check_int, open_folder, release
 from simcore.summary import Z95
 
 from .data import scan
@@ -283,6 +283,8 @@ def sweep(game: Any, variants: Any, policies: Sequence[str], players: int | Sequ
             bar.update(task.n)
     finally:
         bar.close()
+        if root is not None:
+            release(root)
     if root is not None:
         return scan(root)
     return order(pl.concat(frames))

@@ -4,8 +4,8 @@
     python -m benchmarks --json benchmarks/results/baseline.json \
         --plot benchmarks/results/baseline.png        # the full run, the project's baseline
 
-Each quick or full run from a checkout appends its goals to benchmarks/results/history.jsonl
-(the ledger; ``--ledger FILE`` elsewhere, ``--no-ledger`` for none).
+``--record`` appends the run's goals to the checkout's ledger benchmarks/results/history.jsonl
+(``--ledger FILE`` to another); without either a run writes nothing but what it is asked to.
 """
 from __future__ import annotations
 
@@ -63,10 +63,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", type=_out_file, metavar="FILE", help="games/s vs batch and threads")
     p.add_argument("--markdown", type=_out_file, metavar="FILE", help="write the tables")
     book = p.add_mutually_exclusive_group()
+    book.add_argument("--record", action="store_true",
+                      help="append the run's goals to the project's ledger "
+                           "benchmarks/results/history.jsonl (from a checkout)")
     book.add_argument("--ledger", type=_out_file, metavar="FILE",
-                      help="append the run's goals to this JSON-lines ledger (default, for quick "
-                           "and full runs from a checkout: benchmarks/results/history.jsonl)")
-    book.add_argument("--no-ledger", action="store_true", help="append to no ledger")
+                      help="append the run's goals to this JSON-lines ledger")
     p.add_argument("--games", nargs="+", choices=sorted(all_games()),
                    default=sorted(all_games()))
     p.add_argument("--sections", nargs="+", choices=SECTIONS, default=list(SECTIONS))
@@ -125,17 +126,17 @@ def run(args: argparse.Namespace, command: str) -> dict:
 
 
 def _ledger(args: argparse.Namespace) -> Path | None:
-    if args.no_ledger:
-        return None
-    if args.ledger:
-        return args.ledger
-    return ledger.default_path() if args.mode != "smoke" else None
+    """The ledger the run appends to: none unless asked, so a run leaves a checkout clean."""
+    return ledger.DEFAULT if args.record else args.ledger
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     p = parser()
     args = p.parse_args(argv)
+    if args.record and ledger.default_path() is None:
+        p.error(f"--record appends to a checkout's {ledger.DEFAULT.relative_to(ledger.REPO)}, "
+                f"and this is an installed copy; use --ledger FILE")
     for name in args.games:
         try:
             engine = game_named(name).load()

@@ -1,4 +1,4 @@
-"""The measurement history: one JSON line per benchmark run, appended by ``python -m benchmarks``.
+"""The measurement history: one JSON line per run of ``python -m benchmarks --record``.
 
 A run's full figures go to ``--json FILE``; the ledger keeps what a reader compares across runs
 (when, which commit, on what machine, each goal's figure and verdict) in a few hundred bytes, so

@@ -13,19 +13,27 @@ returned frame is the chunks' frames concatenated without copying: one polars ch
 With ``out=`` each chunk is written to its own Parquet file (``part-000000.parquet``, ...) in a
 directory, through a temporary name and an atomic rename, so an interrupted run leaves only
 complete chunks and a rerun with the same settings resumes where it stopped; the manifest is
-written the same way, and the parts already there are checked before any game is played. Memory
-stays bounded by about two chunks. Without ``out`` the frame's size is estimated first (from
-one game's frame) and a run that would not fit in memory is refused.
+written the same way. Each part has a record of its checksum beside it, and the parts already
+there are checked against theirs before any game is played (and on reading, by
+``missing_parts``); one process at a time writes a folder (its ``_lock``). The folder's files:
+docs/results-schema.md. Memory stays bounded by about two chunks. Without ``out`` the frame's
+size is estimated first (from one game's frame) and a run that would not fit in memory is
+refused.
 """
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
+import re
+import shlex
+import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numba
 import polars as pl
@@ -35,6 +43,8 @@ from .rng import GAMES_LIMIT
 
 CHUNK = 1 << 16
 MANIFEST = "_manifest.json"
+LOCK = "_lock"
+_HELD: dict[Path, TextIO] = {}     # the output folders this process writes: their lock files
 
 
 def check_int(name: str, value: Any, least: int = 1, below: int = GAMES_LIMIT) -> int:
@@ -87,14 +97,19 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
             parts.append(frame)
         bar.update(job[1])
 
-    def write(k: int, start: int, raw: Any) -> None:
+    def write(k: int, start: int, n: int, raw: Any) -> None:
         frame = build(start, raw)
         done = folder / part_name(k)
+
+        def write_part(tmp: Path) -> None:          # the record first: see part_record
+            frame.write_parquet(tmp, compression="zstd")
+            record = part_record(manifest_id(folder), start, n, tmp)
+            atomic_write(record_of(done), lambda t: t.write_text(json.dumps(record)))
         try:
-            atomic_write(done, lambda tmp: frame.write_parquet(tmp, compression="zstd"))
-        except OSError as e:
+            atomic_write(done, write_part)
+        except (OSError, pl.exceptions.PolarsError) as e:    # polars wraps the OS error
             raise ValueError(f"out={str(folder)!r}: cannot write {done.name} "
-                             f"({e.strerror or e}); the parts already there are complete: "
+                             f"({os_reason(e)}); the parts already there are complete: "
                              f"free space (or fix the folder) and run the same command again "
                              f"to resume") from None
 
@@ -112,13 +127,15 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
                 raw = play(start, n)
                 if pending is not None:
                     finish(pending)
-                job = (build, start, raw) if folder is None else (write, k, start, raw)
+                job = (build, start, raw) if folder is None else (write, k, start, n, raw)
                 pending = (frames.submit(*job), n)
             if pending is not None:
                 finish(pending)
     finally:
         bar.close()
         numba.set_num_threads(old)
+        if folder is not None:
+            release(folder)
     if folder is not None:
         return pl.scan_parquet(folder / "part-*.parquet")
     return pl.concat(parts, rechunk=False)
@@ -140,6 +157,15 @@ def atomic_write(path: Path, write: Callable[[Path], Any]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def os_reason(e: Exception) -> str:
+    """Why a write failed, on one line: an OSError's reason, or the OS error inside a polars
+    one ("parquet: ...: underlying IO error: No space left on device (os error 28)")."""
+    if isinstance(e, OSError) and e.strerror:
+        return e.strerror
+    inner = re.sub(r" \(os error \d+\)$", "", str(e).split("IO error: ")[-1].strip())
+    return " ".join(inner.split()) or type(e).__name__
 
 
 def available_memory() -> int:
@@ -191,68 +217,162 @@ def missing_parts(folder: Path) -> tuple[int, int] | None:
     if not meta.exists():
         return None
     m = read_manifest(meta)
-    try:
-        total = -(-int(m["n_games"]) // int(m["chunk"]))
-    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+    if not all(type(m.get(key)) is int and m[key] > 0 for key in ("n_games", "chunk")):
         raise ValueError(f"{meta}: dataset manifest lacks n_games and chunk; delete the "
-                         f"folder {str(folder)!r} and run again") from None
-    return sum(not (folder / part_name(k)).exists() for k in range(total)), total
+                         f"folder {str(folder)!r} and run again")
+    return check_parts(folder, m), -(-m["n_games"] // m["chunk"])
 
 
-def check_parts(folder: Path, manifest: dict) -> None:
-    """The part files already written must be readable Parquet with whole chunks of games:
-    a corrupt one is reported before any game is played, not after."""
-    import pyarrow.parquet as pq
-    n_games, chunk = manifest["n_games"], manifest["chunk"]
-    for k, start in enumerate(range(0, n_games, chunk)):
+def check_parts(folder: Path, manifest: dict) -> int:
+    """Check every part file already written against its record (``part_record``), so that a
+    changed, torn or misplaced part is reported before any game is played or read, not
+    after; returns how many parts are missing."""
+    run, first = manifest_id(folder), manifest.get("first_game", 0)
+    end, chunk = first + manifest["n_games"], manifest["chunk"]
+    missing = 0
+    for k, start in enumerate(range(first, end, chunk)):
         part = folder / part_name(k)
         if not part.exists():
+            missing += 1
             continue
-        games = min(chunk, n_games - start)
-        try:
-            rows = pq.ParquetFile(part).metadata.num_rows
-        except Exception as e:  # noqa: BLE001 - pyarrow raises several kinds
-            why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        want = part_record(run, start, min(chunk, end - start), part)
+        have = read_record(record_of(part))
+        if have == want:
+            continue
+        if have is None:
+            why = f"its record {record_of(part).name} is missing or unreadable"
+        elif have.get("run") != run:
+            why = "its record is another run's"
+        elif have.get("games") != want["games"]:
+            why = (f"it holds games {_games(have)}, not {_games(want)}: a part copied over "
+                   f"another?")
         else:
-            if rows > 0 and rows % games == 0:
-                continue
-            why = f"{rows} rows, not whole games of chunk {k}"
+            why = "its bytes do not match its checksum"
         raise ValueError(f"{part}: corrupt part file ({why}); delete it and run the same "
                          f"command again to play its games anew")
+    return missing
+
+
+def part_record(run: str, start: int, n: int, part: Path) -> dict:
+    """What ``part-K.parquet.json`` holds beside part K: the run (``manifest_id``), its games
+    and the sha256 of its bytes (as ``sha256sum`` prints it). Written before the part is renamed
+    into place, so a part never stands without its record; read back, it tells a changed part
+    (bytes), one copied over another (games) or from another run (run)."""
+    with open(part, "rb") as f:
+        digest = hashlib.file_digest(f, "sha256").hexdigest()
+    return {"run": run, "games": [start, start + n], "sha256": digest}
+
+
+def record_of(part: Path) -> Path:
+    return part.with_name(part.name + ".json")
+
+
+def read_record(path: Path) -> dict | None:
+    """A part's record, or None when it is missing or not one."""
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    games = record.get("games") if isinstance(record, dict) else None
+    if isinstance(games, list) and [type(g) for g in games] == [int, int]:
+        return record
+    return None
+
+
+def _games(record: dict) -> str:
+    first, end = record["games"]
+    return f"{first} to {end - 1}"
+
+
+def manifest_id(folder: Path) -> str:
+    """The run a dataset folder holds: the start of the sha256 of its manifest file, which is
+    written once and never rewritten (a resumed run has the same)."""
+    return hashlib.sha256((folder / MANIFEST).read_bytes()).hexdigest()[:16]
 
 
 def open_folder(folder: Path, manifest: dict, meta_name: str = MANIFEST,
                 what: str = "results dataset") -> bool:
-    """Create an output folder with its manifest (written atomically), or check that an
-    existing one holds this same run; True when it existed (a run to resume)."""
+    """Take an output folder's lock (``lock_folder``: one writer at a time; ``release`` it when
+    the run ends), then create the folder's manifest (written atomically) or check that the
+    one there holds this same run; True when it did (a run to resume). Taking the lock first
+    leaves no moment where two writers both find no manifest."""
     meta = folder / meta_name
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"out={str(folder)!r} exists and is not a directory")
-    if folder.is_dir() and any(folder.iterdir()):
-        if not meta.exists():
-            raise ValueError(f"out={str(folder)!r} is a non-empty directory that is not a "
-                             f"{what}; choose another path")
-        old = read_manifest(meta)
-        if old != json.loads(json.dumps(manifest)):
-            diff = sorted(k for k in set(old) | set(manifest) if old.get(k) != manifest.get(k))
-            raise ValueError(f"out={str(folder)!r} holds a run with other settings "
-                             f"({', '.join(diff)} differ); delete it or choose another path "
-                             f"to start anew")
-        return True
+    if folder.is_dir() and not meta.exists() and any(p.name != LOCK for p in folder.iterdir()):
+        raise ValueError(f"out={str(folder)!r} is a non-empty directory that is not a "
+                         f"{what}; choose another path")
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(meta, lambda tmp: tmp.write_text(
-            json.dumps(manifest, indent=1, sort_keys=True)))
+        lock = lock_folder(folder)
     except OSError as e:
-        raise ValueError(f"out={str(folder)!r}: cannot write there "
-                         f"({e.strerror or e}{': ' + e.filename if e.filename else ''})") from None
-    return False
+        raise unwritable(folder, e) from None
+    try:
+        existed = meta.exists()
+        if existed:
+            check_same_run(folder, read_manifest(meta), manifest)
+        else:
+            atomic_write(meta, lambda tmp: tmp.write_text(
+                json.dumps(manifest, indent=1, sort_keys=True)))
+    except OSError as e:
+        lock.close()
+        raise unwritable(folder, e) from None
+    except BaseException:
+        lock.close()
+        raise
+    _HELD[folder] = lock
+    return existed
+
+
+def release(folder: Path) -> None:
+    """Let another writer have ``folder`` (``open_folder`` took it)."""
+    _HELD.pop(folder).close()
+
+
+def unwritable(folder: Path, e: OSError) -> ValueError:
+    return ValueError(f"out={str(folder)!r}: cannot write there "
+                      f"({e.strerror or e}{': ' + e.filename if e.filename else ''})")
+
+
+def check_same_run(folder: Path, old: dict, manifest: dict) -> None:
+    if old != json.loads(json.dumps(manifest)):
+        diff = sorted(k for k in set(old) | set(manifest) if old.get(k) != manifest.get(k))
+        raise ValueError(f"out={str(folder)!r} holds a run with other settings "
+                         f"({', '.join(diff)} differ); delete it or choose another path "
+                         f"to start anew")
+
+
+def lock_folder(folder: Path) -> TextIO:
+    """Lock ``folder`` for this process (``flock`` on its ``_lock`` file, which names the
+    holder): a second writer gets one line naming the first, and the kernel drops the lock
+    when its holder ends, so a killed run never blocks the next. The file stays: removing
+    it would let two writers lock two different files."""
+    f = open(folder / LOCK, "a+", encoding="utf-8")     # created if absent, never truncated
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        f.truncate(0)
+        f.write(f"pid {os.getpid()} ({' '.join(shlex.join(sys.argv).split())})\n")
+        f.flush()
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "another process"
+        f.close()
+        raise ValueError(f"out={str(folder)!r} is being written by {holder}; wait for it to "
+                         f"end or choose another path") from None
+    except BaseException:
+        f.close()
+        raise
+    return f
 
 
 def _open_dataset(folder: Path, manifest: dict) -> Path:
     """Create the dataset folder, or check that an existing one is this same run (and that
-    its parts are sound)."""
+    its parts are sound); the folder stays locked until ``release``."""
     if open_folder(folder, manifest):
-        check_parts(folder, manifest)
+        try:
+            check_parts(folder, manifest)
+        except BaseException:
+            release(folder)
+            raise
     return folder
 

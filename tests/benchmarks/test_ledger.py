@@ -4,7 +4,7 @@ import json
 import pytest
 
 from benchmarks import ledger
-from benchmarks.__main__ import _ledger, parser
+from benchmarks.__main__ import _ledger, main, parser
 from test_harness import _results
 
 
@@ -44,16 +44,26 @@ def test_a_malformed_line_is_named(tmp_path):
         ledger.read(book)
 
 
-def test_which_ledger_a_run_appends_to(tmp_path):
+def test_a_run_appends_to_a_ledger_only_when_asked(tmp_path):
     p = parser()
-    assert _ledger(p.parse_args(["--smoke"])) is None           # tests and CI append nothing
-    assert _ledger(p.parse_args(["--quick", "--no-ledger"])) is None
+    for mode in ([], ["--quick"], ["--smoke"]):     # a newcomer's checkout stays clean
+        assert _ledger(p.parse_args(mode)) is None
+    assert _ledger(p.parse_args(["--quick", "--record"])) == ledger.DEFAULT
     mine = tmp_path / "h.jsonl"
     assert _ledger(p.parse_args(["--smoke", "--ledger", str(mine)])) == mine
-    assert _ledger(p.parse_args(["--quick"])) == ledger.default_path()
 
 
 def test_the_projects_ledger_reads_and_every_run_has_goals():
     rows = ledger.read(ledger.DEFAULT)
     assert rows and all(r["goals"] and r["commit"] for r in rows)
     assert [r["started_utc"] for r in rows] == sorted(r["started_utc"] for r in rows)
+
+
+def test_record_from_an_installed_copy_is_one_line(monkeypatch, capsys):
+    monkeypatch.setattr(ledger, "default_path", lambda: None)
+    with pytest.raises(SystemExit) as e:
+        main(["--smoke", "--record"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "python -m benchmarks: error: --record appends to a checkout's "
+        "benchmarks/results/history.jsonl, and this is an installed copy; use --ledger FILE"]

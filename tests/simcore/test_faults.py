@@ -18,7 +18,7 @@ import rapinsim
 from analyses.data import InputError, scan
 from simcore import policy, randint, runner
 from simcore.policy import PolicyError
-from simcore.results import frame
+from fakeparts import build, play
 
 GAMES = {"bloomsim": bloomsim, "rapinsim": rapinsim}
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,28 +107,27 @@ def test_a_raising_policy_on_the_command_line_is_one_line_and_status_2(game, tmp
         f"{game}: error: policy 'raiser' at seat 0 raised ValueError: bad idea at decision "
         f"{r.stderr.split('at decision ')[1].split(' in game')[0]} in game 0"]
     assert r.stdout == ""
-    assert sorted(p.name for p in out.iterdir()) == ["_manifest.json"]   # nothing played
+    assert sorted(p.name for p in out.iterdir()) == ["_lock", "_manifest.json"]   # nothing played
     with pytest.raises(InputError, match="incomplete dataset"):
         scan(out)
 
 
 # ---------------------------------------------------------------- the runner's writes
 
-def play(start, n):
-    return n
-
-
-def build(start, n):
-    g = np.arange(start, start + n)
-    return frame(start, ["x", "y"], {"v": np.stack([g, 2 * g], axis=1)}, {})
-
-
 def run(out, n=300, **kw):
     return runner.run(kw.pop("play", play), build, n, threads=1, progress=False, out=out,
                       manifest={"seed": 1}, label="t", chunk=100)
 
 
-def test_a_full_disk_keeps_the_parts_written_and_the_rerun_resumes(tmp_path, monkeypatch):
+# What polars 2.1 raises when the disk fills while it writes a Parquet file.
+POLARS_ENOSPC = ("parquet: File out of specification: underlying IO error: No space left on "
+                 "device (os error 28)")
+FULL_DISK = {"OSError": OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)),
+             "polars": pl.exceptions.ComputeError(POLARS_ENOSPC)}
+
+
+@pytest.mark.parametrize("fault", FULL_DISK)
+def test_a_full_disk_keeps_the_parts_written_and_the_rerun_resumes(fault, tmp_path, monkeypatch):
     out = tmp_path / "ds"
     real = pl.DataFrame.write_parquet
     writes = []
@@ -137,7 +136,7 @@ def test_a_full_disk_keeps_the_parts_written_and_the_rerun_resumes(tmp_path, mon
         writes.append(path)
         if len(writes) > 1:
             Path(path).write_bytes(b"PAR1 half")           # a torn write, then the fault
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            raise FULL_DISK[fault]
         return real(self, path, *a, **k)
     monkeypatch.setattr(pl.DataFrame, "write_parquet", full_after_one)
     with pytest.raises(ValueError) as e:
@@ -146,8 +145,44 @@ def test_a_full_disk_keeps_the_parts_written_and_the_rerun_resumes(tmp_path, mon
         f"out={str(out)!r}: cannot write part-000001.parquet (No space left on device); the "
         f"parts already there are complete: free space (or fix the folder) and run the same "
         f"command again to resume")
-    assert sorted(p.name for p in out.iterdir()) == ["_manifest.json", "part-000000.parquet"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "_lock", "_manifest.json", "part-000000.parquet", "part-000000.parquet.json"]
     monkeypatch.setattr(pl.DataFrame, "write_parquet", real)
+    assert run(out).collect().sort("game", "seat").equals(build(0, 300))
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    from fakeparts import build
+    from simcore import runner
+
+    def play(start, n):                  # holds the folder until told to go on
+        print("playing", flush=True)
+        sys.stdin.readline()
+        return n
+
+    runner.run(play, build, 300, threads=1, progress=False, out=sys.argv[1],
+               manifest={"seed": 1}, label="t", chunk=100)
+""")
+
+
+def test_one_writer_at_a_time_and_a_killed_writer_does_not_block(tmp_path):
+    out = tmp_path / "ds"
+    first = subprocess.Popen([sys.executable, "-c", WRITER, str(out)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, env=dict(
+                                 os.environ, PYTHONPATH=f"{ROOT}:{Path(__file__).parent}"))
+    try:
+        assert first.stdout.readline() == "playing\n"
+        played = []
+        with pytest.raises(ValueError) as e:              # the same run, or another seed's
+            run(out, play=lambda s, n: played.append(s) or n)
+        assert played == []
+        assert str(e.value).startswith(f"out={str(out)!r} is being written by pid {first.pid} (")
+        assert str(e.value).endswith(f"{out}); wait for it to end or choose another path")
+        first.kill()                                      # SIGKILL: the lock goes with it
+        first.wait(timeout=60)
+    finally:
+        first.kill()
     assert run(out).collect().sort("game", "seat").equals(build(0, 300))
 
 
@@ -160,8 +195,31 @@ def test_a_full_disk_while_writing_the_manifest_leaves_no_manifest(tmp_path, mon
     with pytest.raises(ValueError, match=r"cannot write there \(No space left on device"):
         run(out)
     monkeypatch.undo()
-    assert list(out.iterdir()) == []
+    assert [p.name for p in out.iterdir()] == ["_lock"]            # no manifest
     assert run(out).collect().height == 600
+
+
+def test_a_full_disk_on_the_command_line_is_one_line_and_status_2(tmp_path):
+    wrapper = tmp_path / "full_disk.py"         # polars' write fails as on a full disk
+    wrapper.write_text(textwrap.dedent(f"""
+        import runpy
+        import polars as pl
+
+        def full(self, *a, **k):
+            raise pl.exceptions.ComputeError({POLARS_ENOSPC!r})
+        pl.DataFrame.write_parquet = full
+        runpy.run_module("bloomsim", run_name="__main__")
+    """))
+    out = tmp_path / "ds"
+    r = subprocess.run([sys.executable, str(wrapper), "simulate", "--policy", "random",
+                        "--policy", "random", "--games", "100", "--out", str(out)],
+                       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                       timeout=300)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.splitlines() == [
+        f"bloomsim: error: out={str(out)!r}: cannot write part-000000.parquet (No space left on "
+        f"device); the parts already there are complete: free space (or fix the "
+        f"folder) and run the same command again to resume"]
 
 
 @pytest.mark.parametrize("where", ["/proc/bloomsim-test", "/dev/null/x"])
@@ -194,6 +252,60 @@ def test_a_corrupt_part_is_found_before_any_game_is_played(tmp_path):
     assert played == []
 
 
+def flip_bytes_inside(out: Path) -> Path:
+    """Random bytes in the middle of a part, its footer intact (Parquet still reads it)."""
+    part = out / "part-000001.parquet"
+    data = bytearray(part.read_bytes())
+    data[len(data) // 3: len(data) // 3 + 8] = np.random.default_rng(0).bytes(8)
+    part.write_bytes(bytes(data))
+    return part
+
+
+def copy_over_the_next(out: Path, names=("part-000001.parquet",)) -> Path:
+    for name in names:
+        (out / name.replace("1", "2")).write_bytes((out / name).read_bytes())
+    return out / "part-000002.parquet"
+
+
+def copy_with_its_record(out: Path) -> Path:
+    return copy_over_the_next(out, ("part-000001.parquet", "part-000001.parquet.json"))
+
+
+@pytest.mark.parametrize("damage, why", [
+    (flip_bytes_inside, "its bytes do not match its checksum"),
+    (copy_over_the_next, "its bytes do not match its checksum"),
+    (copy_with_its_record,
+     "it holds games 100 to 199, not 200 to 299: a part copied over another?"),
+])
+def test_a_damaged_part_is_found_on_resume_and_on_read(damage, why, tmp_path):
+    out = tmp_path / "ds"
+    run(out, n=300)
+    part = damage(out)
+    line = (f"{part}: corrupt part file ({why}); delete it and run the same command again to "
+            f"play its games anew")
+    with pytest.raises(InputError) as e:
+        scan(out)
+    assert str(e.value) == line
+    played = []
+    with pytest.raises(ValueError) as e:
+        run(out, play=lambda s, n: played.append(s) or n)
+    assert str(e.value) == line and played == []
+    part.unlink()
+    assert run(out).collect().sort("game", "seat").equals(build(0, 300))
+    assert scan(out).collect().sort("game", "seat").equals(build(0, 300))
+
+
+def test_a_part_copied_from_another_run_is_found(tmp_path):
+    run(tmp_path / "a", n=300)
+    runner.run(play, build, 300, threads=1, progress=False, out=tmp_path / "b",
+               manifest={"seed": 2}, label="t", chunk=100)
+    for name in ("part-000001.parquet", "part-000001.parquet.json"):
+        (tmp_path / "a" / name).write_bytes((tmp_path / "b" / name).read_bytes())
+    with pytest.raises(InputError, match=r"part-000001.parquet: corrupt part file \(its record "
+                                         r"is another run's\)"):
+        scan(tmp_path / "a")
+
+
 def test_an_interrupted_run_leaves_whole_parts_and_an_incomplete_dataset(tmp_path):
     out = tmp_path / "ds"
 
@@ -204,7 +316,8 @@ def test_an_interrupted_run_leaves_whole_parts_and_an_incomplete_dataset(tmp_pat
     with pytest.raises(KeyboardInterrupt):
         run(out, n=400, play=interrupted)
     assert sorted(p.name for p in out.iterdir()) == [
-        "_manifest.json", "part-000000.parquet", "part-000001.parquet"]
+        "_lock", "_manifest.json", "part-000000.parquet", "part-000000.parquet.json",
+        "part-000001.parquet", "part-000001.parquet.json"]
     with pytest.raises(InputError, match=r"incomplete dataset \(2 of 4 part files missing"):
         scan(out)
     assert run(out, n=400).collect().sort("game", "seat").equals(build(0, 400))

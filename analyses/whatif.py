@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from simcore import games
+from simcore import budget, games
 from simcore.summary import Z95
 
 from .diff import paired
@@ -254,7 +254,7 @@ def app(game: str, policies: list[str] | None = None, players: int | None = None
     mod = spec.module()
     rules = mod.load_rules()
     policies = list(policies or sorted(mod.POLICIES))
-    players = players or max(spec.players[0], min(4, spec.players[1]))
+    players = budget.check_players(spec, players or max(spec.players[0], min(4, spec.players[1])))
     runs = Runs()
 
     async def page(request: Request):

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from analyses.compare import compare
 from analyses.ladder import ladder
+from analyses.precise import precise
+from analyses.solve import solve
 from analyses.tournament import tournament
 from analyses.tune import tune
 from simcore import budget
@@ -84,6 +87,14 @@ def test_results_that_cannot_fit_in_memory_are_refused_before_any_game(play, mon
         play()
 
 
-def test_a_tuning_run_past_the_ceiling_is_refused_at_once():
-    with pytest.raises(ValueError, match=r"games in all is more than the 10,000,000,000"):
-        tune("bloomsim", "careful", {"points": (0.5, 2.0)}, budget=10**6, games=10**6)
+@pytest.mark.parametrize("play", [
+    lambda: tune("bloomsim", "careful", {"points": (0.5, 2.0)}, budget=10**6, games=10**6),
+    lambda: compare("rapinsim", "random", "careful", n_games=10**12),
+    lambda: precise("bloomsim", ["random", "greedy"], 0.01, max_games=10**11),
+    lambda: solve("bloomsim", "enchanted_penalty", [1, 2], "fair", policies=["random"],
+                  players=2, max_games=10**10),
+], ids=["tune", "compare", "precise", "solve"])
+def test_a_run_that_may_play_past_the_ceiling_is_refused_at_once(play):
+    with pytest.raises(ValueError, match=r"^[\d,]+ games in all is more than the "
+                                         r"10,000,000,000 one run may play; ask for fewer games$"):
+        play()

@@ -240,14 +240,15 @@ def _results(tasks: Iterator[Task], scheduler: Any) -> Iterator[tuple[Task, pl.D
     try:
         futures: dict = {}
         done = as_completed()
-        for task in itertools.chain(tasks, [None]):
-            if task is not None:
-                fut = client.submit(play_task, task, pure=False)
-                futures[fut] = task
-                done.add(fut)
-            while futures and (len(futures) >= IN_FLIGHT or task is None):
+        for task in tasks:
+            if len(futures) >= IN_FLIGHT:
                 fut = next(done)
                 yield futures.pop(fut), fut.result()
+            fut = client.submit(play_task, task, pure=False)
+            futures[fut] = task
+            done.add(fut)
+        for fut in done:
+            yield futures.pop(fut), fut.result()
     finally:
         if client is not scheduler:
             client.close()
@@ -274,26 +275,28 @@ def sweep(game: Any, variants: Any, policies: Sequence[str], players: int | Sequ
     """
     spec, chosen, counts, rules = _check(game, variants, policies, players, n_games, seed,
                                          chunk)
-    total = len(chosen) * n_games * sum(len(seatings(policies, p)) for p in counts)
-    budget.check(spec, total, counts, rules=rules, out=out, held=0 if out else total,
-                 written=total if out else 0)
     root = None if out is None else Path(out)
+
+    def tasks() -> Iterator[Task]:
+        return plan(spec.name, chosen, list(policies), counts, n_games, seed, chunk)
+
+    def written(t: Task) -> bool:
+        return root is not None and t.part(root).exists()
+    total = len(chosen) * n_games * sum(len(seatings(policies, p)) for p in counts)
+    # a rerun plays only what is missing
+    todo = total - (sum(t.n for t in tasks() if written(t)) if root and root.is_dir() else 0)
+    budget.check(spec, total, counts, rules=rules, out=out, held=0 if out else total,
+                 written=todo if out else 0)
     if root is not None:
         digest = hashlib.sha256("".join(v.key() for v in chosen).encode()).hexdigest()[:16]
         open_folder(root, {"game": spec.name, "variants": [v.label for v in chosen],
                            "variants_sha": digest, "policies": list(policies),
                            "players": counts, "n_games": n_games, "seed": seed,
                            "chunk": chunk}, MANIFEST, "sweep")
-
-
-    def tasks(written: bool) -> Iterator[Task]:
-        """The tasks whose part is (``written``) or is not yet written, made one at a time."""
-        return (t for t in plan(spec.name, chosen, list(policies), counts, n_games, seed, chunk)
-                if (root is not None and t.part(root).exists()) == written)
-    bar = Progress(progress, total - sum(t.n for t in tasks(True)), f"sweep {spec.name}")
+    bar = Progress(progress, todo, f"sweep {spec.name}")
     frames = []
     try:
-        for task, df in _results(tasks(False), scheduler):
+        for task, df in _results((t for t in tasks() if not written(t)), scheduler):
             if root is None:
                 frames.append(df)
             else:

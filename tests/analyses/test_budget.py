@@ -20,13 +20,17 @@ from simcore import budget
 ROOT = Path(__file__).resolve().parents[2]
 
 
+CAPPED = {"MALLOC_ARENA_MAX": "2", "NUMBA_NUM_THREADS": "2", "POLARS_MAX_THREADS": "2"}
+"""Under an address-space cap, few threads: each reserves stack and malloc arenas."""
+
+
 def run(args, memory_gb=3, timeout=120):
     """A Python command (``-c CODE`` or ``-m ...``) of this project with its address space
     capped, so that a runaway fails the test instead of the machine."""
     def cap():
         limit = memory_gb << 30
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **CAPPED)
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env,
                           timeout=timeout, preexec_fn=cap)
 

@@ -56,6 +56,17 @@ def test_a_sweeps_tasks_are_made_one_at_a_time():
     assert (r.returncode, r.stdout) == (0, "[0, 1, 2]\n"), r.stderr
 
 
+@pytest.mark.parametrize("command", [
+    ["ladder", "rapinsim", "--agents", "random,careful", "--players", "2"],
+    ["diff", "bloomsim", "default", "default", "--policy", "random", "--players", "2"],
+])
+def test_a_page_that_cannot_be_written_is_one_line_before_any_game(command):
+    r = run(["-m", "analyses", *command, "--games", "200000", "--out", "/proc/x/page"])
+    assert (r.returncode, r.stderr) == (2, "analyses: error: out='/proc/x/page': cannot write "
+                                           "there (No such file or directory: /proc); choose "
+                                           "another folder\n")
+
+
 def test_balance_with_too_many_players_is_one_line_before_any_game(tmp_path):
     r = run(["-m", "analyses", "balance", "--players", "99", "--out", str(tmp_path / "rep")])
     assert (r.returncode, r.stderr) == (2, "analyses: error: players: Broom Service takes 2 to "

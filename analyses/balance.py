@@ -10,10 +10,11 @@ from typing import Any
 
 import polars as pl
 
+from simcore import budget
 from simcore import games as registry
 from simcore.runner import check_int
 
-from .event_impact import counterfactual_impact
+from .event_impact import counterfactual_impact, switch_offs
 from .ladder import ladder
 from .report import game_section, staged, write_page
 from .skill import (RUNG_GAMES, SEARCH_GAMES, SEARCH_RUNG, check_playable, resolve_rungs,
@@ -23,9 +24,11 @@ from .tournament import lineups, rotations, tournament
 GAMES_PER_GAME = 200_000
 """Default games per game (at least this many, in a tournament of all built-in policies)."""
 COUNTERFACTUAL_GAMES = 3_000
+"""Default games per switched-off thing in the counterfactual replays."""
 LADDER_GAMES = 12
 """Game indices per seating of the report's skill ladder (its search rung's games are slow)."""
-"""Default games per switched-off thing in the counterfactual replays."""
+DEFAULT_RUNGS = 4
+"""The most rungs ``default_rungs`` gives: three policies and a search rung."""
 
 
 def say(message: str) -> None:
@@ -67,11 +70,39 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     check_int("rung_games", rung_games)
     check_int("search_games", search_games)
     check_int("ladder_games", ladder_games)
+    for spec in registry.all_games():
+        budget.check_players(spec, players)
+    budget.check_destination(out, replaced=True)
     ladders = _ladders(rungs, players, seed)
+    for spec in registry.all_games():
+        _check_plan(spec, out, games, players, counterfactual_games, rung_games,
+                    len(ladders[spec.name] or ()) or DEFAULT_RUNGS)
     with staged(out, keep_partial=True) as folder:
         page = _write(folder, games, players, seed, counterfactual_games, log, ladders,
                       rung_games, search_games, ladder_games)
     return Path(out) / page.name
+
+
+def _check_plan(spec: registry.Game, out: str | os.PathLike, games: int, players: int,
+                counterfactual_games: int, rung_games: int, rungs: int) -> None:
+    """The runaway rule (``simcore.budget``) for one game's part of the report: the games of
+    its tournament, switch-offs and rungs; the tournament's results held in memory with a
+    switch-off's pair of runs, and written to ``out``."""
+    rules = measuring_rules(spec)
+    played = _seatings(spec, players) * _per_seating(spec, games, players)
+    things = len(switch_offs(spec.module(), rules, players))
+    budget.check(spec, played + counterfactual_games * things + rung_games * rungs, players,
+                 rules=[rules], held=played + 2 * counterfactual_games, out=out, written=played)
+
+
+def _seatings(spec: registry.Game, players: int) -> int:
+    """The tournament's seatings: every line-up of the built-in policies, every rotation."""
+    return sum(len(rotations(lu)) for lu in lineups(sorted(spec.module().POLICIES), players))
+
+
+def _per_seating(spec: registry.Game, games: int, players: int) -> int:
+    """Games per seating, so that the tournament plays at least ``games``."""
+    return max(1, -(-games // _seatings(spec, players)))
 
 
 def _ladders(rungs: Rungs, players: int, seed: int) -> dict[str, list[Any] | None]:
@@ -106,8 +137,7 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
     for spec in specs:
         name, mod = spec.name, spec.module()
         policies = sorted(mod.POLICIES)
-        seatings = sum(len(rotations(lu)) for lu in lineups(policies, players))
-        per_seating = max(1, -(-games // seatings))
+        seatings, per_seating = _seatings(spec, players), _per_seating(spec, games, players)
         clock = time.perf_counter()
         log(f"{name}: tournament of {', '.join(policies)}: {seatings} seatings x "
             f"{per_seating:,} games ...")

@@ -5,7 +5,7 @@ import argparse
 
 import polars as pl
 
-from simcore import games
+from simcore import budget, games
 from simcore.cli import run_main
 
 from . import display
@@ -267,6 +267,8 @@ def _variants(vary: list[str], files: list[str]):
 
 
 def _run(args: argparse.Namespace) -> None:
+    if args.command in ("ladder", "diff") and args.out:     # pages written after the games
+        budget.check_destination(args.out, replaced=args.command == "ladder")
     if args.command == "balance":
         page = balance(args.out, args.games, args.players, args.seed, args.counterfactual_games,
                        rungs=_rungs(args.rungs), rung_games=args.rung_games,

@@ -12,7 +12,7 @@ import polars as pl
 
 from simcore.runner import check_int
 
-from .games import check_policies, game_module, play, policy_name
+from .games import check_policies, check_run, game_module, play, policy_name
 from .stats import Z95, two_sided_p
 from .tournament import rotations
 
@@ -100,6 +100,8 @@ def compare(game: Any, a: Any, b: Any, *, field: Sequence[Any] = (), n_games: in
     check_int("n_games", n_games)
     order = seatings(a, b, field)
     max_seeds = max(1, math.ceil(n_games / len(order)))
+    check_run(mod, max_seeds * len(order), len(order[0]), rules=rules,
+              held=0 if sequential else max_seeds)     # one seating at a time
     if not sequential:
         d, s, wa, wb = _paired(mod, order, policy_name(a), policy_name(b), max_seeds, seed,
                                rules, score)

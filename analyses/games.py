@@ -7,8 +7,9 @@ from typing import Any
 
 import polars as pl
 
+from simcore import budget, games
+from simcore.runner import check_int
 from simcore.search import is_agent_spec
-from simcore import games
 
 
 def game_module(game: str | ModuleType | Any) -> Any:
@@ -27,6 +28,23 @@ def game_spec(game: str | ModuleType | Any) -> games.Game:
     if spec is None:
         raise ValueError(f"{game!r} is not a registered game (simcore.games.register)")
     return spec
+
+
+def check_players(mod: Any, players: Any) -> int:
+    """A player count of a registered game's range (``simcore.budget``); a module with only
+    the public shape (``game_module``) declares no range: any count from 2."""
+    spec = games.of_module(mod)
+    return budget.check_players(spec, players) if spec else check_int("players", players, 2)
+
+
+def check_run(mod: Any, n_games: int, players: int, *, rules: Any = None,
+              held: int = 0) -> None:
+    """The runaway rule (``simcore.budget.check``) for a run of a registered game's module:
+    ``n_games`` games in all, ``held`` of them kept in memory at once (a module with only the
+    public shape declares no sizes to measure)."""
+    spec = games.of_module(mod)
+    if spec is not None:
+        budget.check(spec, n_games, players, rules=[rules], held=held)
 
 
 def policy_name(p: Any) -> str:

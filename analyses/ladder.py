@@ -18,7 +18,7 @@ from simcore.progress import Progress, ProgressArg
 from simcore.runner import check_int
 
 from . import display
-from .games import check_policies, game_module, play, policy_name
+from .games import check_players, check_policies, check_run, game_module, play, policy_name
 from .tournament import bt_intervals, meetings
 from .winrates import win_rates
 
@@ -162,13 +162,14 @@ def ladder(game: Any, agents: Sequence[Any], players: int, n_games: int, seed: i
     mod = game_module(game)
     rungs = _check_rungs(mod, agents)
     names = tuple(policy_name(a) for a in rungs)
-    check_int("players", players, 2)   # the game's simulate says which counts its rules allow
+    check_players(mod, players)
     check_int("n_games", n_games)
     if reference is not None and reference not in names:
         raise ValueError(f"reference {reference!r} is not one of the rungs {list(names)}")
     plan = seatings(rungs, players)
     tables = list(dict.fromkeys("|".join(policy_name(p) for p in t) for _, _, t in plan))
     by_label = {"|".join(policy_name(p) for p in t): t for _, _, t in plan}
+    check_run(mod, len(tables) * n_games, players, rules=rules, held=len(tables) * n_games)
     bar = Progress(progress, len(tables) * n_games, f"ladder {getattr(mod, '__name__', '')}")
     frames = []
     try:

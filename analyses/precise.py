@@ -20,7 +20,7 @@ import polars as pl
 
 from simcore.runner import check_int
 
-from .games import game_module
+from .games import check_run, game_module
 from .winrates import win_rates
 
 STEP = 10_000
@@ -75,6 +75,7 @@ def precise(game: Any, policies: Sequence[Any], precision: float, *, seed: int =
     check_int("max_games", max_games)
     check_int("step", step)
     mod = game_module(game)
+    check_run(mod, max_games, len(policies), rules=rules)
     extra = {} if rules is None else {"rules": rules}
     parts: list[pl.DataFrame] = []
     played, start = 0, time.perf_counter()

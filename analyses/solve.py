@@ -16,8 +16,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from simcore import budget
 from simcore.summary import Z95
 
+from .games import game_spec
 from .sweep import Variant, sweep
 
 FRESH = 1_000_003
@@ -98,6 +100,8 @@ def solve(game: Any, parameter: str, values: Sequence[Any], target: float | str,
     """
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; metrics are {sorted(METRICS)}")
+    spec = game_spec(game)
+    budget.check_players(spec, players)
     goal = 1.0 / players if target == "fair" else target
     if isinstance(goal, bool) or not isinstance(goal, (int, float)):
         raise ValueError(f"target must be a number or 'fair', got {target!r}")
@@ -108,6 +112,9 @@ def solve(game: Any, parameter: str, values: Sequence[Any], target: float | str,
         raise ValueError("values: give at least one candidate")
     if not 0 < start_games <= max_games:
         raise ValueError(f"need 0 < start_games <= max_games, got {start_games}, {max_games}")
+    # at most: every candidate at games doubling up to max_games in each of at most `players`
+    # seatings, then the answer verified
+    budget.check(spec, (2 * len(candidates) + 1) * max_games * players, players)
     lo, hi = goal - tolerance, goal + tolerance
     measure = METRICS[metric]
 

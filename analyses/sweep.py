@@ -23,7 +23,7 @@ from typing import Any
 
 import polars as pl
 
-from simcore import games
+from simcore import budget, games
 from simcore.progress import Progress, ProgressArg
 from simcore.runner import check_int, open_folder, release
 from simcore.summary import Z95
@@ -36,6 +36,9 @@ CHUNK = 20_000
 """Games per task: big enough that scheduling costs nothing next to playing them."""
 MANIFEST = "_sweep.json"
 SCHEDULERS = ("local", "inprocess")
+IN_FLIGHT = 1024
+"""Tasks handed to Dask at once: enough to keep a large cluster busy, few enough to hold (a
+sweep's tasks are made one at a time as these finish)."""
 
 
 @dataclass(frozen=True)
@@ -175,10 +178,11 @@ def play_task(task: Task) -> pl.DataFrame:
 
 
 def plan(game: str, variants: list[Variant], policies: Sequence[str], players: Sequence[int],
-         n_games: int, seed: int, chunk: int) -> list[Task]:
-    return [Task(game, v, seats, seed, first, min(chunk, n_games - first))
+         n_games: int, seed: int, chunk: int) -> Iterator[Task]:
+    """The sweep's tasks, one at a time (a sweep of many games has too many to hold)."""
+    return (Task(game, v, seats, seed, first, min(chunk, n_games - first))
             for v in variants for p in players for seats in seatings(policies, p)
-            for first in range(0, n_games, chunk)]
+            for first in range(0, n_games, chunk))
 
 
 def _check(game: Any, variants: Any, policies: Any, players: Any, n_games: Any, seed: Any,
@@ -187,11 +191,8 @@ def _check(game: Any, variants: Any, policies: Any, players: Any, n_games: Any, 
     check_int("n_games", n_games)
     check_int("seed", seed, 0)
     check_int("chunk", chunk)
-    counts = [players] if isinstance(players, int) else list(players)
-    lo, hi = spec.players
-    for p in counts:
-        if isinstance(p, bool) or not isinstance(p, int) or not lo <= p <= hi:
-            raise ValueError(f"players: {spec.title} takes {lo} to {hi} players, got {p!r}")
+    counts = [budget.check_players(spec, p)
+              for p in ([players] if isinstance(players, int) else list(players))]
     mod = spec.module()
     if isinstance(policies, str) or not policies:
         raise ValueError(f"policies must be a non-empty list of built-in policy names, got "
@@ -201,12 +202,13 @@ def _check(game: Any, variants: Any, policies: Any, players: Any, n_games: Any, 
             raise ValueError(f"sweeps take built-in policy names ({sorted(mod.POLICIES)}), "
                              f"got {p!r}")
     chosen = variants_of(variants)
+    rules = []
     for v in chosen:        # every variant loads here, so a bad value fails before any game
         try:
-            v.rules(mod)
+            rules.append(v.rules(mod))
         except (ValueError, TypeError) as e:
             raise ValueError(f"variant {v.label!r}: {e}") from None
-    return spec, chosen, counts
+    return spec, chosen, counts, rules
 
 
 def _write(df: pl.DataFrame, path: Path) -> None:
@@ -216,8 +218,9 @@ def _write(df: pl.DataFrame, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def _results(tasks: list[Task], scheduler: Any) -> Iterator[tuple[Task, pl.DataFrame]]:
-    """Each task and its frame as it finishes, on the scheduler asked for."""
+def _results(tasks: Iterator[Task], scheduler: Any) -> Iterator[tuple[Task, pl.DataFrame]]:
+    """Each task and its frame as it finishes, on the scheduler asked for (at most
+    ``IN_FLIGHT`` tasks handed to Dask at once)."""
     if scheduler == "inprocess":
         for t in tasks:
             yield t, play_task(t)
@@ -235,9 +238,17 @@ def _results(tasks: list[Task], scheduler: Any) -> Iterator[tuple[Task, pl.DataF
     else:
         client = scheduler       # a distributed.Client the caller owns
     try:
-        futures = {client.submit(play_task, t, pure=False): t for t in tasks}
-        for fut in as_completed(futures):
-            yield futures[fut], fut.result()
+        futures: dict = {}
+        done = as_completed()
+        for task in tasks:
+            if len(futures) >= IN_FLIGHT:
+                fut = next(done)
+                yield futures.pop(fut), fut.result()
+            fut = client.submit(play_task, task, pure=False)
+            futures[fut] = task
+            done.add(fut)
+        for fut in done:
+            yield futures.pop(fut), fut.result()
     finally:
         if client is not scheduler:
             client.close()
@@ -262,20 +273,30 @@ def sweep(game: Any, variants: Any, policies: Sequence[str], players: int | Sequ
     LazyFrame over it is returned; rerunning an interrupted sweep with the same settings plays
     only what is missing.
     """
-    spec, chosen, counts = _check(game, variants, policies, players, n_games, seed, chunk)
-    tasks = plan(spec.name, chosen, list(policies), counts, n_games, seed, chunk)
+    spec, chosen, counts, rules = _check(game, variants, policies, players, n_games, seed,
+                                         chunk)
     root = None if out is None else Path(out)
+
+    def tasks() -> Iterator[Task]:
+        return plan(spec.name, chosen, list(policies), counts, n_games, seed, chunk)
+
+    def written(t: Task) -> bool:
+        return root is not None and t.part(root).exists()
+    total = len(chosen) * n_games * sum(len(seatings(policies, p)) for p in counts)
+    # a rerun plays only what is missing
+    todo = total - (sum(t.n for t in tasks() if written(t)) if root and root.is_dir() else 0)
+    budget.check(spec, total, counts, rules=rules, out=out, held=0 if out else total,
+                 written=todo if out else 0)
     if root is not None:
         digest = hashlib.sha256("".join(v.key() for v in chosen).encode()).hexdigest()[:16]
         open_folder(root, {"game": spec.name, "variants": [v.label for v in chosen],
                            "variants_sha": digest, "policies": list(policies),
                            "players": counts, "n_games": n_games, "seed": seed,
                            "chunk": chunk}, MANIFEST, "sweep")
-        tasks = [t for t in tasks if not t.part(root).exists()]
-    bar = Progress(progress, sum(t.n for t in tasks), f"sweep {spec.name}")
+    bar = Progress(progress, todo, f"sweep {spec.name}")
     frames = []
     try:
-        for task, df in _results(tasks, scheduler):
+        for task, df in _results((t for t in tasks() if not written(t)), scheduler):
             if root is None:
                 frames.append(df)
             else:

@@ -13,7 +13,7 @@ from simcore.runner import check_int
 
 from .data import Frame, collect, game_key, lazy, require
 from .display import rate_ci
-from .games import check_policies, game_module, play, policy_name
+from .games import check_players, check_policies, check_run, game_module, play, policy_name
 from .stats import Z95, cluster_key, moments, ratio
 from .winrates import win_rates
 
@@ -56,9 +56,11 @@ def tournament(game: Any, policies: Sequence[Any], players: int, n_games: int, s
     """
     mod = game_module(game)
     policies = check_policies(mod, policies, 2)
-    check_int("players", players, 2)
-    frames = [play(mod, seating, n_games, seed, rules)
-              for lineup in lineups(policies, players) for seating in rotations(lineup)]
+    check_players(mod, players)
+    check_int("n_games", n_games)
+    plan = [seating for lineup in lineups(policies, players) for seating in rotations(lineup)]
+    check_run(mod, len(plan) * n_games, players, rules=rules, held=len(plan) * n_games)
+    frames = [play(mod, seating, n_games, seed, rules) for seating in plan]
     results = pl.concat(frames, how="vertical_relaxed")
     met = meetings(results)
     pw = pairwise(results, met)

@@ -27,7 +27,7 @@ from simcore.runner import check_int
 from simcore.tune import ntbea
 
 from .compare import fixed_interval
-from .games import check_policies, game_module, policy_name
+from .games import check_players, check_policies, check_run, game_module, policy_name
 
 LEVELS = 7
 """Values tried per weight given as a (low, high) range."""
@@ -144,7 +144,7 @@ def tune(game: Any, base: str = "careful", params: Mapping[str, Any] | None = No
         raise ValueError(f"unknown heuristic {base!r}; heuristics with weights are "
                          f"{sorted(weights.defaults)}")
     grid = _levels(weights, params, check_int("levels", levels, 2))
-    check_int("players", players, 2)
+    check_players(mod, players)
     for name, v in (("budget", budget), ("games", games), ("check_games", check_games),
                     ("finalists", finalists), ("final", final)):
         check_int(name, v, {"check_games": 2, "final": 0}.get(name, 1))
@@ -160,6 +160,7 @@ def tune(game: Any, base: str = "careful", params: Mapping[str, Any] | None = No
     start = [int(np.argmin([abs(v - default[n]) for v in grid[n]])) for n in names]
     per_eval = games * players
     evaluations = budget + (finalists + 1) * final      # at most (the start may be a finalist)
+    check_run(mod, evaluations * per_eval + 2 * check_games * players, players, rules=rules)
     bar = Progress(progress, evaluations * per_eval + 2 * check_games * players,
                    f"tune {mod.__name__}")
 

@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import polars as pl
 
-from simcore import games
+from simcore import budget, games
 
 from .diff import paired
 from .sweep import Task, Variant, apply_changes, play_task, seatings
@@ -466,10 +466,7 @@ def app(game: str, policies: list[str] | None = None, players: int | None = None
     mod = spec.module()
     rules = mod.load_rules()
     policies = list(policies or sorted(mod.POLICIES))
-    players = players or max(spec.players[0], min(4, spec.players[1]))
-    if not spec.players[0] <= players <= spec.players[1]:
-        raise ValueError(f"{game} plays {spec.players[0]} to {spec.players[1]} players, "
-                         f"not {players}")
+    players = budget.check_players(spec, players or max(spec.players[0], min(4, spec.players[1])))
     report = Path(report) if report is not None else None
     linked = report is not None and (report / "index.html").is_file()
     runs = Runs()

@@ -45,6 +45,7 @@ MAX_PLAYERS = 6
 MAX_ROUNDS = 8          # enchanted_<role> columns are uint8 round bitmasks (and led_rounds
 #                         travels in the int16 seat outputs)
 MAX_ROLES = 16
+MAX_CLOUD_TILES = 1000  # each game holds and shuffles the whole deck: it bounds a game's cost
 
 # Values the spec marks ASSUMPTION (or [D]ecision options): shown by `bloomsim rules`.
 ASSUMPTIONS = {
@@ -293,6 +294,9 @@ class Rules:
             c.int(f"cloud_tiles[{i}].stars", t["stars"], 0, 100)
             c.int(f"cloud_tiles[{i}].lightning", t["lightning"], 0, 100)
             n_tiles += c.int(f"cloud_tiles[{i}].count", t["count"], 0, 1000)
+        if n_tiles > MAX_CLOUD_TILES:
+            c.fail("cloud_tiles", f"{n_tiles:,} tiles in all, more than {MAX_CLOUD_TILES:,} "
+                   f"(every game holds and shuffles the whole deck); give fewer")
         if n_tiles < len(self.board["cloud_spaces"]):
             c.fail("cloud_tiles", f"{n_tiles} tiles cannot cover "
                    f"{len(self.board['cloud_spaces'])} cloud spaces")

@@ -279,10 +279,12 @@ def _faces_from_keys(r: Rules, m: dict) -> list:
             if int(f) in faces:
                 raise _err(r, "rize_start", f"die face {f} given twice")
             faces[int(f)] = v
-    if sorted(faces) != list(range(1, r.die_sides + 1)):
+    # compared within the faces given, never a range of die_sides: it is not checked yet, and
+    # a die of millions of sides must not cost their memory before it is refused
+    if len(faces) != r.die_sides or sorted(faces) != list(range(1, len(faces) + 1)):
         raise _err(r, "rize_start", f"must name every die face 1..{r.die_sides} once, "
                                     f"got faces {sorted(faces)}")
-    return [faces[f] for f in range(1, r.die_sides + 1)]
+    return [faces[f] for f in range(1, len(faces) + 1)]
 
 
 def check_board_sense(r: Rules) -> None:

@@ -38,6 +38,7 @@ from typing import Any, TextIO
 import numba
 import polars as pl
 
+from .budget import check_memory
 from .progress import Progress, ProgressArg
 from .rng import GAMES_LIMIT
 
@@ -168,36 +169,6 @@ def os_reason(e: Exception) -> str:
     return " ".join(inner.split()) or type(e).__name__
 
 
-def available_memory() -> int:
-    """Bytes of memory available to a new frame (``MemAvailable`` on Linux, else physical
-    memory)."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-
-
-def check_memory(need: int, n_games: int) -> None:
-    """Refuse a frame that would not fit in memory (with a margin for building it)."""
-    have = available_memory()
-    if need > have * 0.8:
-        raise ValueError(f"{n_games:,} games need about {_size(need)} of memory for the "
-                         f"results frame, but only {_size(have)} is available; stream them to "
-                         f"disk with out=DIR (command line: --out DIR)")
-
-
-def _size(n: float) -> str:
-    for unit in ("bytes", "KB", "MB", "GB", "TB"):
-        if n < 1000 or unit == "TB":
-            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
-        n /= 1000
-    raise AssertionError
-
-
 def read_manifest(meta: Path) -> dict:
     """A dataset's manifest; an unreadable one is a one-line error naming it and the fix."""
     try:
@@ -221,6 +192,13 @@ def missing_parts(folder: Path) -> tuple[int, int] | None:
         raise ValueError(f"{meta}: dataset manifest lacks n_games and chunk; delete the "
                          f"folder {str(folder)!r} and run again")
     return check_parts(folder, m), -(-m["n_games"] // m["chunk"])
+
+
+def games_to_write(folder: Path, n_games: int) -> int:
+    """The games a run of ``n_games`` into ``folder`` has left to write: all of them, or those
+    of the parts a resumed run still misses."""
+    missing = missing_parts(folder) if folder.is_dir() else None
+    return n_games if missing is None else min(n_games, missing[0] * CHUNK)
 
 
 def check_parts(folder: Path, manifest: dict) -> int:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import polars as pl
 
-from . import runner
+from . import budget, runner
 from .policy import SeatPolicies
 from .progress import ProgressArg
 from .results import rules_label, tag
@@ -85,6 +86,10 @@ def simulate(engines: Engines, policies: Sequence, n_games: int, seed: int, *, r
     check_engine(engine)
     seating = _seating(engines, policies, rules, engine, options)
     key = root_key(seed)
+    if out is not None:
+        budget.check(engines.game, runner.check_int("n_games", n_games),
+                     len(seating.seats.names), rules=[seating.rules], out=out,
+                     written=runner.games_to_write(Path(out), n_games))
     if progress is not None and not isinstance(progress, bool) and not callable(progress):
         raise ValueError(f"progress must be None, True, False or a callable, got {progress!r}")
     manifest = {"game": engines.game.name, "policies": list(seating.seats.names), "seed": seed,

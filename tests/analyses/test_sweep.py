@@ -1,5 +1,7 @@
 """Rules-variant sweeps: paired seeds, the same results on any cluster and chunking, resumable,
 clear errors before any game is played."""
+import importlib
+
 import polars as pl
 import pytest
 
@@ -7,6 +9,7 @@ from analyses.cli import main
 from analyses.sweep import seatings, sweep, table, variants_of
 
 pytest.importorskip("bloomsim")
+sweep_module = importlib.import_module("analyses.sweep")    # analyses.sweep is also a function
 GRID = {"enchanted_penalty": [1, 3]}
 POLICIES = ["greedy", "careful"]
 
@@ -18,8 +21,9 @@ def _inprocess(**kw):
     return sweep("bloomsim", **args)
 
 
-def test_a_dask_cluster_of_two_workers_gives_the_in_process_results():
+def test_a_dask_cluster_of_two_workers_gives_the_in_process_results(monkeypatch):
     from dask.distributed import Client, LocalCluster
+    monkeypatch.setattr(sweep_module, "IN_FLIGHT", 3)     # 20 tasks, handed out 3 at a time
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
         on_dask = _inprocess(scheduler=client, chunk=70)

@@ -16,7 +16,7 @@ import pytest
 import bloomsim
 import rapinsim
 from analyses.data import InputError, scan
-from simcore import policy, randint, runner
+from simcore import budget, policy, randint, runner
 from simcore.policy import PolicyError
 from fakeparts import build, play
 
@@ -325,7 +325,7 @@ def test_an_interrupted_run_leaves_whole_parts_and_an_incomplete_dataset(tmp_pat
 
 
 def test_a_frame_that_cannot_fit_in_memory_is_refused_before_playing(monkeypatch):
-    monkeypatch.setattr(runner, "available_memory", lambda: 10_000)
+    monkeypatch.setattr(budget, "available_memory", lambda: 10_000)
     played = []
     with pytest.raises(ValueError, match=r"1,000 games need about .* of memory for the results "
                                          r"frame, but only 10.0 KB is available; stream them to "

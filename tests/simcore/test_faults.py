@@ -202,11 +202,16 @@ def test_a_full_disk_while_writing_the_manifest_leaves_no_manifest(tmp_path, mon
 def test_a_full_disk_on_the_command_line_is_one_line_and_status_2(tmp_path):
     wrapper = tmp_path / "full_disk.py"         # polars' write fails as on a full disk
     wrapper.write_text(textwrap.dedent(f"""
+        import os
         import runpy
         import polars as pl
 
-        def full(self, *a, **k):
-            raise pl.exceptions.ComputeError({POLARS_ENOSPC!r})
+        write = pl.DataFrame.write_parquet
+
+        def full(self, target, *a, **k):      # a file on the disk; memory still takes writes
+            if isinstance(target, (str, os.PathLike)):
+                raise pl.exceptions.ComputeError({POLARS_ENOSPC!r})
+            return write(self, target, *a, **k)
         pl.DataFrame.write_parquet = full
         runpy.run_module("bloomsim", run_name="__main__")
     """))

@@ -122,7 +122,7 @@ class Engine:
         if kind in (LEAD, FOLLOW):
             return f"{role} {'brave' if row[F_BRAVE] > 0 else 'cowardly'}"
         if kind == ALTERNATIVE:
-            return f"event {r.event_ids[target]}" if target >= 0 else f"{role} (the card)"
+            return f"{role} cowardly (the card)" if role else f"event {r.event_ids[target]}"
         if kind in (COLOUR, PAY):
             return f"{'take' if kind == COLOUR else 'pay'} {RESOURCES[target]}"
         if kind == MOVE:

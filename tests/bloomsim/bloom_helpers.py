@@ -46,3 +46,11 @@ def position(n_players=3, seed=1, rules=None, **fields):
     for k, v in fields.items():
         setattr(g, k, v)
     return g
+
+
+def every_round(kind: str):
+    """The default rules with event card ``kind`` in force in every round."""
+    rules = default_rules()
+    card = next(e for e in rules.to_dict()["events"] if e["id"] == kind)
+    deck = [dict(card, id=f"{kind}_{k}", kind=kind) for k in range(rules.rounds)]
+    return rules.replace(events=deck, events_used=rules.rounds)

@@ -11,6 +11,7 @@ from bloomsim import api
 from bloomsim.forward import new_game
 from bloomsim.policies import LEAD, POLICIES
 from bloomsim.rules import default_rules
+from bloom_helpers import every_round
 from simcore.rng import root_key
 
 RULES = default_rules()
@@ -215,3 +216,13 @@ def test_a_hidden_hand_holds_only_roles_the_seat_cannot_rule_out():
                     checked += 1
             g.step(int(rng.integers(n)))
     assert checked > 100
+
+
+def test_the_black_market_choice_names_the_card_and_the_event():
+    g = bloomsim.new_game(3, 5, rules=every_round("black_market"))
+    rng = np.random.default_rng(1)
+    while g.current.kind != "alternative":
+        g.step(int(rng.integers(g.current.n)))
+    card, event = g.current.options
+    assert card.endswith(" cowardly (the card)") and card.split()[0] in default_rules().role_ids
+    assert event.startswith("event black_market_")

@@ -8,19 +8,12 @@ import numpy as np
 import pytest
 
 import bloomsim
+from bloom_helpers import every_round
 from simcore.forward import ForwardGame
 
 SECRET = ("select", "bid")
 """Decision kinds whose choice the other seats never see."""
 AGENTS = ["ismcts-48", "pimc-48", "flat-24"]
-
-
-def every_round(kind: str):
-    """The default rules with event card ``kind`` in force in every round."""
-    rules = bloomsim.load_rules()
-    card = next(e for e in rules.to_dict()["events"] if e["id"] == kind)
-    deck = [dict(card, id=f"{kind}_{k}", kind=kind) for k in range(rules.rounds)]
-    return rules.replace(events=deck, events_used=rules.rounds)
 
 
 def _path(n_players, seed, rules, rng, want, skip):

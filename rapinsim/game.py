@@ -73,7 +73,7 @@ GAME = register(Game(
     switch_offs=switch_offs, board=board, board_plot=board_plot,
     assumption_note="The board, tile set, items, traps, character skills and Inaba's win rule "
                     "are assumptions (docs/rapinsim-rules.md).",
-    assumptions={"character": "Inaba's win rule is an assumption of the rules data: she wins "
+    assumptions={"character": "Inaba's win rule is an assumption of the rules data: Inaba wins "
                               "only holding the chest (inaba_can_win_on_count = false; "
                               "rapinsim rules)"},
     measuring={"character_selection": "draw"},

@@ -447,7 +447,7 @@ def take_tile(st, s, h) -> None:
 
 
 def receive(st, s, t, h) -> None:
-    """A taken treasure or item goes to the player; Inaba holds at most one tile, so his held
+    """A taken treasure or item goes to the player; Inaba holds at most one tile, so the held
     tile goes into the emptied house with its face kept (treasure up, item down)."""
     if st.chars[s] == INABA:
         for u in held(st, s, TREASURE) + held(st, s, ITEM):

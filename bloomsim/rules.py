@@ -659,12 +659,21 @@ def _build_tables(r: Rules) -> Tables:
 
 
 def load_rules(path: str | os.PathLike | None = None, **changes) -> Rules:
-    """The default rules, or a JSON/TOML file's top-level keys laid over them."""
+    """The default rules, or a JSON/TOML file laid over them (``laid_over``); ``changes``
+    replace whole top-level values."""
     base = json.loads(DEFAULT_PATH.read_text())
     if path is None:
         return Rules.from_dict({**base, **changes}, source=str(DEFAULT_PATH))
     data = read_rules_file(path)
-    return Rules.from_dict({**base, **data, **changes}, source=str(path))
+    return Rules.from_dict({**laid_over(base, data), **changes}, source=str(path))
+
+
+def laid_over(base: dict, data: dict) -> dict:
+    """``data`` over ``base``, table by table: a file that gives only
+    ``start_wands.first_player`` keeps the defaults' other ``start_wands`` entries. Lists are
+    replaced whole (a list's items have no names to merge by)."""
+    return {**base, **{k: laid_over(base[k], v) if isinstance(v, dict)
+                       and isinstance(base.get(k), dict) else v for k, v in data.items()}}
 
 
 def default_rules() -> Rules:

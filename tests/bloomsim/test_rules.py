@@ -31,6 +31,12 @@ def test_json_and_toml_files_override_top_level_keys(tmp_path):
     assert r.enchanted_reshuffle == "all_roles"
 
 
+def test_a_partial_table_in_a_file_keeps_the_defaults_other_entries(tmp_path, rules):
+    t = tmp_path / "r.toml"
+    t.write_text("[start_wands]\nfirst_player = 2\n")
+    assert load_rules(t).start_wands == {**rules.start_wands, "first_player": 2}
+
+
 def _bad(tmp_path, change, match):
     data = json.loads(DEFAULT_PATH.read_text())
     change(data)

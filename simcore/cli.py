@@ -53,7 +53,11 @@ def parser(game) -> argparse.ArgumentParser:
 def main(name: str, argv: list[str] | None = None) -> int:
     """``name``'s command line (a registered game, ``simcore.games``)."""
     from . import games
-    game = games.get(name)
+    try:
+        game = games.get(name)
+    except ValueError as e:
+        print(f"python -m simcore: error: {e}", file=sys.stderr)
+        return 2
     args = parser(game).parse_args(argv)
     return run_main(game.name, lambda: _run(game, args))
 

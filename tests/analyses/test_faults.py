@@ -56,6 +56,13 @@ def test_balance_with_one_player_is_one_line(tmp_path):
                                       "got 1\n")
 
 
+def test_a_port_out_of_range_is_one_line():
+    p = cli("whatif", "bloomsim", "--port", "99999")
+    out, err = p.communicate(timeout=300)
+    assert (p.returncode, err) == (2, "analyses: error: port must be from 1 to 65535, "
+                                      "got 99999\n")
+
+
 def test_a_failed_report_leaves_the_old_one_whole(frame, tmp_path, monkeypatch):
     out = tmp_path / "rep"
     report(frame, out)

@@ -83,6 +83,26 @@ def test_the_compiled_engine_names_the_first_game_the_reference_engine_fails(gam
     assert str(r.value) == str(e.value)
 
 
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("pol, said", [(raiser, "raised an exception"),
+                                       (half, "returned a float64, not an integer")])
+def test_a_faulty_policy_beside_a_search_agent_is_named_not_the_search(game, pol, said):
+    with pytest.raises(PolicyError) as e:     # the reference engine cannot replay the search
+        GAMES[game].simulate(["ismcts-20", pol], 2, 1)
+    msg = str(e.value)
+    assert "\n" not in msg
+    assert msg.startswith(f"{game}: policy {pol.name!r} at seat 1 at decision ")
+    assert said in msg
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_forward_model_refuses_a_float_as_the_engine_does(game):
+    with pytest.raises(PolicyError) as e:
+        GAMES[game].new_game(2, 1, 0).play(["random", half])
+    assert str(e.value).startswith(f"{game}: policy 'half' at seat 1 returned 0.5 (float), "
+                                   f"not an integer, for decision ")
+
+
 def cli(*args, cwd=None, timeout=300):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True,
@@ -264,6 +284,8 @@ def test_the_manifest_is_written_whole(tmp_path):
     (["rapinsim", "simulate", "--policy", "random", "random", "--games", "10",
       "--seed", "1", "--rules", "/tmp"],
      "rapinsim: error: rules file '/tmp' is a directory, not a file"),
+    (["simcore", "nosuch", "simulate"],
+     "python -m simcore: error: unknown game 'nosuch'; games are ['bloomsim', 'rapinsim']"),
 ])
 def test_command_line_errors_are_one_line_with_status_2(args, line):
     r = cli(*args)

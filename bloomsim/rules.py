@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from simcore.summary import read_rules_file
+from simcore.summary import check_nesting, read_rules_file
 
 DEFAULT_PATH = Path(__file__).with_name("data") / "rules.json"
 
@@ -45,6 +45,7 @@ MAX_PLAYERS = 6
 MAX_ROUNDS = 8          # enchanted_<role> columns are uint8 round bitmasks (and led_rounds
 #                         travels in the int16 seat outputs)
 MAX_ROLES = 16
+MAX_TERRAINS = 31      # castle, water and the land terrains: a role's are an int32 bitmask
 
 # Values the spec marks ASSUMPTION (or [D]ecision options): shown by `bloomsim rules`.
 ASSUMPTIONS = {
@@ -178,6 +179,7 @@ class Rules:
     @classmethod
     def from_dict(cls, data: dict, source: str = "(dict)") -> "Rules":
         """Validate ``data`` (all keys present) and build the rules."""
+        check_nesting(data, f"rules {source}")
         c = _Check(source)
         names = [f.name for f in fields(cls) if f.name != "source"]
         optional = ("about",) + tuple(OPTION_DEFAULTS)
@@ -332,6 +334,9 @@ class Rules:
             if a["id"] in ids:
                 c.fail(f"board.areas[{i}].id", f"duplicate area id {a['id']!r}")
             ids[a["id"]] = a["terrain"]
+        if len(self.terrains) > MAX_TERRAINS:
+            c.fail("board.areas", f"at most {MAX_TERRAINS - 2} land terrains, got "
+                                  f"{len(self.land_terrains)}")
 
         def area(where, name):
             if not isinstance(name, str) or name not in ids:

@@ -87,6 +87,17 @@ def test_role_terrain_not_on_board(tmp_path):
     _bad(tmp_path, change, r"roles\[0\].terrain: 'desert' is not a land terrain")
 
 
+def test_more_terrains_than_a_role_bitmask_holds(tmp_path):
+    def many(d):                # each land area a terrain of its own; a role names the last
+        seen = {"castle", "water"}
+        for i, a in enumerate(d["board"]["areas"]):
+            if a["terrain"] in seen - {"castle", "water"}:
+                a["terrain"] = last = f"t{i}"
+            seen.add(a["terrain"])
+        d["roles"][0]["terrain"] = [last]                                 # code 31 or more
+    _bad(tmp_path, many, r"board.areas: at most 29 land terrains, got \d+")
+
+
 def test_too_few_cloud_tiles(tmp_path):
     def change(d):
         d["cloud_tiles"] = [{"stars": 1, "lightning": 1, "count": 3}]

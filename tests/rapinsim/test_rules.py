@@ -71,6 +71,8 @@ def write(tmp_path, data):
     ({"colour": "red"}, "unknown rules key 'colour'"),
     ({"board": {"size": 3}}, "unknown rules key 'board.size'"),
     ({"rize_start": {"d4_1_2": 2}}, "rize_start.*every die face"),
+    ({"die_sides": 4.0, "rize_start": {"d4_1_2": 2, "d4_3_4": 7}},
+     "die_sides.*must be an integer, got 4.0"),
     ({"players": {"min": 4, "max": 3}}, "players_min"),
     ({"character_selection": "pick"}, "character_selection.*one of \\['choice', 'draw'\\]"),
     ({"disguise": True}, "disguise.*one of \\['action', 'reaction'\\]"),

@@ -138,6 +138,23 @@ def test_a_deeply_nested_rules_file_is_one_line(game, suffix, text, tmp_path):
         GAMES[game].load_rules(path)
 
 
+DEEP = 1
+for _ in range(5000):
+    DEEP = [DEEP]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: bloomsim.Rules.from_dict({**DEFAULTS["bloomsim"], "rounds": DEEP}),
+    lambda: bloomsim.load_rules().replace(board=DEEP),
+    lambda: rapinsim.Rules(route=DEEP),
+    lambda: rapinsim.load_rules().replace(items={"lamp": DEEP}),
+])
+def test_deeply_nested_python_values_are_one_line(make):
+    with pytest.raises(ValueError, match=r"nested more than 16 levels deep") as e:
+        make()
+    assert "\n" not in str(e.value)
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_a_huge_rules_file_is_refused_before_parsing(game, tmp_path):
     path = tmp_path / "huge.json"

@@ -96,6 +96,9 @@ def load_policy(spec: str, builtins: Container[str]):
     mod = importlib.util.module_from_spec(mod_spec)
     try:
         mod_spec.loader.exec_module(mod)
+    except SystemExit as e:     # would end the command with the script's status, silently
+        raise ValueError(f"policy {spec!r}: {path} called sys.exit({e.code!r}) while "
+                         f"loading; a policy script only defines policies") from None
     except Exception as e:  # noqa: BLE001 - any error of the user's script
         raise ValueError(f"policy {spec!r}: {path} failed to load ({type(e).__name__}: "
                          f"{one_line(e)})") from None

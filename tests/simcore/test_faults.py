@@ -132,6 +132,15 @@ def test_a_raising_policy_on_the_command_line_is_one_line_and_status_2(game, tmp
         scan(out)
 
 
+def test_a_policy_script_that_exits_is_an_error_naming_it(tmp_path):
+    script = tmp_path / "quits.py"
+    script.write_text("import sys\nsys.exit(0)\n")
+    r = cli("rapinsim", "simulate", "--policy", f"{script}:p", "random", "--games", "10")
+    assert (r.returncode, r.stderr) == (2, f"rapinsim: error: policy '{script}:p': {script} "
+                                           f"called sys.exit(0) while loading; a policy script "
+                                           f"only defines policies\n")
+
+
 # ---------------------------------------------------------------- the runner's writes
 
 def play(start, n):

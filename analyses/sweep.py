@@ -46,16 +46,22 @@ class Variant:
     file_text: str | None = None
     file_suffix: str = ".toml"
     changes: Mapping[str, Any] = field(default_factory=dict)
+    file_name: str = ""     # the user's path of the file, for errors
 
     def rules(self, mod: Any) -> Any:
-        """The variant's rules for the game's public module (on whichever machine plays)."""
+        """The variant's rules for the game's public module (on whichever machine plays, from
+        a copy of the file's text: an error names the user's file, not the copy)."""
         if self.file_text is None:
             rules = mod.load_rules()
         else:
             with tempfile.TemporaryDirectory() as tmp:
                 path = Path(tmp) / f"rules{self.file_suffix}"
                 path.write_text(self.file_text, encoding="utf-8")
-                rules = mod.load_rules(path)
+                try:
+                    rules = mod.load_rules(path)
+                except ValueError as e:
+                    raise ValueError(str(e).replace(str(path), self.file_name or self.label)) \
+                        from None
         return apply_changes(rules, self.changes)
 
     def key(self) -> str:
@@ -131,7 +137,8 @@ def variants_of(spec: Any) -> list[Variant]:
             p = Path(item)
             if not p.is_file():
                 raise ValueError(f"variants: rules file {str(p)!r} does not exist")
-            out.append(Variant(p.stem, p.read_text(encoding="utf-8"), p.suffix.lower()))
+            out.append(Variant(p.stem, p.read_text(encoding="utf-8"), p.suffix.lower(),
+                               file_name=str(p)))
         else:
             raise ValueError(f"variants: {item!r} is neither a rules file nor a mapping")
     labels = [v.label for v in out]

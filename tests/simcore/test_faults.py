@@ -4,9 +4,11 @@ exit status 2 on the command line), and what was already finished is kept, never
 import errno
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -300,6 +302,24 @@ def test_command_line_errors_are_one_line_with_status_2(args, line):
     r = cli(*args)
     assert r.returncode == 2, r.stderr
     assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith(line), r.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["bloomsim", "simulate", "--policy", "random", "random", "--games", "5000000"],
+    ["analyses", "tournament", "bloomsim", "--policy", "random", "--policy", "greedy",
+     "--players", "2", "--games", "1000000"],
+    ["simcore", "rapinsim", "simulate", "--policy", "random", "random", "--games", "5000000"],
+])
+@pytest.mark.parametrize("after", [0.4, 1.5])
+def test_ctrl_c_while_a_command_starts_is_one_line_and_status_130(args, after):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.Popen([sys.executable, "-m", *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(after)                   # importing numba, polars, the kernels: seconds
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=300)
+    assert (p.returncode, len(err.splitlines())) == (130, 1), err
+    assert err.endswith(": interrupted\n"), err
 
 
 def test_bloomsim_rules_points_to_files_in_the_clone():

@@ -15,8 +15,11 @@ import itertools
 import json
 import logging
 import os
+import sys
 import tempfile
+import time
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -229,7 +232,7 @@ def _results(tasks: list[Task], scheduler: Any) -> Iterator[tuple[Task, pl.DataF
         for t in tasks:
             yield t, play_task(t)
         return
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import Client, LocalCluster
 
     own = None
     if scheduler in (None, "local"):
@@ -241,15 +244,48 @@ def _results(tasks: list[Task], scheduler: Any) -> Iterator[tuple[Task, pl.DataF
         client = Client(scheduler)
     else:
         client = scheduler       # a distributed.Client the caller owns
+    address = client.scheduler.address
     try:
-        futures = {client.submit(play_task, t, pure=False): t for t in tasks}
-        for fut in as_completed(futures):
-            yield futures[fut], fut.result()
+        yield from _gathered(client, {client.submit(play_task, t, pure=False): t
+                                      for t in tasks})
+    except (CancelledError, OSError) as e:     # the scheduler went away (or its connection)
+        raise ValueError(f"lost the Dask scheduler {address} ({type(e).__name__}); "
+                         f"{RESUME}") from None
     finally:
         if client is not scheduler:
             client.close()
         if own is not None:
             own.close()
+
+
+NO_WORKERS_WAIT = 60.0
+"""Seconds a sweep waits for a Dask worker when the scheduler has none left (one that died
+may be restarted, or another started, meanwhile) before it stops."""
+RESUME = "run the same sweep again (with out=DIR, --out DIR, it plays only the parts not written)"
+
+
+def _gathered(client: Any, futures: dict) -> Iterator[tuple[Task, pl.DataFrame]]:
+    """Each task's frame as it finishes; a ValueError once no worker has been there for
+    ``NO_WORKERS_WAIT`` seconds (the scheduler would wait for one forever)."""
+    from dask.distributed import wait
+    pending, alone = set(futures), None
+    while pending:
+        try:
+            done, pending = wait(pending, timeout=1.0, return_when="FIRST_COMPLETED")
+        except TimeoutError:                   # none finished this second
+            done = set()
+        for fut in done:
+            yield futures[fut], fut.result()
+        if done or client.scheduler_info()["workers"]:
+            alone = None
+        elif alone is None:
+            alone = time.monotonic()
+            print(f"sweep: the Dask scheduler has no workers; waiting {NO_WORKERS_WAIT:.0f} s "
+                  f"for one", file=sys.stderr)
+        elif time.monotonic() - alone > NO_WORKERS_WAIT:
+            raise ValueError(f"the Dask scheduler {client.scheduler.address} has had no "
+                             f"workers for {NO_WORKERS_WAIT:.0f} s, with {len(pending)} of "
+                             f"{len(futures)} tasks left; {RESUME}")
 
 
 def sweep(game: Any, variants: Any, policies: Sequence[str], players: int | Sequence[int],

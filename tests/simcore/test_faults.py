@@ -322,6 +322,46 @@ def test_ctrl_c_while_a_command_starts_is_one_line_and_status_130(args, after):
     assert err.endswith(": interrupted\n"), err
 
 
+ENDLESS = """
+import sys
+from simcore import policy
+from simcore.cli import run_main
+from simcore.policy import guarded
+import {game}
+
+@policy("forever")
+def forever(kind, obs, opts, n_opts, rng):
+    i = 0
+    while i >= 0:
+        i = (i + 1) % 1000
+    return 0
+
+@policy("first")
+def first(kind, obs, opts, n_opts, rng):
+    return 0
+
+guarded(forever.func)                              # compiled before the games start,
+{game}.simulate([first, "random"], 1, 1)          # the engine for user policies too
+print("playing", file=sys.stderr, flush=True)
+sys.exit(run_main("{game}", lambda: {game}.simulate([forever, "random"], 100, 1)))
+"""
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_ctrl_c_stops_a_policy_that_never_returns(game):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.Popen([sys.executable, "-c", ENDLESS.format(game=game)],
+                         stderr=subprocess.PIPE, text=True, env=env)
+    assert p.stderr.readline() == "playing\n"
+    time.sleep(2.0)
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert (p.returncode, err) == (130, f"{game}: interrupted\n")
+
+
 def test_bloomsim_rules_points_to_files_in_the_clone():
     r = cli("bloomsim", "rules")
     about = json.loads(r.stdout.split("\n", 1)[1].split("\n\n#")[0])["about"]

@@ -18,6 +18,8 @@ DEFAULTS = {g: json.loads((Path(m.__file__).parent / "data" / "rules.json").read
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-2 ** 70, 2 ** 70),
                     st.integers(-3, 12), st.floats(allow_nan=True), st.text(max_size=6),
+                    st.integers(-3, 12).map(float),          # a count written 4.0
+                    st.integers(-3, 12).map(str),            # or "4"
                     st.sampled_from(["A00", "A56", "castle", "water", "forest", "chest", "",
                                      "none", "green", "round", "witch"]))
 values = st.recursive(scalars, lambda inner: st.one_of(

@@ -397,7 +397,7 @@ def _from_mapping(data: dict, source: str) -> Rules:
                                          f"'chest', got {v!r}")
                     continue
                 if (key, sub) not in FILE_KEYS:
-                    raise ValueError(f"{source}: unknown rules key '{key}.{sub}'")
+                    raise ValueError(f"{source}: unknown rules key {f'{key}.{sub}'!r}")
                 kw[FILE_KEYS[key, sub]] = v
         elif key in TAGS and key not in FILE_KEYS.values():
             kw[key] = val

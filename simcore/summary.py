@@ -61,6 +61,9 @@ def simulate_summary(game, df: pl.DataFrame) -> str:
 
 def read_rules_file(path: str | os.PathLike) -> dict:
     """The mapping in a JSON or TOML rules file; a ValueError naming the file otherwise."""
+    if not isinstance(path, str | os.PathLike):
+        raise ValueError(f"a rules file is given by its path (a str or os.PathLike), got "
+                         f"{path!r}")
     p = Path(path)
     if p.is_dir():
         raise ValueError(f"rules file {str(p)!r} is a directory, not a file")

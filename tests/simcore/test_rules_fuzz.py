@@ -158,6 +158,14 @@ def test_deeply_nested_python_values_are_one_line(make):
 
 
 @pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("path", [123, ["rules.json"], b"rules.json", {"rounds": 3}])
+def test_a_rules_path_that_is_no_path_is_one_line(game, path):
+    with pytest.raises(ValueError, match=r"a rules file is given by its path \(a str or "
+                                         r"os.PathLike\), got "):
+        GAMES[game].load_rules(path)
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_a_huge_rules_file_is_refused_before_parsing(game, tmp_path):
     path = tmp_path / "huge.json"
     path.write_text('{"about": "' + "x" * 2_000_000 + '"}')

@@ -4,6 +4,8 @@ Only ``tournament``, ``ladder``, ``compare``, ``counterfactual_impact``, ``sweep
 ``tune`` and ``skill.skill_verdicts`` play games, through a game's public ``simulate``;
 everything else reads a results frame, LazyFrame or Parquet dataset.
 """
+import simcore  # noqa: F401 - first: a Ctrl-C while the command starts is one line
+
 from .compare import Comparison, compare
 from .data import InputError, scan
 from .diff import diff

@@ -294,6 +294,8 @@ def _run(args: argparse.Namespace) -> None:
             page = diff_page(t, args.out, f"Balance diff: {args.game}", args.a, args.b)
             print(f"diff page: {page.resolve()}")
     elif args.command == "whatif":
+        if not 1 <= args.port <= 65535:
+            raise ValueError(f"port must be from 1 to 65535, got {args.port}")
         from .whatif import serve
         serve(args.game, args.host, args.port, args.policy, args.players, args.allow_host,
               args.report)

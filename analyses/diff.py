@@ -10,6 +10,7 @@ same family.
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 import os
 from collections.abc import Sequence
@@ -123,8 +124,7 @@ def impact_rows(df: pl.DataFrame) -> pl.DataFrame:
 def _variant(label: str, rules: Any) -> Variant:
     if rules is None:
         return Variant(label)
-    v = variants_of([rules])[0]
-    return Variant(label, v.file_text, v.file_suffix, v.changes)
+    return dataclasses.replace(variants_of([rules])[0], label=label)
 
 
 def page(t: pl.DataFrame, out: str | os.PathLike, title: str, a: str, b: str) -> Path:

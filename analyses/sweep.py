@@ -15,8 +15,11 @@ import itertools
 import json
 import logging
 import os
+import sys
 import tempfile
+import time
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,16 +52,22 @@ class Variant:
     file_text: str | None = None
     file_suffix: str = ".toml"
     changes: Mapping[str, Any] = field(default_factory=dict)
+    file_name: str = ""     # the user's path of the file, for errors
 
     def rules(self, mod: Any) -> Any:
-        """The variant's rules for the game's public module (on whichever machine plays)."""
+        """The variant's rules for the game's public module (on whichever machine plays, from
+        a copy of the file's text: an error names the user's file, not the copy)."""
         if self.file_text is None:
             rules = mod.load_rules()
         else:
             with tempfile.TemporaryDirectory() as tmp:
                 path = Path(tmp) / f"rules{self.file_suffix}"
                 path.write_text(self.file_text, encoding="utf-8")
-                rules = mod.load_rules(path)
+                try:
+                    rules = mod.load_rules(path)
+                except ValueError as e:
+                    raise ValueError(str(e).replace(str(path), self.file_name or self.label)) \
+                        from None
         return apply_changes(rules, self.changes)
 
     def key(self) -> str:
@@ -134,7 +143,8 @@ def variants_of(spec: Any) -> list[Variant]:
             p = Path(item)
             if not p.is_file():
                 raise ValueError(f"variants: rules file {str(p)!r} does not exist")
-            out.append(Variant(p.stem, p.read_text(encoding="utf-8"), p.suffix.lower()))
+            out.append(Variant(p.stem, p.read_text(encoding="utf-8"), p.suffix.lower(),
+                               file_name=str(p)))
         else:
             raise ValueError(f"variants: {item!r} is neither a rules file nor a mapping")
     labels = [v.label for v in out]
@@ -225,7 +235,7 @@ def _results(tasks: Iterator[Task], scheduler: Any) -> Iterator[tuple[Task, pl.D
         for t in tasks:
             yield t, play_task(t)
         return
-    from dask.distributed import Client, LocalCluster, as_completed
+    from dask.distributed import Client, LocalCluster
 
     own = None
     if scheduler in (None, "local"):
@@ -237,23 +247,57 @@ def _results(tasks: Iterator[Task], scheduler: Any) -> Iterator[tuple[Task, pl.D
         client = Client(scheduler)
     else:
         client = scheduler       # a distributed.Client the caller owns
+    address = client.scheduler.address
     try:
-        futures: dict = {}
-        done = as_completed()
-        for task in tasks:
-            if len(futures) >= IN_FLIGHT:
-                fut = next(done)
-                yield futures.pop(fut), fut.result()
-            fut = client.submit(play_task, task, pure=False)
-            futures[fut] = task
-            done.add(fut)
-        for fut in done:
-            yield futures.pop(fut), fut.result()
+        yield from _gathered(client, tasks)
+    except (CancelledError, OSError) as e:     # the scheduler went away (or its connection)
+        raise ValueError(f"lost the Dask scheduler {address} ({type(e).__name__}); "
+                         f"{RESUME}") from None
     finally:
         if client is not scheduler:
             client.close()
         if own is not None:
             own.close()
+
+
+NO_WORKERS_WAIT = 60.0
+"""Seconds a sweep waits for a Dask worker when the scheduler has none left (one that died
+may be restarted, or another started, meanwhile) before it stops."""
+RESUME = "run the same sweep again (with out=DIR, --out DIR, it plays only the parts not written)"
+
+
+def _gathered(client: Any, tasks: Iterator[Task]) -> Iterator[tuple[Task, pl.DataFrame]]:
+    """Each task's frame as it finishes, the tasks handed to Dask as they are generated, at
+    most ``IN_FLIGHT`` at once; a ValueError once no worker has been there for
+    ``NO_WORKERS_WAIT`` seconds (the scheduler would wait for one forever)."""
+    from dask.distributed import wait
+    tasks = iter(tasks)
+    futures: dict = {}
+    pending: set = set()
+    alone = None
+    while True:
+        for task in itertools.islice(tasks, IN_FLIGHT - len(pending)):
+            fut = client.submit(play_task, task, pure=False)
+            futures[fut] = task
+            pending.add(fut)
+        if not pending:
+            return
+        try:
+            done, pending = wait(pending, timeout=1.0, return_when="FIRST_COMPLETED")
+        except TimeoutError:                   # none finished this second
+            done = set()
+        for fut in done:
+            yield futures.pop(fut), fut.result()
+        if done or client.scheduler_info()["workers"]:
+            alone = None
+        elif alone is None:
+            alone = time.monotonic()
+            print(f"sweep: the Dask scheduler has no workers; waiting {NO_WORKERS_WAIT:.0f} s "
+                  f"for one", file=sys.stderr)
+        elif time.monotonic() - alone > NO_WORKERS_WAIT:
+            raise ValueError(f"the Dask scheduler {client.scheduler.address} has had no "
+                             f"workers for {NO_WORKERS_WAIT:.0f} s, with {len(pending)} tasks "
+                             f"waiting; {RESUME}")
 
 
 def sweep(game: Any, variants: Any, policies: Sequence[str], players: int | Sequence[int],

@@ -31,6 +31,7 @@ class Engine:
 
     name = "Broom Service"
     kind_names = KIND_NAMES
+    game_name = GAME.name
 
     def __init__(self, rules: Rules, n_players: int, seed: int, game: int):
         self.rules, self.n_players, self.seed, self.game = rules, n_players, seed, game

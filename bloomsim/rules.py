@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from simcore.summary import read_rules_file
+from simcore.summary import check_nesting, read_rules_file
 
 DEFAULT_PATH = Path(__file__).with_name("data") / "rules.json"
 
@@ -46,6 +46,7 @@ MAX_ROUNDS = 8          # enchanted_<role> columns are uint8 round bitmasks (and
 #                         travels in the int16 seat outputs)
 MAX_ROLES = 16
 MAX_CLOUD_TILES = 1000  # each game holds and shuffles the whole deck: it bounds a game's cost
+MAX_TERRAINS = 31      # castle, water and the land terrains: a role's are an int32 bitmask
 
 # Values the spec marks ASSUMPTION (or [D]ecision options): shown by `bloomsim rules`.
 ASSUMPTIONS = {
@@ -179,6 +180,7 @@ class Rules:
     @classmethod
     def from_dict(cls, data: dict, source: str = "(dict)") -> "Rules":
         """Validate ``data`` (all keys present) and build the rules."""
+        check_nesting(data, f"rules {source}")
         c = _Check(source)
         names = [f.name for f in fields(cls) if f.name != "source"]
         optional = ("about",) + tuple(OPTION_DEFAULTS)
@@ -336,6 +338,9 @@ class Rules:
             if a["id"] in ids:
                 c.fail(f"board.areas[{i}].id", f"duplicate area id {a['id']!r}")
             ids[a["id"]] = a["terrain"]
+        if len(self.terrains) > MAX_TERRAINS:
+            c.fail("board.areas", f"at most {MAX_TERRAINS - 2} land terrains, got "
+                                  f"{len(self.land_terrains)}")
 
         def area(where, name):
             if not isinstance(name, str) or name not in ids:
@@ -663,12 +668,21 @@ def _build_tables(r: Rules) -> Tables:
 
 
 def load_rules(path: str | os.PathLike | None = None, **changes) -> Rules:
-    """The default rules, or a JSON/TOML file's top-level keys laid over them."""
+    """The default rules, or a JSON/TOML file laid over them (``laid_over``); ``changes``
+    replace whole top-level values."""
     base = json.loads(DEFAULT_PATH.read_text())
     if path is None:
         return Rules.from_dict({**base, **changes}, source=str(DEFAULT_PATH))
     data = read_rules_file(path)
-    return Rules.from_dict({**base, **data, **changes}, source=str(path))
+    return Rules.from_dict({**laid_over(base, data), **changes}, source=str(path))
+
+
+def laid_over(base: dict, data: dict) -> dict:
+    """``data`` over ``base``, table by table: a file that gives only
+    ``start_wands.first_player`` keeps the defaults' other ``start_wands`` entries. Lists are
+    replaced whole (a list's items have no names to merge by)."""
+    return {**base, **{k: laid_over(base[k], v) if isinstance(v, dict)
+                       and isinstance(base.get(k), dict) else v for k, v in data.items()}}
 
 
 def default_rules() -> Rules:

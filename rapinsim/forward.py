@@ -32,6 +32,7 @@ class Engine:
 
     name = "Lapin treasure hunt"
     kind_names = KIND_NAMES
+    game_name = GAME.name
 
     def __init__(self, rules: Rules, n_players: int, seed: int, game: int, fixed: np.ndarray):
         self.rules, self.n_players, self.seed, self.game = rules, n_players, seed, game

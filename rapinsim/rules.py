@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from simcore.summary import read_rules_file
+from simcore.summary import check_nesting, read_rules_file
 
 DATA = Path(__file__).parent / "data" / "rules.json"
 RING10 = DATA.parent / "ring10.json"   # the specification's board: a ring of 10, bridge 3-8
@@ -135,6 +135,8 @@ class Rules:
     source: str = field(default="<rules>", compare=False)
 
     def __post_init__(self):
+        for name in TAGS:
+            check_nesting(getattr(self, name), f"{self.source}: rules field {name!r}")
         norm = _normalise(self)
         for k, v in norm.items():
             object.__setattr__(self, k, v)
@@ -270,6 +272,8 @@ def _normalise(r: Rules) -> dict[str, Any]:
 
 def _faces_from_keys(r: Rules, m: dict) -> list:
     """The published form ``{"d4_1_2": 2, "d4_3_4": 7}``: faces 1, 2 -> district 2, ..."""
+    if not _is_int(r.die_sides):      # the keys are read by it, before _validate checks it
+        raise _err(r, "die_sides", f"must be an integer, got {r.die_sides!r}")
     faces = {}
     for k, v in m.items():
         mt = re.fullmatch(r"d(\d+)((?:_\d+)+)", str(k))
@@ -395,7 +399,7 @@ def _from_mapping(data: dict, source: str) -> Rules:
                                          f"'chest', got {v!r}")
                     continue
                 if (key, sub) not in FILE_KEYS:
-                    raise ValueError(f"{source}: unknown rules key '{key}.{sub}'")
+                    raise ValueError(f"{source}: unknown rules key {f'{key}.{sub}'!r}")
                 kw[FILE_KEYS[key, sub]] = v
         elif key in TAGS and key not in FILE_KEYS.values():
             kw[key] = val

@@ -2,6 +2,10 @@
 user policies, the chunked parallel runner with Parquet streaming, the result frame, progress."""
 from pathlib import Path
 
+from .interrupt import while_starting
+
+while_starting()                      # first: Ctrl-C while a command starts is one line
+
 from .jitcache import forget_stale
 
 forget_stale(Path(__file__).parent)   # before any kernel loads from the cache

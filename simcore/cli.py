@@ -65,7 +65,11 @@ def parser(game) -> argparse.ArgumentParser:
 def main(name: str, argv: list[str] | None = None) -> int:
     """``name``'s command line (a registered game, ``simcore.games``)."""
     from . import games
-    game = games.get(name)
+    try:
+        game = games.get(name)
+    except ValueError as e:
+        print(f"python -m simcore: error: {e}", file=sys.stderr)
+        return 2
     args = parser(game).parse_args(argv)
     return run_main(game.name, lambda: _run(game, args))
 
@@ -104,6 +108,9 @@ def load_policy(spec: str, builtins: Container[str]):
     mod = importlib.util.module_from_spec(mod_spec)
     try:
         mod_spec.loader.exec_module(mod)
+    except SystemExit as e:     # would end the command with the script's status, silently
+        raise ValueError(f"policy {spec!r}: {path} called sys.exit({e.code!r}) while "
+                         f"loading; a policy script only defines policies") from None
     except Exception as e:  # noqa: BLE001 - any error of the user's script
         raise ValueError(f"policy {spec!r}: {path} failed to load ({type(e).__name__}: "
                          f"{one_line(e)})") from None

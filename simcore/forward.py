@@ -16,6 +16,7 @@ the result is a position the seat cannot tell from the true one. It is defined a
 own decisions (where search agents need it); the pending options stay those the seat has.
 
 Each game supplies an engine object with ``run(choices, marks) -> Halt``, ``n_players``,
+``game_name`` (its registered name, which starts its errors), ``game`` (the game index),
 ``kind_names``, ``describe(kind, row) -> str``, ``streams() -> uint64 array`` (each seat's
 policy stream at the start of the game), ``policy(name)`` (a built-in policy as a function),
 ``views(state) -> dict``, ``frame(halt)``, and for ``simcore.pz`` ``obs_len``,
@@ -194,12 +195,18 @@ class ForwardGame:
         if len(policies) != self.n_players:
             raise ValueError(f"play needs {self.n_players} policies, one per seat, "
                              f"got {len(policies)}")
-        policies = [self._engine.policy(p) if isinstance(p, str) else p for p in policies]
-        rng = self._engine.streams()
+        from .policy import call_policy
+        e = self._engine
+        names = [p if isinstance(p, str) else getattr(p, "name", getattr(p, "__name__", repr(p)))
+                 for p in policies]
+        policies = [e.policy(p) if isinstance(p, str) else p for p in policies]
+        rng = e.streams()
         while not self.done:
             h = self._at
-            c = policies[h.seat](h.kind, h.obs[h.seat], h.opts, h.n, rng[h.seat:h.seat + 1])
-            self.step(int(c))
+            self.step(call_policy(policies[h.seat], h.kind, h.obs[h.seat], h.opts, h.n,
+                                  rng[h.seat:h.seat + 1], game=e.game_name, names=names,
+                                  seat=h.seat, kind_name=e.kind_names[h.kind],
+                                  game_index=e.game))
         return self
 
     def result(self):

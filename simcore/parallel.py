@@ -2,7 +2,8 @@
 
 Each engine compiles one ``nogil`` kernel that plays units of games into the batch's result
 arrays, each unit claimed with ``claim`` from a counter the threads share, until none is left;
-``spread`` runs that kernel on ``numba.get_num_threads()`` Python threads side by side. Units go
+``spread`` runs that kernel on ``numba.get_num_threads()`` Python threads side by side while
+the calling thread waits (and so can take a Ctrl-C). Units go
 to whichever thread is free, so a thread slowed by another process on a shared machine does not
 hold the batch up, and numba's parallel backend (``prange``), which cost seconds of every cold
 compile, is not needed. Claiming is one atomic add inside the kernel: a thread never returns to
@@ -11,8 +12,8 @@ units. Games seed their own streams (``simcore.rng``), so the split never change
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
@@ -58,16 +59,33 @@ def counter(unit: int = UNIT) -> np.ndarray:
 
 
 def spread(play_units: Callable[[np.ndarray], None], n: int, unit: int = UNIT) -> None:
-    """Call ``play_units(counter)`` on ``numba.get_num_threads()`` threads at once, this one
-    among them (fewer for a small batch); it must release the GIL and play the units of
-    ``unit`` rows of ``n`` it ``claim``s until none is left."""
+    """Call ``play_units(counter)`` on ``numba.get_num_threads()`` threads at once (fewer for a
+    small batch); it must release the GIL and play the units of ``unit`` rows of ``n`` it
+    ``claim``s until none is left.
+
+    The calling thread only waits, so that Ctrl-C stops the batch between units: the wait is
+    interrupted, the counter is set past the last row (no thread claims another unit) and the
+    KeyboardInterrupt goes on. Compiled code cannot be interrupted inside a unit, so a user
+    policy that never returns keeps its thread spinning; the threads are daemons, so the
+    process can still exit."""
     shared = counter(unit)
-    threads = min(numba.get_num_threads(), -(-n // unit))
-    if threads <= 1:
-        play_units(shared)
-        return
-    with ThreadPoolExecutor(threads - 1, thread_name_prefix="simcore-games") as pool:
-        others = [pool.submit(play_units, shared) for _ in range(threads - 1)]
-        play_units(shared)
-        for done in others:
-            done.result()
+    failed: list[BaseException] = []
+
+    def run():
+        try:
+            play_units(shared)
+        except BaseException as e:  # noqa: BLE001 - raised again in the calling thread
+            failed.append(e)
+    threads = [threading.Thread(target=run, name=f"simcore-games-{i}", daemon=True)
+               for i in range(max(1, min(numba.get_num_threads(), -(-n // unit))))]
+    for t in threads:
+        t.start()
+    try:
+        for t in threads:
+            while t.is_alive():       # a signal may wake another thread: look every 0.1 s
+                t.join(0.1)
+    except KeyboardInterrupt:
+        shared[0] = n
+        raise
+    if failed:
+        raise failed[0]

@@ -403,7 +403,9 @@ def raise_policy_fault(game: str, sp: SeatPolicies, kind_names: Sequence[str], s
 
     ``errors``: [G, >= 5] int (flag, seat, kind, choice, n_opts) per game. ``replay(game)``
     plays that one game in the reference engine, which raises the error with the real
-    exception or value; should it not, the compiled engine's record is reported."""
+    exception or value; should it not, or should a search seat play in these games (the
+    reference engines have no search to replay them with), the compiled engine's record is
+    reported."""
     bad = np.flatnonzero(errors[:, 0])
     if not bad.size:
         return
@@ -413,10 +415,11 @@ def raise_policy_fault(game: str, sp: SeatPolicies, kind_names: Sequence[str], s
     if sp.ids[seat] == SEARCH_ID:   # the reference engines have no search to replay
         raise RuntimeError(f"{game}: search agent {sp.names[seat]!r}: a replay diverged in "
                            f"game {start + i} (a bug of the engine)")
-    try:
-        replay(start + i)
-    except PolicyError as e:
-        raise PolicyError(str(e)) from None     # the reference engine's traceback is noise
+    if not sp.agents:
+        try:
+            replay(start + i)
+        except PolicyError as e:
+            raise PolicyError(str(e)) from None     # the reference engine's traceback is noise
     where = (f"{_where(game, sp.names, seat)} at decision {kind_names[kind]!r} in game "
              f"{start + i}")
     if choice == RAISED and sp.ids[seat] < 0:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 
 import polars as pl
@@ -60,6 +61,9 @@ def simulate_summary(game, df: pl.DataFrame) -> str:
 
 def read_rules_file(path: str | os.PathLike) -> dict:
     """The mapping in a JSON or TOML rules file; a ValueError naming the file otherwise."""
+    if not isinstance(path, str | os.PathLike):
+        raise ValueError(f"a rules file is given by its path (a str or os.PathLike), got "
+                         f"{path!r}")
     p = Path(path)
     if p.is_dir():
         raise ValueError(f"rules file {str(p)!r} is a directory, not a file")
@@ -80,10 +84,8 @@ def read_rules_file(path: str | os.PathLike) -> dict:
     except (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"rules file {str(p)!r} is not a valid {kind} file: {e}") from None
     except RecursionError:
-        data = None
-    if data is None or nesting(data) > MAX_NESTING:
-        raise ValueError(f"rules file {str(p)!r}: nested more than {MAX_NESTING} levels deep "
-                         f"(rules data is a few levels of tables and lists)")
+        raise too_deep(f"rules file {str(p)!r}") from None
+    check_nesting(data, f"rules file {str(p)!r}")
     if not isinstance(data, dict):
         raise ValueError(f"rules file {str(p)!r}: the top level must be a table/object")
     return data
@@ -96,15 +98,27 @@ MAX_NESTING = 16
 """Levels of tables and lists a rules file may nest (the rules need four or five)."""
 
 
+def check_nesting(data, where: str) -> None:
+    """Refuse rules data (a file's or Python values) nested deeper than ``MAX_NESTING``:
+    validating, copying or printing it would exhaust the stack."""
+    if nesting(data) > MAX_NESTING:
+        raise too_deep(where)
+
+
+def too_deep(where: str) -> ValueError:
+    return ValueError(f"{where}: nested more than {MAX_NESTING} levels deep (rules data is a "
+                      f"few levels of tables and lists)")
+
+
 def nesting(data) -> int:
-    """How deep ``data`` nests dicts and lists, without recursion (so that a hostile document
-    cannot exhaust the stack), stopping past ``MAX_NESTING``."""
+    """How deep ``data`` nests mappings, lists and tuples, without recursion (so that a
+    hostile document cannot exhaust the stack), stopping past ``MAX_NESTING``."""
     deepest, todo = 0, [(data, 0)]
     while todo:
         x, d = todo.pop()
-        if isinstance(x, dict | list):
+        if isinstance(x, Mapping | list | tuple):
             if d + 1 > MAX_NESTING:
                 return d + 1
             deepest = max(deepest, d + 1)
-            todo.extend((v, d + 1) for v in (x.values() if isinstance(x, dict) else x))
+            todo.extend((v, d + 1) for v in (x.values() if isinstance(x, Mapping) else x))
     return deepest

@@ -56,6 +56,28 @@ def test_balance_with_one_player_is_one_line(tmp_path):
                                       "got 1\n")
 
 
+def test_a_port_out_of_range_is_one_line():
+    p = cli("whatif", "bloomsim", "--port", "99999")
+    out, err = p.communicate(timeout=300)
+    assert (p.returncode, err) == (2, "analyses: error: port must be from 1 to 65535, "
+                                      "got 99999\n")
+
+
+@pytest.mark.parametrize("command", [
+    ["diff", "bloomsim", "RULES", "default"],
+    ["sweep", "bloomsim", "--rules", "RULES", "--scheduler", "inprocess"],
+])
+def test_a_bad_rules_file_in_diff_and_sweep_is_named_as_given(command, tmp_path):
+    bad = tmp_path / "mine.json"
+    bad.write_text('{"rounds": 0}')
+    p = cli(*[str(bad) if a == "RULES" else a for a in command], "--policy", "random",
+            "--players", "3", "--games", "10")
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 2
+    assert len(err.splitlines()) == 1, err
+    assert err.endswith(f": rules {bad}: rounds: must be between 1 and 8, got 0\n"), err
+
+
 def test_a_failed_report_leaves_the_old_one_whole(frame, tmp_path, monkeypatch):
     out = tmp_path / "rep"
     report(frame, out)

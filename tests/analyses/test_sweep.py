@@ -1,6 +1,9 @@
 """Rules-variant sweeps: paired seeds, the same results on any cluster and chunking, resumable,
 clear errors before any game is played."""
 import importlib
+import re
+import sys
+import threading
 
 import polars as pl
 import pytest
@@ -28,6 +31,45 @@ def test_a_dask_cluster_of_two_workers_gives_the_in_process_results(monkeypatch)
                       dashboard_address=None) as cluster, Client(cluster) as client:
         on_dask = _inprocess(scheduler=client, chunk=70)
     assert on_dask.equals(_inprocess())
+
+
+def _sweep_in_thread(client, seconds):
+    """What a sweep on ``client`` raised, or "hung" if it still waits after ``seconds``."""
+    out = ["hung"]
+
+    def go():
+        try:
+            _inprocess(scheduler=client)
+        except Exception as e:  # noqa: BLE001 - the test looks at it
+            out[0] = e
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    t.join(seconds)
+    return out[0]
+
+
+def test_a_sweep_whose_last_worker_is_gone_says_so_and_stops(monkeypatch, capsys):
+    from dask.distributed import Client, LocalCluster
+    monkeypatch.setattr(sys.modules["analyses.sweep"], "NO_WORKERS_WAIT", 2.0, raising=False)
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        e = _sweep_in_thread(client, 60)
+    assert isinstance(e, ValueError) and "\n" not in str(e), e
+    assert re.fullmatch(r"the Dask scheduler \S+ has had no workers for 2 s, with 30 of 30 tasks "
+                        r"left; run the same sweep again .*", str(e)), e
+    assert capsys.readouterr().err == ("sweep: the Dask scheduler has no workers; waiting 2 s "
+                                       "for one\n")
+
+
+def test_a_sweep_that_loses_its_scheduler_stops_with_one_line():
+    from dask.distributed import Client, LocalCluster
+    cluster = LocalCluster(n_workers=0, processes=False, dashboard_address=None)
+    with Client(cluster) as client:
+        threading.Timer(2.0, cluster.close).start()
+        e = _sweep_in_thread(client, 60)
+    assert isinstance(e, ValueError) and "\n" not in str(e), e
+    assert re.fullmatch(r"lost the Dask scheduler \S+ \(\w+\); run the same sweep again .*",
+                        str(e)), e
 
 
 def test_every_variant_and_seating_plays_the_same_games():

@@ -31,6 +31,12 @@ def test_json_and_toml_files_override_top_level_keys(tmp_path):
     assert r.enchanted_reshuffle == "all_roles"
 
 
+def test_a_partial_table_in_a_file_keeps_the_defaults_other_entries(tmp_path, rules):
+    t = tmp_path / "r.toml"
+    t.write_text("[start_wands]\nfirst_player = 2\n")
+    assert load_rules(t).start_wands == {**rules.start_wands, "first_player": 2}
+
+
 def _bad(tmp_path, change, match):
     data = json.loads(DEFAULT_PATH.read_text())
     change(data)
@@ -79,6 +85,17 @@ def test_role_terrain_not_on_board(tmp_path):
     def change(d):
         d["roles"][0]["terrain"] = ["desert"]
     _bad(tmp_path, change, r"roles\[0\].terrain: 'desert' is not a land terrain")
+
+
+def test_more_terrains_than_a_role_bitmask_holds(tmp_path):
+    def many(d):                # each land area a terrain of its own; a role names the last
+        seen = {"castle", "water"}
+        for i, a in enumerate(d["board"]["areas"]):
+            if a["terrain"] in seen - {"castle", "water"}:
+                a["terrain"] = last = f"t{i}"
+            seen.add(a["terrain"])
+        d["roles"][0]["terrain"] = [last]                                 # code 31 or more
+    _bad(tmp_path, many, r"board.areas: at most 29 land terrains, got \d+")
 
 
 def test_too_few_cloud_tiles(tmp_path):

@@ -138,6 +138,7 @@ def replay(policies, seed, game, rules=None):
 
 class _Engine:
     name, kind_names, obs_len, max_options, n_features = "Dice race", ("keep",), OBS, 2, 1
+    game_name = "toydice"
 
     def __init__(self, n, seed, game, rules):
         self.n_players, self.key, self.game, self.rules = n, root_key(seed), game, rules

@@ -70,7 +70,10 @@ def write(tmp_path, data):
     ({"rize_finds": "no"}, "rize_finds.*true or false"),
     ({"colour": "red"}, "unknown rules key 'colour'"),
     ({"board": {"size": 3}}, "unknown rules key 'board.size'"),
+    ({"board": {"a\nb": 3}}, r"unknown rules key 'board.a\\nb'"),
     ({"rize_start": {"d4_1_2": 2}}, "rize_start.*every die face"),
+    ({"die_sides": 4.0, "rize_start": {"d4_1_2": 2, "d4_3_4": 7}},
+     "die_sides.*must be an integer, got 4.0"),
     ({"players": {"min": 4, "max": 3}}, "players_min"),
     ({"character_selection": "pick"}, "character_selection.*one of \\['choice', 'draw'\\]"),
     ({"disguise": True}, "disguise.*one of \\['action', 'reaction'\\]"),
@@ -83,7 +86,7 @@ def test_bad_files_name_the_field_and_the_file(tmp_path, data, match):
     p = write(tmp_path, data)
     with pytest.raises(ValueError, match=match) as e:
         load_rules(p)
-    assert str(p) in str(e.value)
+    assert str(p) in str(e.value) and "\n" not in str(e.value)
 
 
 def test_unreadable_and_missing_files(tmp_path):

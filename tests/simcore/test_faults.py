@@ -4,9 +4,11 @@ exit status 2 on the command line), and what was already finished is kept, never
 import errno
 import json
 import os
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -83,6 +85,26 @@ def test_the_compiled_engine_names_the_first_game_the_reference_engine_fails(gam
     assert str(r.value) == str(e.value)
 
 
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("pol, said", [(raiser, "raised an exception"),
+                                       (half, "returned a float64, not an integer")])
+def test_a_faulty_policy_beside_a_search_agent_is_named_not_the_search(game, pol, said):
+    with pytest.raises(PolicyError) as e:     # the reference engine cannot replay the search
+        GAMES[game].simulate(["ismcts-20", pol], 2, 1)
+    msg = str(e.value)
+    assert "\n" not in msg
+    assert msg.startswith(f"{game}: policy {pol.name!r} at seat 1 at decision ")
+    assert said in msg
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_forward_model_refuses_a_float_as_the_engine_does(game):
+    with pytest.raises(PolicyError) as e:
+        GAMES[game].new_game(2, 1, 0).play(["random", half])
+    assert str(e.value).startswith(f"{game}: policy 'half' at seat 1 returned 0.5 (float), "
+                                   f"not an integer, for decision ")
+
+
 def cli(*args, cwd=None, timeout=300):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True,
@@ -110,6 +132,15 @@ def test_a_raising_policy_on_the_command_line_is_one_line_and_status_2(game, tmp
     assert sorted(p.name for p in out.iterdir()) == ["_lock", "_manifest.json"]   # nothing played
     with pytest.raises(InputError, match="incomplete dataset"):
         scan(out)
+
+
+def test_a_policy_script_that_exits_is_an_error_naming_it(tmp_path):
+    script = tmp_path / "quits.py"
+    script.write_text("import sys\nsys.exit(0)\n")
+    r = cli("rapinsim", "simulate", "--policy", f"{script}:p", "random", "--games", "10")
+    assert (r.returncode, r.stderr) == (2, f"rapinsim: error: policy '{script}:p': {script} "
+                                           f"called sys.exit(0) while loading; a policy script "
+                                           f"only defines policies\n")
 
 
 # ---------------------------------------------------------------- the runner's writes
@@ -382,11 +413,71 @@ def test_the_manifest_is_written_whole(tmp_path):
     (["rapinsim", "simulate", "--policy", "random", "random", "--games", "10",
       "--seed", "1", "--rules", "/tmp"],
      "rapinsim: error: rules file '/tmp' is a directory, not a file"),
+    (["simcore", "nosuch", "simulate"],
+     "python -m simcore: error: unknown game 'nosuch'; games are ['bloomsim', 'rapinsim']"),
 ])
 def test_command_line_errors_are_one_line_with_status_2(args, line):
     r = cli(*args)
     assert r.returncode == 2, r.stderr
     assert len(r.stderr.splitlines()) == 1 and r.stderr.startswith(line), r.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["bloomsim", "simulate", "--policy", "random", "random", "--games", "5000000"],
+    ["analyses", "tournament", "bloomsim", "--policy", "random", "--policy", "greedy",
+     "--players", "2", "--games", "1000000"],
+    ["simcore", "rapinsim", "simulate", "--policy", "random", "random", "--games", "5000000"],
+])
+@pytest.mark.parametrize("after", [0.4, 1.5])
+def test_ctrl_c_while_a_command_starts_is_one_line_and_status_130(args, after):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.Popen([sys.executable, "-m", *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(after)                   # importing numba, polars, the kernels: seconds
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=300)
+    assert (p.returncode, len(err.splitlines())) == (130, 1), err
+    assert err.endswith(": interrupted\n"), err
+
+
+ENDLESS = """
+import sys
+from simcore import policy
+from simcore.cli import run_main
+from simcore.policy import guarded
+import {game}
+
+@policy("forever")
+def forever(kind, obs, opts, n_opts, rng):
+    i = 0
+    while i >= 0:
+        i = (i + 1) % 1000
+    return 0
+
+@policy("first")
+def first(kind, obs, opts, n_opts, rng):
+    return 0
+
+guarded(forever.func)                              # compiled before the games start,
+{game}.simulate([first, "random"], 1, 1)          # the engine for user policies too
+print("playing", file=sys.stderr, flush=True)
+sys.exit(run_main("{game}", lambda: {game}.simulate([forever, "random"], 100, 1)))
+"""
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_ctrl_c_stops_a_policy_that_never_returns(game):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.Popen([sys.executable, "-c", ENDLESS.format(game=game)],
+                         stderr=subprocess.PIPE, text=True, env=env)
+    assert p.stderr.readline() == "playing\n"
+    time.sleep(2.0)
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert (p.returncode, err) == (130, f"{game}: interrupted\n")
 
 
 def test_bloomsim_rules_points_to_files_in_the_clone():

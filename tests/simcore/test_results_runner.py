@@ -211,11 +211,11 @@ def test_spread_plays_every_row_once_in_units():
     finally:
         numba.set_num_threads(old)
     assert (rows == 1).all() and len(calls) == min(numba.config.NUMBA_NUM_THREADS, 21)
-    assert threading.get_ident() in calls
+    assert threading.get_ident() not in calls       # the caller waits, ready for a Ctrl-C
     assert sorted(units) == [(lo, min(lo + UNIT, 1300)) for lo in range(0, 1300, UNIT)]
     calls.clear()
     spread(play_units, 7)
-    assert calls == [threading.get_ident()]
+    assert len(calls) == 1
 
 
 def test_spread_in_units_of_one_row_uses_every_thread_for_a_few_rows():
@@ -223,7 +223,7 @@ def test_spread_in_units_of_one_row_uses_every_thread_for_a_few_rows():
     rows, calls = np.zeros(2, np.int64), []
 
     def play_units(counter):
-        calls.append(threading.get_ident())
+        calls.append(threading.current_thread().name)   # an ident may be reused
         while (unit := claim(counter, rows.size)) and unit[0] < unit[1]:
             assert unit[1] - unit[0] == 1
             rows[unit[0]] += 1

@@ -18,6 +18,8 @@ DEFAULTS = {g: json.loads((Path(m.__file__).parent / "data" / "rules.json").read
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-2 ** 70, 2 ** 70),
                     st.integers(-3, 12), st.floats(allow_nan=True), st.text(max_size=6),
+                    st.integers(-3, 12).map(float),          # a count written 4.0
+                    st.integers(-3, 12).map(str),            # or "4"
                     st.sampled_from(["A00", "A56", "castle", "water", "forest", "chest", "",
                                      "none", "green", "round", "witch"]))
 values = st.recursive(scalars, lambda inner: st.one_of(
@@ -135,6 +137,31 @@ def test_a_deeply_nested_rules_file_is_one_line(game, suffix, text, tmp_path):
     path = tmp_path / f"deep{suffix}"
     path.write_text(text)
     with pytest.raises(ValueError, match=r"nested more than 16 levels deep"):
+        GAMES[game].load_rules(path)
+
+
+DEEP = 1
+for _ in range(5000):
+    DEEP = [DEEP]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: bloomsim.Rules.from_dict({**DEFAULTS["bloomsim"], "rounds": DEEP}),
+    lambda: bloomsim.load_rules().replace(board=DEEP),
+    lambda: rapinsim.Rules(route=DEEP),
+    lambda: rapinsim.load_rules().replace(items={"lamp": DEEP}),
+])
+def test_deeply_nested_python_values_are_one_line(make):
+    with pytest.raises(ValueError, match=r"nested more than 16 levels deep") as e:
+        make()
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("path", [123, ["rules.json"], b"rules.json", {"rounds": 3}])
+def test_a_rules_path_that_is_no_path_is_one_line(game, path):
+    with pytest.raises(ValueError, match=r"a rules file is given by its path \(a str or "
+                                         r"os.PathLike\), got "):
         GAMES[game].load_rules(path)
 
 

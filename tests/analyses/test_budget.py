@@ -76,7 +76,7 @@ def test_balance_with_too_many_players_is_one_line_before_any_game(tmp_path):
 
 def test_the_what_if_page_with_too_many_players_is_one_line_before_serving():
     pytest.importorskip("starlette")
-    r = run(["-m", "analyses", "whatif", "rapinsim", "--players", "7", "--port", "0"],
+    r = run(["-m", "analyses", "whatif", "rapinsim", "--players", "7", "--port", "1"],
             timeout=60)
     assert (r.returncode, r.stderr) == (2, "analyses: error: players: Lapin treasure hunt takes "
                                            "2 to 6 players, got 7\n")

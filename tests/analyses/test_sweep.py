@@ -55,8 +55,8 @@ def test_a_sweep_whose_last_worker_is_gone_says_so_and_stops(monkeypatch, capsys
             Client(cluster) as client:
         e = _sweep_in_thread(client, 60)
     assert isinstance(e, ValueError) and "\n" not in str(e), e
-    assert re.fullmatch(r"the Dask scheduler \S+ has had no workers for 2 s, with 30 of 30 tasks "
-                        r"left; run the same sweep again .*", str(e)), e
+    assert re.fullmatch(r"the Dask scheduler \S+ has had no workers for 2 s, with 30 tasks "
+                        r"waiting; run the same sweep again .*", str(e)), e
     assert capsys.readouterr().err == ("sweep: the Dask scheduler has no workers; waiting 2 s "
                                        "for one\n")
 

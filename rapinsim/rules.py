@@ -34,6 +34,8 @@ LAPIN, CHIMAME, AOYAMA, INABA, COCOA, CHIYA = range(6)
 TREASURE, ITEM, TRAP = 0, 1, 2
 EMPTY = -1
 MAX_PLAYERS = 6
+MAX_DISTRICTS = 40     # the largest town (the compiled engine lays its state out for it)
+MAX_HOUSES = 120       # the most houses (tiles)
 CHARACTER_SELECTIONS = ("choice", "draw")   # rules field ``character_selection``
 DISGUISE_MODES = ("action", "reaction")     # rules field ``disguise``
 
@@ -301,9 +303,10 @@ def check_board_sense(r: Rules) -> None:
 
 def _validate(r: Rules) -> None:
     ints = {"players_min": (2, MAX_PLAYERS), "players_max": (2, MAX_PLAYERS),
-            "actions_per_turn": (1, 10), "districts": (3, 40), "houses_per_district": (1, 6),
+            "actions_per_turn": (1, 10), "districts": (3, MAX_DISTRICTS),
+            "houses_per_district": (1, 6),
             "die_sides": (1, 20), "inaba_replaces_brown": (0, 20), "white_pair_value": (0, 100),
-            "empty_districts_for_dawn": (1, 40), "max_player_turns": (1, 30000),
+            "empty_districts_for_dawn": (1, MAX_DISTRICTS), "max_player_turns": (1, 30000),
             "bicycle_steps": (1, 10), "cocoa_steps": (1, 10), "whistle_steps": (-3, 3),
             "pitfall_skips": (0, 5)}
     for name, (lo, hi) in ints.items():
@@ -324,9 +327,9 @@ def _validate(r: Rules) -> None:
     if r.players_min > r.players_max:
         raise _err(r, "players_min", f"{r.players_min} exceeds players_max {r.players_max}")
     d = r.districts
-    if r.n_tiles > 120:
+    if r.n_tiles > MAX_HOUSES:
         raise _err(r, "districts", f"{d} districts x {r.houses_per_district} houses exceeds "
-                                   f"120 houses")
+                                   f"{MAX_HOUSES} houses")
     districts = set(range(1, d + 1))
     if not all(_is_int(x) for x in r.route) or sorted(r.route) != sorted(districts):
         raise _err(r, "route", f"must be a permutation of the districts 1..{d}, got "

@@ -37,9 +37,12 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        OB_TREASURES, OB_TURN, PLACE, STEP, TARGET, CHEST_TILE, O_DISTRICT,
                        choose_builtin, choose_weighted)
 from .policies import CHARACTER, O_CHARACTER
+from .policies import (OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_BAG, OB_BROWN,
+                       OB_DISGUISED, OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_WHITE, OB_LETTERS,
+                       OB_LETTER_PENDING, OB_MARKED, OB_RIZE_HELD, OB_SKILLS, OB_SKIPS, OB_WHITE)
 from .rules import (AOYAMA, BICYCLE, CHARACTERS, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as
-                    DISGUISE_ITEM, EMPTY, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, TRAP,
-                    TRAPS, TREASURE, WHISTLE, RuleArrays, Rules)
+                    DISGUISE_ITEM, EMPTY, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_DISTRICTS,
+                    MAX_HOUSES, MAX_PLAYERS, TRAP, TRAPS, TREASURE, WHISTLE, RuleArrays, Rules)
 
 HAND = 120       # loc of a tile held by seat s: HAND + s
 BAG = 126        # loc of a tile Rize carries
@@ -280,7 +283,42 @@ def observation(st, s) -> np.ndarray:
         else:
             obs[OB_POS + q] = obs[OB_TREAS + q] = obs[OB_NITEMS + q] = obs[OB_CHARS + q] = -1
             obs[OB_CHEST_HELD + q] = obs[OB_RIZE_TO + q] = -1
+    public_table(st, obs)
     return obs
+
+
+def public_table(st, obs) -> None:
+    """The rest of the public table (``OB_ACTING`` on; rules, "Knowledge")."""
+    ra, k = _t(st), int(st.inaba_set)
+    turn = st.acting >= 0
+    obs[OB_ACTING] = st.acting
+    obs[OB_ACTING_ACTIONS] = st.actions_left if turn else 0
+    obs[OB_ACTING_SEARCHED] = st.searched if turn else 0
+    obs[OB_RIZE_HELD], obs[OB_BAG] = st.chiya_hold, len(st.bag)
+    for f in (OB_SKIPS, OB_SKILLS, OB_DISGUISED, OB_LETTERS, OB_LETTER_PENDING, OB_BROWN,
+              OB_WHITE):
+        obs[f:f + MAX_PLAYERS] = -1                 # no seat
+    for q in range(st.n_players):
+        tr = held(st, q, TREASURE)
+        obs[OB_SKIPS + q], obs[OB_SKILLS + q] = st.skip[q], not st.skill_used[q]
+        obs[OB_DISGUISED + q], obs[OB_LETTERS + q] = st.disguised[q], st.letter[q]
+        obs[OB_LETTER_PENDING + q] = st.letter_pending[q]
+        obs[OB_BROWN + q] = sum(int(ra.tile_brown[k, t]) for t in tr)
+        obs[OB_WHITE + q] = sum(int(ra.tile_white[k, t]) for t in tr)
+    obs[OB_MARKED:OB_MARKED + MAX_DISTRICTS] = -1
+    for d in range(st.rules.districts):
+        obs[OB_MARKED + d] = st.marker[d] != 0
+    obs[OB_HOUSE:OB_HOUSE + MAX_HOUSES] = -1
+    obs[OB_HOUSE_BROWN:OB_HOUSE_BROWN + MAX_HOUSES] = 0
+    obs[OB_HOUSE_WHITE:OB_HOUSE_WHITE + MAX_HOUSES] = 0
+    for h, t in enumerate(st.board):
+        if t == EMPTY:
+            continue
+        obs[OB_HOUSE + h] = 0
+        if st.face_up[h]:
+            obs[OB_HOUSE + h] = 1 + is_chest(st, t)
+            obs[OB_HOUSE_BROWN + h] = ra.tile_brown[k, t]
+            obs[OB_HOUSE_WHITE + h] = ra.tile_white[k, t]
 
 
 def option(st, s, what, district, arg=-1, house=-1, extra=0) -> list[float]:

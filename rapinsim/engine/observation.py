@@ -7,17 +7,20 @@ from __future__ import annotations
 
 from ..policies import (CHEST_TILE, EVADER, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN, F_PLAYERS,
                         F_RIZE, F_SUB, F_TILE, F_TILES, F_UNSEEN, F_VALUE, F_WHAT, N_FEATURES,
-                        OB_ACTIONS, OB_CHAR, OB_CHARS, OB_CHEST_HELD, OB_DAWN, OB_DIE, OB_DISTRICT,
-                        OB_ITEMS, OB_LETTER, OB_MARKERS, OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS,
-                        OB_RIZE, OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL,
-                        OB_TREAS, OB_TREASURES, OB_TURN, O_CHARACTER, O_DISTRICT, O_HOUSE, O_ITEM,
-                        O_PLAYER, O_SEARCH, O_SKILL, O_STEP)
-from ..rules import MAX_PLAYERS, TREASURE
-from .tables import MAXD, MAXN, N_ITEMS, PID, R_DIE, R_HD, R_STEPS, R_WHITE_PAIR
-from .state import (ACTING, ACTIONS_LEFT, BOARD, CHARS, CH_ARG, CH_WHAT, DAWN, FACE_UP, HBROWN,
-                    HCHEST, HITEM, HNI, HTRE, HWHITE, LETTER, NP, NT, N_MARKED, OBS, OPTS, POS,
-                    RIZE, SEARCHED, SEEN, SKILL_USED, TBR, TCH, TK, TSUB, TURNS, TWH, f32_at,
-                    helper, n_unseen_in, others_in)
+                        OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_ACTIONS, OB_BAG,
+                        OB_BROWN, OB_CHAR, OB_CHARS, OB_CHEST_HELD, OB_DAWN, OB_DIE, OB_DISGUISED,
+                        OB_DISTRICT, OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_WHITE, OB_ITEMS,
+                        OB_LETTER, OB_LETTERS, OB_LETTER_PENDING, OB_MARKED, OB_MARKERS,
+                        OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_HELD,
+                        OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_SKILLS,
+                        OB_SKIPS, OB_TREAS, OB_TREASURES, OB_TURN, OB_WHITE, O_CHARACTER,
+                        O_DISTRICT, O_HOUSE, O_ITEM, O_PLAYER, O_SEARCH, O_SKILL, O_STEP)
+from ..rules import EMPTY, MAX_PLAYERS, TREASURE
+from .tables import MAXD, MAXN, N_ITEMS, PID, R_D, R_DIE, R_HD, R_N, R_STEPS, R_WHITE_PAIR
+from .state import (ACTING, ACTIONS_LEFT, BAG_N, BOARD, CHARS, CHIYA_HOLD, CH_ARG, CH_WHAT, DAWN,
+                    DISGUISED, FACE_UP, HBROWN, HCHEST, HITEM, HNI, HTRE, HWHITE, LETTER, MARKER,
+                    NP, NT, N_MARKED, OBS, OPTS, PENDING, POS, RIZE, SEARCHED, SEEN, SKILL_USED,
+                    SKIP, TBR, TCH, TK, TSUB, TURNS, TWH, f32_at, helper, n_unseen_in, others_in)
 
 
 @helper
@@ -56,6 +59,7 @@ def observe(G, s):
                 ob[OB_NITEMS + q] = G[HNI + q]
             else:
                 ob[OB_POS + q] = ob[OB_TREAS + q] = ob[OB_NITEMS + q] = -1
+        public_table(G, ob)
     if pid < 0 or pid >= EVADER:          # careful and greedy read none of these
         ob[OB_DIE] = G[R_DIE]
         rize_row = R_STEPS + G[RIZE] * MAXD
@@ -66,6 +70,35 @@ def observe(G, s):
                 ob[OB_RIZE_TO + q] = G[rize_row + G[POS + q]] if G[POS + q] >= 0 else -1
             else:
                 ob[OB_CHARS + q] = ob[OB_CHEST_HELD + q] = ob[OB_RIZE_TO + q] = -1
+
+
+@helper
+def public_table(G, ob):
+    """The rest of the public table (``OB_ACTING`` on), which no built-in heuristic reads."""
+    acting = G[ACTING]
+    ob[OB_ACTING] = acting
+    ob[OB_ACTING_ACTIONS] = G[ACTIONS_LEFT] if acting >= 0 else 0
+    ob[OB_ACTING_SEARCHED] = G[SEARCHED] if acting >= 0 else 0
+    ob[OB_RIZE_HELD] = G[CHIYA_HOLD]
+    ob[OB_BAG] = G[BAG_N]
+    for q in range(MAX_PLAYERS):
+        seat = q < G[NP]
+        ob[OB_SKIPS + q] = G[SKIP + q] if seat else -1
+        ob[OB_SKILLS + q] = 1 - G[SKILL_USED + q] if seat else -1
+        ob[OB_DISGUISED + q] = G[DISGUISED + q] if seat else -1
+        ob[OB_LETTERS + q] = G[LETTER + q] if seat else -1
+        ob[OB_LETTER_PENDING + q] = G[PENDING + q] if seat else -1
+        ob[OB_BROWN + q] = G[HBROWN + q] if seat else -1
+        ob[OB_WHITE + q] = G[HWHITE + q] if seat else -1
+    for d in range(MAXD):
+        ob[OB_MARKED + d] = G[MARKER + d] if d < G[R_D] else -1
+    dealt = G[R_N] if G[RIZE] >= 0 else 0         # nothing on the board before the deal
+    for h in range(MAXN):
+        t = G[BOARD + h] if h < dealt else EMPTY
+        up = t != EMPTY and G[FACE_UP + h] != 0
+        ob[OB_HOUSE + h] = -1 if t == EMPTY else (1 + G[TCH + t] if up else 0)
+        ob[OB_HOUSE_BROWN + h] = G[TBR + t] if up else 0
+        ob[OB_HOUSE_WHITE + h] = G[TWH + t] if up else 0
 
 
 @helper

@@ -1,0 +1,130 @@
+"""Every public fact of a Lapin position reaches the observation, and nothing else does beyond
+the seat's own knowledge (rules, "Knowledge"): the facts are derived here from the full state
+(``ForwardGame.state()``), independently of the engines' ``observe``."""
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+from rapinsim import new_game
+from rapinsim import policies as P
+from rapinsim.rules import load_rules
+
+RULES = load_rules()
+ITEM, TREASURE = 1, 0
+
+
+def public_facts(game):
+    """The public table of the game's pending position, read off the full state: what every
+    seat at the table knows, as a nested tuple (rules, "Knowledge")."""
+    v, p = game.state(), game.n_players
+    acting, actions, searched, held_rize = (int(x) for x in v["turn"])
+    turn = (acting, actions if acting >= 0 else 0, searched if acting >= 0 else 0, held_rize)
+    seats = []
+    for q in range(p):
+        mine = v["held"][q]
+        treasures = mine & (v["tile_kind"] == TREASURE)
+        seats.append((int(v["positions"][q]), int(v["characters"][q]), int(treasures.sum()),
+                      int(v["tile_brown"][treasures].sum()),
+                      int(v["tile_white"][treasures].sum()),
+                      int(v["tile_chest"][treasures].sum()),
+                      int((mine & (v["tile_kind"] == ITEM)).sum()), int(v["skips"][q]),
+                      int(v["skill_used"][q]), int(v["disguised"][q]), int(v["letters"][q]),
+                      int(v["letter_pending"][q])))
+    houses = []
+    for h, t in enumerate(v["board"]):
+        if t < 0 or v["rize"][0] < 0:                # (before the deal the board is unset)
+            houses.append(("empty",))
+        elif v["face_up"][h]:
+            houses.append(("up", int(v["tile_brown"][t]), int(v["tile_white"][t]),
+                           int(v["tile_chest"][t])))
+        else:
+            houses.append(("down",))
+    return (p, int(v["rize"][0]), int(v["dawn"][0]), int(v["turns"][0]), turn,
+            len(v["bag"]), tuple(int(m) for m in v["marked"]), tuple(seats), tuple(houses))
+
+
+def own_knowledge(game, s):
+    """What seat s alone knows that the observation carries: its items of each kind (the
+    tiles it has looked at reach a policy through the option rows)."""
+    return tuple(int(x) for x in game.state()["items"][s])
+
+
+def decoded(obs, n_districts, n_houses):
+    """The public facts read back off one observation (the layout in ``policies.py``)."""
+    p = int(obs[P.OB_PLAYERS])
+    seats = tuple(
+        tuple(int(obs[f + q]) for f in (P.OB_POS, P.OB_CHARS, P.OB_TREAS, P.OB_BROWN, P.OB_WHITE,
+                                         P.OB_CHEST_HELD, P.OB_NITEMS, P.OB_SKIPS))
+        + (1 - int(obs[P.OB_SKILLS + q]),)
+        + tuple(int(obs[f + q]) for f in (P.OB_DISGUISED, P.OB_LETTERS, P.OB_LETTER_PENDING))
+        for q in range(p))
+    houses = []
+    for h in range(n_houses):
+        code = int(obs[P.OB_HOUSE + h])
+        if code < 0:
+            houses.append(("empty",))
+        elif code == 0:
+            houses.append(("down",))
+        else:
+            houses.append(("up", int(obs[P.OB_HOUSE_BROWN + h]), int(obs[P.OB_HOUSE_WHITE + h]),
+                           code - 1))
+    turn = tuple(int(obs[f]) for f in (P.OB_ACTING, P.OB_ACTING_ACTIONS, P.OB_ACTING_SEARCHED,
+                                       P.OB_RIZE_HELD))
+    return (p, int(obs[P.OB_RIZE]), int(obs[P.OB_DAWN]), int(obs[P.OB_TURN]), turn,
+            int(obs[P.OB_BAG]), tuple(int(m) for m in obs[P.OB_MARKED:P.OB_MARKED + n_districts]),
+            seats, tuple(houses))
+
+
+def positions(n_players, seeds, choice_seed):
+    """(game, seat, public facts, own knowledge, observation) at every decision of random games,
+    for every seat. The choices come from one stream shared by all the seeds, so games of
+    different seeds repeat a public history as long as their options agree (same public
+    table, other hidden tiles)."""
+    out = []
+    for seed in seeds:
+        rng = np.random.default_rng(choice_seed)
+        g = new_game(n_players, seed)
+        while not g.done and len(out) < 100_000:
+            facts = public_facts(g)
+            for s in range(n_players):
+                out.append((seed, s, facts, own_knowledge(g, s), g.observation(s)))
+            g.step(int(rng.integers(g.to_act[1])))
+    return out
+
+
+CASES = [(2, range(0, 6), 1), (4, range(10, 16), 2), (6, range(20, 24), 3)]
+
+
+@pytest.fixture(scope="module", params=CASES, ids=lambda c: f"{c[0]}p")
+def seen_positions(request):
+    return positions(*request.param)
+
+
+def test_equal_observations_never_hide_different_public_facts(seen_positions):
+    """Group the positions by the observing seat's observation: one observation, one public
+    table (another seat's pitfall skip, skill, disguise, letter, the acting seat's actions,
+    the face-up tiles... all reach it)."""
+    facts_of = defaultdict(set)
+    for _, s, facts, _, obs in seen_positions:
+        facts_of[obs.tobytes()].add(facts)
+    clash = [f for f in facts_of.values() if len(f) > 1]
+    assert not clash, f"{len(clash)} observations stand for several public tables"
+
+
+def test_every_public_fact_reads_off_the_observation(seen_positions):
+    for seed, s, facts, _, obs in seen_positions:
+        assert decoded(obs, RULES.districts, RULES.n_tiles) == facts, (seed, s)
+
+
+def test_same_public_table_and_own_knowledge_give_the_same_observation(seen_positions):
+    """The converse: positions of different games (other hidden tiles) with the same public
+    table and the same own knowledge of the seat give it the same observation, so nothing
+    hidden leaks into it. The shared choice stream makes such pairs (asserted: they exist)."""
+    obs_of = defaultdict(set)
+    games_of = defaultdict(set)
+    for seed, s, facts, own, obs in seen_positions:
+        obs_of[(s, facts, own)].add(obs.tobytes())
+        games_of[(s, facts, own)].add(seed)
+    assert sum(len(g) > 1 for g in games_of.values()) > 20
+    assert all(len(o) == 1 for o in obs_of.values())

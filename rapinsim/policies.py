@@ -56,26 +56,28 @@ one treasure of 0 rabbits), ``OB_RIZE_TO + s`` (Rize's patrol steps until he ent
 district, 0: he is there); then ``OB_DIE`` (sides of the escort die). The rest of the public
 table follows (rules section "Knowledge" lists every public fact; tests/rapinsim/
 test_observation.py checks each reads off the observation and nothing hidden leaks in):
-``OB_ACTING`` (seat whose turn it is, -1 between turns and at setup), ``OB_ACTING_ACTIONS``
-and ``OB_ACTING_SEARCHED`` (that turn's actions left and search; 0 between turns),
-``OB_RIZE_HELD`` (1: Rize does not move after this turn: Chiya's skill, a whistle of 0),
-``OB_BAG`` (tiles Rize carries); per seat ``s`` (-1 where no seat): ``OB_SKIPS + s`` (turns
-still to skip, pitfall), ``OB_SKILLS + s`` (1 while its skill is unused), ``OB_DISGUISED + s``,
-``OB_LETTERS + s`` (its notice-letter district, -1 none), ``OB_LETTER_PENDING + s`` (1: it
-takes at its letter when its next turn starts), ``OB_BROWN + s`` and ``OB_WHITE + s`` (brown
-rabbits and white-rabbit tiles it holds); per district ``d`` (``MAX_DISTRICTS`` slots, -1 where
-none) ``OB_MARKED + d`` (1: a time marker); per house ``h`` (``MAX_HOUSES`` slots)
-``OB_HOUSE + h`` (-1 empty, no such house or before the deal, 0 face down, 1 a face-up
-treasure, 2 Inaba's chest face up) with ``OB_HOUSE_BROWN + h`` and ``OB_HOUSE_WHITE + h``
-(the face-up treasure's brown rabbits, 1 for a white-rabbit tile). What a face-down tile is
-reaches a policy through the option rows (``F_KNOWN``...) where the house is an option. A user
-policy (and search) gets the whole observation. The compiled engine writes a built-in
-heuristic only the fields it reads (``BUILTIN_OBS``; the rest cost careful ~9% of its time):
-careful and greedy read ``OB_SEAT, OB_PLAYERS, OB_ACTIONS, OB_CHAR, OB_RIZE_STEPS,
-OB_SEARCHED, OB_TREASURES``, the evader and the keeper also ``OB_CHARS``, ``OB_CHEST_HELD``,
-``OB_RIZE_TO`` and ``OB_DIE``; none reads the public table from ``OB_ACTING`` on. Nor do they
-read the option columns ``F_DISTRICT``, ``F_HOUSE`` and ``F_SUB`` (``UNREAD_FEATURES``), which
-the compiled engine writes for user policies only.
+``OB_ACTING`` (seat whose turn it is, -1 between turns and at setup), ``OB_ACTING_ACTIONS`` and
+``OB_ACTING_SEARCHED`` (that turn's actions left and search; 0 between turns), ``OB_RIZE_HELD``
+(1: Rize does not move after this turn: Chiya's skill, a whistle of 0), ``OB_BAG`` (tiles Rize
+carries); per seat ``s`` (-1 where no seat): ``OB_SKIPS + s`` (turns still to skip, pitfall),
+``OB_SKILLS + s`` (1 while its skill is unused), ``OB_DISGUISED + s``, ``OB_LETTERS + s`` (its
+notice-letter district, -1 none), ``OB_LETTER_PENDING + s`` (1: it takes at its letter when its
+next turn starts), ``OB_BROWN + s`` and ``OB_WHITE + s`` (brown rabbits and white-rabbit tiles
+it holds), ``OB_HELD_BY_BROWN + s * (MAX_BROWN + 1) + b`` (its treasures of b brown rabbits:
+with the white tiles and the chest, which treasures it holds); per district ``d``
+(``MAX_DISTRICTS`` slots, -1 where none) ``OB_MARKED + d`` (1: a time marker); per house ``h``
+(``MAX_HOUSES`` slots) ``OB_HOUSE + h`` (-1 empty, no such house or before the deal, 0 face
+down, 1 a face-up treasure, 2 Inaba's chest face up) with ``OB_HOUSE_BROWN + h`` and
+``OB_HOUSE_WHITE + h`` (the face-up treasure's brown rabbits, 1 for a white-rabbit tile). What a
+seat knows of a face-down tile reaches it through the option rows (``F_KNOWN``...) where the
+house is an option. A user policy (and search) gets the whole observation.
+
+The compiled engine writes a built-in heuristic only the fields it reads (``BUILTIN_OBS``; the
+rest cost careful ~9% of its time): careful and greedy read ``OB_SEAT, OB_PLAYERS, OB_ACTIONS,
+OB_CHAR, OB_RIZE_STEPS, OB_SEARCHED, OB_TREASURES``, the evader and the keeper also
+``OB_CHARS``, ``OB_CHEST_HELD``, ``OB_RIZE_TO`` and ``OB_DIE``; none reads the public table from
+``OB_ACTING`` on. Nor do they read the option columns ``F_DISTRICT``, ``F_HOUSE`` and ``F_SUB``
+(``UNREAD_FEATURES``), which the compiled engine writes for user policies only.
 
 Built-in policies (``POLICIES``, dispatched by id inside the engine):
 
@@ -122,8 +124,8 @@ from simcore.policy import POLICY_SIG, UserPolicy, Weights, policy
 from simcore.rng import randint, uniform
 
 from .rules import (AOYAMA, BICYCLE, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
-                    INABA, ITEMS, LAMP, LAPIN, MAP, MAX_DISTRICTS, MAX_HOUSES, MAX_PLAYERS,
-                    WHISTLE)
+                    INABA, ITEMS, LAMP, LAPIN, MAP, MAX_BROWN, MAX_DISTRICTS, MAX_HOUSES,
+                    MAX_PLAYERS, WHISTLE)
 
 PLACE, ACTION, STEP, HOUSE, DISTRICT, TARGET, DISGUISE, CHARACTER = range(8)
 KIND_NAMES = ("place", "action", "step", "house", "district", "target", "disguise",
@@ -178,6 +180,8 @@ OB_LETTER_PENDING = OBS.field("letter_pending", MAX_PLAYERS,
                               "1: takes at its letter when its next turn starts")
 OB_BROWN = OBS.field("brown_of", MAX_PLAYERS, "brown rabbits each seat holds")
 OB_WHITE = OBS.field("white_of", MAX_PLAYERS, "white-rabbit tiles each seat holds")
+OB_HELD_BY_BROWN = OBS.field("held_by_brown", MAX_PLAYERS * (MAX_BROWN + 1),
+                             "[s * (MAX_BROWN + 1) + b] treasures of b brown rabbits seat s holds")
 OB_MARKED = OBS.field("marked", MAX_DISTRICTS, "1: the district holds a time marker")
 OB_HOUSE = OBS.field("houses", MAX_HOUSES, "-1 empty or no house, 0 face down, 1 face-up "
                      "treasure, 2 face-up chest")

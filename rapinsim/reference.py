@@ -38,11 +38,13 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        choose_builtin, choose_weighted)
 from .policies import CHARACTER, O_CHARACTER
 from .policies import (OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_BAG, OB_BROWN,
-                       OB_DISGUISED, OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_WHITE, OB_LETTERS,
-                       OB_LETTER_PENDING, OB_MARKED, OB_RIZE_HELD, OB_SKILLS, OB_SKIPS, OB_WHITE)
+                       OB_DISGUISED, OB_HELD_BY_BROWN, OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_WHITE,
+                       OB_LETTERS, OB_LETTER_PENDING, OB_MARKED, OB_RIZE_HELD, OB_SKILLS, OB_SKIPS,
+                       OB_WHITE)
 from .rules import (AOYAMA, BICYCLE, CHARACTERS, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as
-                    DISGUISE_ITEM, EMPTY, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_DISTRICTS,
-                    MAX_HOUSES, MAX_PLAYERS, TRAP, TRAPS, TREASURE, WHISTLE, RuleArrays, Rules)
+                    DISGUISE_ITEM, EMPTY, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_BROWN,
+                    MAX_DISTRICTS, MAX_HOUSES, MAX_PLAYERS, TRAP, TRAPS, TREASURE, WHISTLE,
+                    RuleArrays, Rules)
 
 HAND = 120       # loc of a tile held by seat s: HAND + s
 BAG = 126        # loc of a tile Rize carries
@@ -298,6 +300,7 @@ def public_table(st, obs) -> None:
     for f in (OB_SKIPS, OB_SKILLS, OB_DISGUISED, OB_LETTERS, OB_LETTER_PENDING, OB_BROWN,
               OB_WHITE):
         obs[f:f + MAX_PLAYERS] = -1                 # no seat
+    obs[OB_HELD_BY_BROWN:OB_HELD_BY_BROWN + MAX_PLAYERS * (MAX_BROWN + 1)] = -1
     for q in range(st.n_players):
         tr = held(st, q, TREASURE)
         obs[OB_SKIPS + q], obs[OB_SKILLS + q] = st.skip[q], not st.skill_used[q]
@@ -305,6 +308,10 @@ def public_table(st, obs) -> None:
         obs[OB_LETTER_PENDING + q] = st.letter_pending[q]
         obs[OB_BROWN + q] = sum(int(ra.tile_brown[k, t]) for t in tr)
         obs[OB_WHITE + q] = sum(int(ra.tile_white[k, t]) for t in tr)
+        by_brown = OB_HELD_BY_BROWN + q * (MAX_BROWN + 1)
+        obs[by_brown:by_brown + MAX_BROWN + 1] = 0
+        for t in tr:
+            obs[by_brown + int(ra.tile_brown[k, t])] += 1
     obs[OB_MARKED:OB_MARKED + MAX_DISTRICTS] = -1
     for d in range(st.rules.districts):
         obs[OB_MARKED + d] = st.marker[d] != 0

@@ -36,6 +36,7 @@ EMPTY = -1
 MAX_PLAYERS = 6
 MAX_DISTRICTS = 40     # the largest town (the compiled engine lays its state out for it)
 MAX_HOUSES = 120       # the most houses (tiles)
+MAX_BROWN = 20         # the most brown (or white) rabbits a treasure tile shows
 CHARACTER_SELECTIONS = ("choice", "draw")   # rules field ``character_selection``
 DISGUISE_MODES = ("action", "reaction")     # rules field ``disguise``
 
@@ -344,7 +345,7 @@ def _validate(r: Rules) -> None:
                                     f"{r.die_sides} die faces, got {list(r.rize_start)}")
     check_board_sense(r)
     for t in r.treasures:
-        if not all(_is_int(x) and x >= 0 for x in t) or t[0] > 20 or t[1] > 20:
+        if not all(_is_int(x) and x >= 0 for x in t) or max(t[:2]) > MAX_BROWN:
             raise _err(r, "treasures", f"entry {list(t)} must be (brown, white, count) of "
                                        f"small non-negative integers")
         if t[0] > 0 and t[1] > 0:

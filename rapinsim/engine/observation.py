@@ -5,22 +5,24 @@ weights (``W``, ``tables.py``) are apart; nothing here changes the game.
 """
 from __future__ import annotations
 
-from ..policies import (CHEST_TILE, EVADER, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN, F_PLAYERS,
-                        F_RIZE, F_SUB, F_TILE, F_TILES, F_UNSEEN, F_VALUE, F_WHAT, N_FEATURES,
-                        OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_ACTIONS, OB_BAG,
-                        OB_BROWN, OB_CHAR, OB_CHARS, OB_CHEST_HELD, OB_DAWN, OB_DIE, OB_DISGUISED,
-                        OB_DISTRICT, OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_WHITE, OB_ITEMS,
-                        OB_LETTER, OB_LETTERS, OB_LETTER_PENDING, OB_MARKED, OB_MARKERS,
-                        OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_HELD,
-                        OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_SKILLS,
-                        OB_SKIPS, OB_TREAS, OB_TREASURES, OB_TURN, OB_WHITE, O_CHARACTER,
-                        O_DISTRICT, O_HOUSE, O_ITEM, O_PLAYER, O_SEARCH, O_SKILL, O_STEP)
-from ..rules import EMPTY, MAX_PLAYERS, TREASURE
+from ..policies import (CHEST_TILE, EVADER, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN,
+                        F_PLAYERS, F_RIZE, F_SUB, F_TILE, F_TILES, F_UNSEEN, F_VALUE, F_WHAT,
+                        N_FEATURES, OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_ACTIONS,
+                        OB_BAG, OB_BROWN, OB_CHAR, OB_CHARS, OB_CHEST_HELD, OB_DAWN, OB_DIE,
+                        OB_DISGUISED, OB_DISTRICT, OB_HELD_BY_BROWN, OB_HOUSE, OB_HOUSE_BROWN,
+                        OB_HOUSE_WHITE, OB_ITEMS, OB_LETTER, OB_LETTERS, OB_LETTER_PENDING,
+                        OB_MARKED, OB_MARKERS, OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE,
+                        OB_RIZE_HELD, OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL,
+                        OB_SKILLS, OB_SKIPS, OB_TREAS, OB_TREASURES, OB_TURN, OB_WHITE,
+                        O_CHARACTER, O_DISTRICT, O_HOUSE, O_ITEM, O_PLAYER, O_SEARCH, O_SKILL,
+                        O_STEP)
+from ..rules import EMPTY, MAX_BROWN, MAX_PLAYERS, TREASURE
 from .tables import MAXD, MAXN, N_ITEMS, PID, R_D, R_DIE, R_HD, R_N, R_STEPS, R_WHITE_PAIR
 from .state import (ACTING, ACTIONS_LEFT, BAG_N, BOARD, CHARS, CHIYA_HOLD, CH_ARG, CH_WHAT, DAWN,
                     DISGUISED, FACE_UP, HBROWN, HCHEST, HITEM, HNI, HTRE, HWHITE, LETTER, MARKER,
                     NP, NT, N_MARKED, OBS, OPTS, PENDING, POS, RIZE, SEARCHED, SEEN, SKILL_USED,
-                    SKIP, TBR, TCH, TK, TSUB, TURNS, TWH, f32_at, helper, n_unseen_in, others_in)
+                    SKIP, TBR, TCH, TK, TSUB, TURNS, TWH, f32_at, helper, n_unseen_in, nth_held,
+                    others_in)
 
 
 @helper
@@ -90,6 +92,11 @@ def public_table(G, ob):
         ob[OB_LETTER_PENDING + q] = G[PENDING + q] if seat else -1
         ob[OB_BROWN + q] = G[HBROWN + q] if seat else -1
         ob[OB_WHITE + q] = G[HWHITE + q] if seat else -1
+        by_brown = OB_HELD_BY_BROWN + q * (MAX_BROWN + 1)
+        for b in range(MAX_BROWN + 1):
+            ob[by_brown + b] = 0 if seat else -1
+        for r in range(G[HTRE + q] if seat else 0):
+            ob[by_brown + G[TBR + nth_held(G, q, TREASURE, r)]] += 1
     for d in range(MAXD):
         ob[OB_MARKED + d] = G[MARKER + d] if d < G[R_D] else -1
     dealt = G[R_N] if G[RIZE] >= 0 else 0         # nothing on the board before the deal

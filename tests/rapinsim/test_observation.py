@@ -8,7 +8,7 @@ import pytest
 
 from rapinsim import new_game
 from rapinsim import policies as P
-from rapinsim.rules import load_rules
+from rapinsim.rules import MAX_BROWN, load_rules
 
 RULES = load_rules()
 ITEM, TREASURE = 1, 0
@@ -30,7 +30,8 @@ def public_facts(game):
                       int(v["tile_chest"][treasures].sum()),
                       int((mine & (v["tile_kind"] == ITEM)).sum()), int(v["skips"][q]),
                       int(v["skill_used"][q]), int(v["disguised"][q]), int(v["letters"][q]),
-                      int(v["letter_pending"][q])))
+                      int(v["letter_pending"][q]),
+                      tuple(np.bincount(v["tile_brown"][treasures], minlength=MAX_BROWN + 1))))
     houses = []
     for h, t in enumerate(v["board"]):
         if t < 0 or v["rize"][0] < 0:                # (before the deal the board is unset)
@@ -58,6 +59,7 @@ def decoded(obs, n_districts, n_houses):
                                          P.OB_CHEST_HELD, P.OB_NITEMS, P.OB_SKIPS))
         + (1 - int(obs[P.OB_SKILLS + q]),)
         + tuple(int(obs[f + q]) for f in (P.OB_DISGUISED, P.OB_LETTERS, P.OB_LETTER_PENDING))
+        + (tuple(int(x) for x in obs[P.OB_HELD_BY_BROWN + q * (MAX_BROWN + 1):][:MAX_BROWN + 1]),)
         for q in range(p))
     houses = []
     for h in range(n_houses):

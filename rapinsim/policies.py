@@ -68,9 +68,11 @@ with the white tiles and the chest, which treasures it holds); per district ``d`
 (``MAX_DISTRICTS`` slots, -1 where none) ``OB_MARKED + d`` (1: a time marker); per house ``h``
 (``MAX_HOUSES`` slots) ``OB_HOUSE + h`` (-1 empty, no such house or before the deal, 0 face
 down, 1 a face-up treasure, 2 Inaba's chest face up) with ``OB_HOUSE_BROWN + h`` and
-``OB_HOUSE_WHITE + h`` (the face-up treasure's brown rabbits, 1 for a white-rabbit tile). What a
-seat knows of a face-down tile reaches it through the option rows (``F_KNOWN``...) where the
-house is an option. A user policy (and search) gets the whole observation.
+``OB_HOUSE_WHITE + h`` (the face-up treasure's brown rabbits, 1 for a white-rabbit tile), then
+the tiles Rize carries, oldest first, alike (``OB_BAG_TILE + i``: -1 none, 0 an item, 1 a
+treasure, 2 the chest; ``OB_BAG_BROWN + i``, ``OB_BAG_WHITE + i``). What a seat knows of a
+face-down tile reaches it through the option rows (``F_KNOWN``...) where the house is an option.
+A user policy (and search) gets the whole observation.
 
 The compiled engine writes a built-in heuristic only the fields it reads (``BUILTIN_OBS``; the
 rest cost careful ~9% of its time): careful and greedy read ``OB_SEAT, OB_PLAYERS, OB_ACTIONS,
@@ -187,6 +189,10 @@ OB_HOUSE = OBS.field("houses", MAX_HOUSES, "-1 empty or no house, 0 face down, 1
                      "treasure, 2 face-up chest")
 OB_HOUSE_BROWN = OBS.field("house_brown", MAX_HOUSES, "a face-up treasure's brown rabbits")
 OB_HOUSE_WHITE = OBS.field("house_white", MAX_HOUSES, "1: a face-up white-rabbit tile")
+OB_BAG_TILE = OBS.field("bag_tiles", MAX_HOUSES, "the tiles Rize carries, oldest first: -1 none, "
+                        "0 an item, 1 a treasure, 2 Inaba's chest")
+OB_BAG_BROWN = OBS.field("bag_brown", MAX_HOUSES, "a carried treasure's brown rabbits")
+OB_BAG_WHITE = OBS.field("bag_white", MAX_HOUSES, "1: a carried white-rabbit tile")
 N_OBS = OBS.size
 MAX_OPTS = 128
 

@@ -37,10 +37,10 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        OB_TREASURES, OB_TURN, PLACE, STEP, TARGET, CHEST_TILE, O_DISTRICT,
                        choose_builtin, choose_weighted)
 from .policies import CHARACTER, O_CHARACTER
-from .policies import (OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_BAG, OB_BROWN,
-                       OB_DISGUISED, OB_HELD_BY_BROWN, OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_WHITE,
-                       OB_LETTERS, OB_LETTER_PENDING, OB_MARKED, OB_RIZE_HELD, OB_SKILLS, OB_SKIPS,
-                       OB_WHITE)
+from .policies import (OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_BAG, OB_BAG_BROWN,
+                       OB_BAG_TILE, OB_BAG_WHITE, OB_BROWN, OB_DISGUISED, OB_HELD_BY_BROWN,
+                       OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_WHITE, OB_LETTERS, OB_LETTER_PENDING,
+                       OB_MARKED, OB_RIZE_HELD, OB_SKILLS, OB_SKIPS, OB_WHITE)
 from .rules import (AOYAMA, BICYCLE, CHARACTERS, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as
                     DISGUISE_ITEM, EMPTY, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_BROWN,
                     MAX_DISTRICTS, MAX_HOUSES, MAX_PLAYERS, TRAP, TRAPS, TREASURE, WHISTLE,
@@ -315,17 +315,18 @@ def public_table(st, obs) -> None:
     obs[OB_MARKED:OB_MARKED + MAX_DISTRICTS] = -1
     for d in range(st.rules.districts):
         obs[OB_MARKED + d] = st.marker[d] != 0
-    obs[OB_HOUSE:OB_HOUSE + MAX_HOUSES] = -1
-    obs[OB_HOUSE_BROWN:OB_HOUSE_BROWN + MAX_HOUSES] = 0
-    obs[OB_HOUSE_WHITE:OB_HOUSE_WHITE + MAX_HOUSES] = 0
-    for h, t in enumerate(st.board):
-        if t == EMPTY:
-            continue
-        obs[OB_HOUSE + h] = 0
-        if st.face_up[h]:
-            obs[OB_HOUSE + h] = 1 + is_chest(st, t)
-            obs[OB_HOUSE_BROWN + h] = ra.tile_brown[k, t]
-            obs[OB_HOUSE_WHITE + h] = ra.tile_white[k, t]
+    for fields, tiles, shown in (
+            ((OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_WHITE), st.board, st.face_up),
+            ((OB_BAG_TILE, OB_BAG_BROWN, OB_BAG_WHITE), st.bag,
+             [kind_of(st, t) == TREASURE for t in st.bag])):
+        code, brown, white = fields
+        obs[code:code + MAX_HOUSES], obs[brown:brown + MAX_HOUSES] = -1, 0
+        obs[white:white + MAX_HOUSES] = 0
+        for i, t in enumerate(tiles):         # -1 none, 0 hidden, 1 a treasure, 2 the chest
+            if t != EMPTY:
+                obs[code + i] = 1 + is_chest(st, t) if shown[i] else 0
+                if shown[i]:
+                    obs[brown + i], obs[white + i] = ra.tile_brown[k, t], ra.tile_white[k, t]
 
 
 def option(st, s, what, district, arg=-1, house=-1, extra=0) -> list[float]:

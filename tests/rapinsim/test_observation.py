@@ -41,8 +41,11 @@ def public_facts(game):
                            int(v["tile_chest"][t])))
         else:
             houses.append(("down",))
-    return (p, int(v["rize"][0]), int(v["dawn"][0]), int(v["turns"][0]), turn,
-            len(v["bag"]), tuple(int(m) for m in v["marked"]), tuple(seats), tuple(houses))
+    bag = tuple(("treasure", int(v["tile_brown"][t]), int(v["tile_white"][t]),
+                 int(v["tile_chest"][t])) if v["tile_kind"][t] == TREASURE else ("item",)
+                for t in v["bag"])
+    return (p, int(v["rize"][0]), int(v["dawn"][0]), int(v["turns"][0]), turn, bag,
+            tuple(int(m) for m in v["marked"]), tuple(seats), tuple(houses))
 
 
 def own_knowledge(game, s):
@@ -73,9 +76,12 @@ def decoded(obs, n_districts, n_houses):
                            code - 1))
     turn = tuple(int(obs[f]) for f in (P.OB_ACTING, P.OB_ACTING_ACTIONS, P.OB_ACTING_SEARCHED,
                                        P.OB_RIZE_HELD))
-    return (p, int(obs[P.OB_RIZE]), int(obs[P.OB_DAWN]), int(obs[P.OB_TURN]), turn,
-            int(obs[P.OB_BAG]), tuple(int(m) for m in obs[P.OB_MARKED:P.OB_MARKED + n_districts]),
-            seats, tuple(houses))
+    bag = tuple(("treasure", int(obs[P.OB_BAG_BROWN + i]), int(obs[P.OB_BAG_WHITE + i]),
+                 int(obs[P.OB_BAG_TILE + i]) - 1) if obs[P.OB_BAG_TILE + i] > 0 else ("item",)
+                for i in range(int(obs[P.OB_BAG])))
+    return (p, int(obs[P.OB_RIZE]), int(obs[P.OB_DAWN]), int(obs[P.OB_TURN]), turn, bag,
+            tuple(int(m) for m in obs[P.OB_MARKED:P.OB_MARKED + n_districts]), seats,
+            tuple(houses))
 
 
 def positions(n_players, seeds, choice_seed):

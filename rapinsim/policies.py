@@ -67,12 +67,15 @@ it holds), ``OB_HELD_BY_BROWN + s * (MAX_BROWN + 1) + b`` (its treasures of b br
 with the white tiles and the chest, which treasures it holds); per district ``d``
 (``MAX_DISTRICTS`` slots, -1 where none) ``OB_MARKED + d`` (1: a time marker); per house ``h``
 (``MAX_HOUSES`` slots) ``OB_HOUSE + h`` (-1 empty, no such house or before the deal, 0 face
-down, 1 a face-up treasure, 2 Inaba's chest face up) with ``OB_HOUSE_BROWN + h`` and
-``OB_HOUSE_WHITE + h`` (the face-up treasure's brown rabbits, 1 for a white-rabbit tile), then
-the tiles Rize carries, oldest first, alike (``OB_BAG_TILE + i``: -1 none, 0 an item, 1 a
-treasure, 2 the chest; ``OB_BAG_BROWN + i``, ``OB_BAG_WHITE + i``). What a seat knows of a
-face-down tile reaches it through the option rows (``F_KNOWN``...) where the house is an option.
-A user policy (and search) gets the whole observation.
+down, 1 face up), ``OB_HOUSE_TILE + h`` (what everyone knows the tile is, in ``F_TILE`` codes: 0
+a treasure, 1 an item, 3 Inaba's chest, -1 unknown or none; known are a face-up treasure and a
+tile that came back from a hand or Rize's bag: a treasure, face down too after Aoyama's
+hypnotism, as everyone has seen it, an item as an item) with ``OB_HOUSE_BROWN + h`` and
+``OB_HOUSE_WHITE + h`` (that treasure's brown rabbits, 1 for a white-rabbit tile), then the
+tiles Rize carries, oldest first, alike (``OB_BAG_TILE + i``, -1 none; ``OB_BAG_BROWN + i``,
+``OB_BAG_WHITE + i``). What a seat alone knows of a face-down tile reaches it through the option
+rows (``F_KNOWN``...) where the house is an option. A user policy (and search) gets the whole
+observation.
 
 The compiled engine writes a built-in heuristic only the fields it reads (``BUILTIN_OBS``; the
 rest cost careful ~9% of its time): careful and greedy read ``OB_SEAT, OB_PLAYERS, OB_ACTIONS,
@@ -185,12 +188,13 @@ OB_WHITE = OBS.field("white_of", MAX_PLAYERS, "white-rabbit tiles each seat hold
 OB_HELD_BY_BROWN = OBS.field("held_by_brown", MAX_PLAYERS * (MAX_BROWN + 1),
                              "[s * (MAX_BROWN + 1) + b] treasures of b brown rabbits seat s holds")
 OB_MARKED = OBS.field("marked", MAX_DISTRICTS, "1: the district holds a time marker")
-OB_HOUSE = OBS.field("houses", MAX_HOUSES, "-1 empty or no house, 0 face down, 1 face-up "
-                     "treasure, 2 face-up chest")
-OB_HOUSE_BROWN = OBS.field("house_brown", MAX_HOUSES, "a face-up treasure's brown rabbits")
-OB_HOUSE_WHITE = OBS.field("house_white", MAX_HOUSES, "1: a face-up white-rabbit tile")
-OB_BAG_TILE = OBS.field("bag_tiles", MAX_HOUSES, "the tiles Rize carries, oldest first: -1 none, "
-                        "0 an item, 1 a treasure, 2 Inaba's chest")
+OB_HOUSE = OBS.field("houses", MAX_HOUSES, "-1 empty or no house, 0 face down, 1 face up")
+OB_HOUSE_TILE = OBS.field("house_tiles", MAX_HOUSES, "what everyone knows the house's tile is "
+                          "(F_TILE codes: 0 treasure, 1 item, 3 chest), -1 unknown or none")
+OB_HOUSE_BROWN = OBS.field("house_brown", MAX_HOUSES, "that known treasure's brown rabbits")
+OB_HOUSE_WHITE = OBS.field("house_white", MAX_HOUSES, "1: it is a white-rabbit tile")
+OB_BAG_TILE = OBS.field("bag_tiles", MAX_HOUSES, "the tiles Rize carries, oldest first (F_TILE "
+                        "codes), -1 none")
 OB_BAG_BROWN = OBS.field("bag_brown", MAX_HOUSES, "a carried treasure's brown rabbits")
 OB_BAG_WHITE = OBS.field("bag_white", MAX_HOUSES, "1: a carried white-rabbit tile")
 N_OBS = OBS.size

@@ -39,8 +39,8 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
 from .policies import CHARACTER, O_CHARACTER
 from .policies import (OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_BAG, OB_BAG_BROWN,
                        OB_BAG_TILE, OB_BAG_WHITE, OB_BROWN, OB_DISGUISED, OB_HELD_BY_BROWN,
-                       OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_WHITE, OB_LETTERS, OB_LETTER_PENDING,
-                       OB_MARKED, OB_RIZE_HELD, OB_SKILLS, OB_SKIPS, OB_WHITE)
+                       OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_TILE, OB_HOUSE_WHITE, OB_LETTERS,
+                       OB_LETTER_PENDING, OB_MARKED, OB_RIZE_HELD, OB_SKILLS, OB_SKIPS, OB_WHITE)
 from .rules import (AOYAMA, BICYCLE, CHARACTERS, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as
                     DISGUISE_ITEM, EMPTY, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_BROWN,
                     MAX_DISTRICTS, MAX_HOUSES, MAX_PLAYERS, TRAP, TRAPS, TREASURE, WHISTLE,
@@ -67,6 +67,7 @@ class State:
     board: list[int]                  # [N] tile in each house, EMPTY
     face_up: list[bool]               # [N] the house's tile lies face up
     loc: list[int]                    # [N] where each tile is (house, HAND + s, BAG, ...)
+    returned: list[bool]              # [N] came back onto the board: its kind is public
     seen: list[list[bool]]            # [P][N] the seat has looked at that tile
     pos: list[int]                    # [P] district of each pawn, -1 before placement
     rize: int = 0
@@ -175,6 +176,13 @@ def treasures_and_rabbits(st, s):
     return len(tr), brown + st.rules.white_pair_value * (white // 2)
 
 
+def put_back(st, t, h, face_up) -> None:
+    """Tile t into the empty house h, back from a hand or Rize's bag: everyone saw it come back,
+    so its kind is public (a treasure: which one, as everyone has seen it)."""
+    st.board[h], st.face_up[h], st.loc[t] = t, face_up, h
+    st.returned[t] = True
+
+
 def tiles_in(st, d):
     return [h for h in houses(st, d) if st.board[h] != EMPTY]
 
@@ -217,7 +225,7 @@ def new_state(rules: Rules, characters: Sequence[str | int], policies: Sequence[
                names=list(names) or [f"policy{s}" for s in range(p)],
                rng=PyRng(key, game, 1 + MAX_PLAYERS),
                inaba_set=(INABA in chars) if inaba_set is None else inaba_set,
-               board=[EMPTY] * n, face_up=[False] * n, loc=[REMOVED] * n,
+               board=[EMPTY] * n, face_up=[False] * n, loc=[REMOVED] * n, returned=[False] * n,
                seen=[[False] * n for _ in range(p)], pos=[-1] * p, game_index=game,
                ra=rules.arrays())
     st.skip, st.skill_used = [0] * p, [False] * p
@@ -315,18 +323,20 @@ def public_table(st, obs) -> None:
     obs[OB_MARKED:OB_MARKED + MAX_DISTRICTS] = -1
     for d in range(st.rules.districts):
         obs[OB_MARKED + d] = st.marker[d] != 0
-    for fields, tiles, shown in (
-            ((OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_WHITE), st.board, st.face_up),
-            ((OB_BAG_TILE, OB_BAG_BROWN, OB_BAG_WHITE), st.bag,
-             [kind_of(st, t) == TREASURE for t in st.bag])):
-        code, brown, white = fields
+    for h, t in enumerate(st.board):
+        obs[OB_HOUSE + h] = -1 if t == EMPTY else st.face_up[h]
+    obs[OB_HOUSE + len(st.board):OB_HOUSE + MAX_HOUSES] = -1
+    for fields, tiles, known in (
+            ((OB_HOUSE_TILE, OB_HOUSE_BROWN, OB_HOUSE_WHITE), st.board,
+             [t != EMPTY and (st.face_up[h] or st.returned[t]) for h, t in enumerate(st.board)]),
+            ((OB_BAG_TILE, OB_BAG_BROWN, OB_BAG_WHITE), st.bag, [True] * len(st.bag))):
+        code, brown, white = fields                 # what everyone knows the tile is
         obs[code:code + MAX_HOUSES], obs[brown:brown + MAX_HOUSES] = -1, 0
         obs[white:white + MAX_HOUSES] = 0
-        for i, t in enumerate(tiles):         # -1 none, 0 hidden, 1 a treasure, 2 the chest
-            if t != EMPTY:
-                obs[code + i] = 1 + is_chest(st, t) if shown[i] else 0
-                if shown[i]:
-                    obs[brown + i], obs[white + i] = ra.tile_brown[k, t], ra.tile_white[k, t]
+        for i, t in enumerate(tiles):
+            if known[i]:
+                obs[code + i] = CHEST_TILE if is_chest(st, t) else kind_of(st, t)
+                obs[brown + i], obs[white + i] = ra.tile_brown[k, t], ra.tile_white[k, t]
 
 
 def option(st, s, what, district, arg=-1, house=-1, extra=0) -> list[float]:
@@ -497,7 +507,7 @@ def receive(st, s, t, h) -> None:
     tile goes into the emptied house with its face kept (treasure up, item down)."""
     if st.chars[s] == INABA:
         for u in held(st, s, TREASURE) + held(st, s, ITEM):
-            st.board[h], st.face_up[h], st.loc[u] = u, kind_of(st, u) == TREASURE, h
+            put_back(st, u, h, kind_of(st, u) == TREASURE)
             say(st, f"  Inaba swaps: {tile_name(st, u)} goes into house {h}")
     st.loc[t] = HAND + s
     if kind_of(st, t) == TREASURE:
@@ -553,7 +563,7 @@ def prank(st, s, h) -> None:
     tr = held(st, s, TREASURE)
     if tr:
         t = tr[st.rng.randint(CHANCE, len(tr))]
-        st.board[h], st.face_up[h], st.loc[t] = t, True, h
+        put_back(st, t, h, True)
         say(st, f"  prank: {_who(st, s)} returns {tile_name(st, t)} to house {h}")
 
 
@@ -756,7 +766,7 @@ def hypnotism(st, s) -> None:
     while not [h for h in houses(st, d) if st.board[h] == EMPTY]:
         d = route_next(st, d)
     h = next(h for h in houses(st, d) if st.board[h] == EMPTY)
-    st.board[h], st.face_up[h], st.loc[t] = t, False, h
+    put_back(st, t, h, False)
     say(st, f"  hypnotism: {_who(st, q)} returns {tile_name(st, t)} face down to house {h}")
     update_time_marker(st, d)
     st.turn_end = True
@@ -800,7 +810,7 @@ def return_tiles(st, d) -> None:
     for h in houses(st, d):
         if st.board[h] == EMPTY and st.bag:
             t = st.bag.pop(0)
-            st.board[h], st.face_up[h], st.loc[t] = t, kind_of(st, t) == TREASURE, h
+            put_back(st, t, h, kind_of(st, t) == TREASURE)
             say(st, f"  Rize puts {tile_name(st, t)} back into house {h}")
     update_time_marker(st, d)
 

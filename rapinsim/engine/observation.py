@@ -10,18 +10,18 @@ from ..policies import (CHEST_TILE, EVADER, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE,
                         N_FEATURES, OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_ACTIONS,
                         OB_BAG, OB_BAG_BROWN, OB_BAG_TILE, OB_BAG_WHITE, OB_BROWN, OB_CHAR,
                         OB_CHARS, OB_CHEST_HELD, OB_DAWN, OB_DIE, OB_DISGUISED, OB_DISTRICT,
-                        OB_HELD_BY_BROWN, OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_WHITE, OB_ITEMS,
-                        OB_LETTER, OB_LETTERS, OB_LETTER_PENDING, OB_MARKED, OB_MARKERS, OB_NITEMS,
-                        OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_HELD, OB_RIZE_STEPS,
-                        OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_SKILLS, OB_SKIPS, OB_TREAS,
-                        OB_TREASURES, OB_TURN, OB_WHITE, O_CHARACTER, O_DISTRICT, O_HOUSE, O_ITEM,
-                        O_PLAYER, O_SEARCH, O_SKILL, O_STEP)
+                        OB_HELD_BY_BROWN, OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_TILE, OB_HOUSE_WHITE,
+                        OB_ITEMS, OB_LETTER, OB_LETTERS, OB_LETTER_PENDING, OB_MARKED, OB_MARKERS,
+                        OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_HELD,
+                        OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_SKILLS,
+                        OB_SKIPS, OB_TREAS, OB_TREASURES, OB_TURN, OB_WHITE, O_CHARACTER,
+                        O_DISTRICT, O_HOUSE, O_ITEM, O_PLAYER, O_SEARCH, O_SKILL, O_STEP)
 from ..rules import EMPTY, MAX_BROWN, MAX_PLAYERS, TREASURE
 from .tables import MAXD, MAXN, N_ITEMS, PID, R_D, R_DIE, R_HD, R_N, R_STEPS, R_WHITE_PAIR
 from .state import (ACTING, ACTIONS_LEFT, BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD, CHARS, CHIYA_HOLD,
                     CH_ARG, CH_WHAT, DAWN, DISGUISED, FACE_UP, HBROWN, HCHEST, HITEM, HNI, HTRE,
-                    HWHITE, LETTER, MARKER, NP, NT, N_MARKED, OBS, OPTS, PENDING, POS, RIZE,
-                    SEARCHED, SEEN, SKILL_USED, SKIP, TBR, TCH, TK, TSUB, TURNS, TWH, f32_at,
+                    HWHITE, LETTER, MARKER, NP, NT, N_MARKED, OBS, OPTS, PENDING, POS, RETURNED,
+                    RIZE, SEARCHED, SEEN, SKILL_USED, SKIP, TBR, TCH, TK, TSUB, TURNS, TWH, f32_at,
                     helper, n_unseen_in, nth_held, others_in)
 
 
@@ -102,21 +102,21 @@ def public_table(G, ob):
     dealt = G[R_N] if G[RIZE] >= 0 else 0         # nothing on the board before the deal
     for h in range(MAXN):
         t = G[BOARD + h] if h < dealt else EMPTY
-        public_tile(G, ob, OB_HOUSE + h, OB_HOUSE_BROWN + h, OB_HOUSE_WHITE + h, t,
-                    t != EMPTY and G[FACE_UP + h] != 0)
+        ob[OB_HOUSE + h] = -1 if t == EMPTY else G[FACE_UP + h]
+        public_tile(G, ob, OB_HOUSE_TILE + h, OB_HOUSE_BROWN + h, OB_HOUSE_WHITE + h, t,
+                    t != EMPTY and (G[FACE_UP + h] != 0 or G[RETURNED + t] != 0))
     for i in range(MAXN):
         t = G[BAGR + ((G[BAG_HEAD] + i) & (BAG_CAP - 1))] if i < G[BAG_N] else EMPTY
-        public_tile(G, ob, OB_BAG_TILE + i, OB_BAG_BROWN + i, OB_BAG_WHITE + i, t,
-                    t != EMPTY and G[TK + t] == TREASURE)
+        public_tile(G, ob, OB_BAG_TILE + i, OB_BAG_BROWN + i, OB_BAG_WHITE + i, t, t != EMPTY)
 
 
 @helper
-def public_tile(G, ob, code, brown, white, t, shown):
-    """Tile t (EMPTY: none) as the table sees it: ob[code] -1 none, 0 hidden (face down, an
-    item), 1 a treasure, 2 Inaba's chest; a shown treasure's rabbits at ob[brown], ob[white]."""
-    ob[code] = -1 if t == EMPTY else (1 + G[TCH + t] if shown else 0)
-    ob[brown] = G[TBR + t] if shown else 0
-    ob[white] = G[TWH + t] if shown else 0
+def public_tile(G, ob, code, brown, white, t, known):
+    """What everyone knows tile t is (``known``; t EMPTY: none): its ``F_TILE`` code at
+    ob[code] (-1 unknown or none), a treasure's rabbits at ob[brown] and ob[white]."""
+    ob[code] = (CHEST_TILE if G[TCH + t] else G[TK + t]) if known else -1
+    ob[brown] = G[TBR + t] if known else 0
+    ob[white] = G[TWH + t] if known else 0
 
 
 @helper

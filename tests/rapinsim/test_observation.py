@@ -36,16 +36,31 @@ def public_facts(game):
     for h, t in enumerate(v["board"]):
         if t < 0 or v["rize"][0] < 0:                # (before the deal the board is unset)
             houses.append(("empty",))
-        elif v["face_up"][h]:
-            houses.append(("up", int(v["tile_brown"][t]), int(v["tile_white"][t]),
-                           int(v["tile_chest"][t])))
+        elif v["face_up"][h] or v["returned"][t]:    # face up, or seen coming back
+            houses.append((int(v["face_up"][h]), known(v, t)))
         else:
-            houses.append(("down",))
-    bag = tuple(("treasure", int(v["tile_brown"][t]), int(v["tile_white"][t]),
-                 int(v["tile_chest"][t])) if v["tile_kind"][t] == TREASURE else ("item",)
-                for t in v["bag"])
+            houses.append((0, "unknown"))
+    bag = tuple(known(v, t) for t in v["bag"])
     return (p, int(v["rize"][0]), int(v["dawn"][0]), int(v["turns"][0]), turn, bag,
             tuple(int(m) for m in v["marked"]), tuple(seats), tuple(houses))
+
+
+def known(v, t):
+    """What everyone knows tile t is: an item (no more), or which treasure."""
+    if v["tile_kind"][t] == ITEM:
+        return ("item",)
+    return ("treasure", int(v["tile_brown"][t]), int(v["tile_white"][t]),
+            int(v["tile_chest"][t]))
+
+
+def tile_read(obs, code, brown, white):
+    """A tile's ``known`` read off the observation's three fields."""
+    c = int(obs[code])
+    if c < 0:
+        return "unknown"
+    if c == ITEM:
+        return ("item",)
+    return ("treasure", int(obs[brown]), int(obs[white]), int(c == P.CHEST_TILE))
 
 
 def own_knowledge(game, s):
@@ -64,24 +79,17 @@ def decoded(obs, n_districts, n_houses):
         + tuple(int(obs[f + q]) for f in (P.OB_DISGUISED, P.OB_LETTERS, P.OB_LETTER_PENDING))
         + (tuple(int(x) for x in obs[P.OB_HELD_BY_BROWN + q * (MAX_BROWN + 1):][:MAX_BROWN + 1]),)
         for q in range(p))
-    houses = []
-    for h in range(n_houses):
-        code = int(obs[P.OB_HOUSE + h])
-        if code < 0:
-            houses.append(("empty",))
-        elif code == 0:
-            houses.append(("down",))
-        else:
-            houses.append(("up", int(obs[P.OB_HOUSE_BROWN + h]), int(obs[P.OB_HOUSE_WHITE + h]),
-                           code - 1))
+    houses = tuple(
+        ("empty",) if obs[P.OB_HOUSE + h] < 0 else
+        (int(obs[P.OB_HOUSE + h]),
+         tile_read(obs, P.OB_HOUSE_TILE + h, P.OB_HOUSE_BROWN + h, P.OB_HOUSE_WHITE + h))
+        for h in range(n_houses))
     turn = tuple(int(obs[f]) for f in (P.OB_ACTING, P.OB_ACTING_ACTIONS, P.OB_ACTING_SEARCHED,
                                        P.OB_RIZE_HELD))
-    bag = tuple(("treasure", int(obs[P.OB_BAG_BROWN + i]), int(obs[P.OB_BAG_WHITE + i]),
-                 int(obs[P.OB_BAG_TILE + i]) - 1) if obs[P.OB_BAG_TILE + i] > 0 else ("item",)
+    bag = tuple(tile_read(obs, P.OB_BAG_TILE + i, P.OB_BAG_BROWN + i, P.OB_BAG_WHITE + i)
                 for i in range(int(obs[P.OB_BAG])))
     return (p, int(obs[P.OB_RIZE]), int(obs[P.OB_DAWN]), int(obs[P.OB_TURN]), turn, bag,
-            tuple(int(m) for m in obs[P.OB_MARKED:P.OB_MARKED + n_districts]), seats,
-            tuple(houses))
+            tuple(int(m) for m in obs[P.OB_MARKED:P.OB_MARKED + n_districts]), seats, houses)
 
 
 def positions(n_players, seeds, choice_seed):

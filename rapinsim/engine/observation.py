@@ -120,12 +120,21 @@ def public_tile(G, ob, code, brown, white, t, known):
 
 
 @helper
+def option_rows(G, s, n, full):
+    """The n options' feature rows as seat s sees them, into OPTS (written when a policy that
+    reads features decides, or where the forward model halts; the state does not change
+    between the options and the decision). The own district's unseen tiles are counted once
+    (a pass, the searches, the items and the skill all concern it)."""
+    own_unseen = n_unseen_in(G, s, G[POS + s]) if G[POS + s] >= 0 else 0
+    for i in range(n):
+        features(G, s, i, own_unseen, full)
+
+
+@helper
 def features(G, s, i, own_unseen, full):
-    """The feature row i of an option as seat s sees it, into OPTS (written when a policy that
-    reads features decides; the state does not change between the options and the decision).
-    Inlined into ``decide_policy``'s loop over the options, its one caller. ``full``: for a
-    user policy; the built-in heuristics read no ``UNREAD_FEATURES`` column (``policies.py``),
-    so those are left unwritten for them."""
+    """The feature row i of an option as seat s sees it, into OPTS (``option_rows``).
+    ``full``: for a user policy; the built-in heuristics read no ``UNREAD_FEATURES`` column
+    (``policies.py``), so those are left unwritten for them."""
     what, a = G[CH_WHAT + i], G[CH_ARG + i]
     arg, house, extra, district = -1, -1, 0, G[POS + s]
     if what == O_SEARCH or what == O_HOUSE:

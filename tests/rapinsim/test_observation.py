@@ -8,9 +8,13 @@ import pytest
 
 from rapinsim import new_game
 from rapinsim import policies as P
-from rapinsim.rules import MAX_BROWN, load_rules
+from rapinsim.rules import MAX_BROWN, RING10, load_rules
 
 RULES = load_rules()
+# the spec's ring of 10 with the rules that change what is public: markers that can leave, the
+# disguise shown when found, a whistle that holds Rize, two turns skipped per pitfall
+OTHER = load_rules(RING10).replace(time_markers_permanent=False, disguise="reaction",
+                                   whistle_steps=0, pitfall_skips=2)
 ITEM, TREASURE = 1, 0
 
 
@@ -92,7 +96,7 @@ def decoded(obs, n_districts, n_houses):
             tuple(int(m) for m in obs[P.OB_MARKED:P.OB_MARKED + n_districts]), seats, houses)
 
 
-def positions(n_players, seeds, choice_seed):
+def positions(n_players, seeds, choice_seed, rules):
     """(game, seat, public facts, own knowledge, observation) at every decision of random games,
     for every seat. The choices come from one stream shared by all the seeds, so games of
     different seeds repeat a public history as long as their options agree (same public
@@ -100,7 +104,7 @@ def positions(n_players, seeds, choice_seed):
     out = []
     for seed in seeds:
         rng = np.random.default_rng(choice_seed)
-        g = new_game(n_players, seed)
+        g = new_game(n_players, seed, rules=rules)
         while not g.done and len(out) < 100_000:
             facts = public_facts(g)
             for s in range(n_players):
@@ -109,12 +113,14 @@ def positions(n_players, seeds, choice_seed):
     return out
 
 
-CASES = [(2, range(0, 6), 1), (4, range(10, 16), 2), (6, range(20, 24), 3)]
+CASES = [(2, range(0, 6), 1, RULES), (4, range(10, 16), 2, RULES), (6, range(20, 24), 3, RULES),
+         (4, range(30, 36), 4, OTHER)]
 
 
-@pytest.fixture(scope="module", params=CASES, ids=lambda c: f"{c[0]}p")
+@pytest.fixture(scope="module", params=CASES,
+                ids=lambda c: f"{c[0]}p" + ("" if c[3] is RULES else "-ring10"))
 def seen_positions(request):
-    return positions(*request.param)
+    return request.param[3], positions(*request.param)
 
 
 def test_equal_observations_never_hide_different_public_facts(seen_positions):
@@ -122,15 +128,16 @@ def test_equal_observations_never_hide_different_public_facts(seen_positions):
     table (another seat's pitfall skip, skill, disguise, letter, the acting seat's actions,
     the face-up tiles... all reach it)."""
     facts_of = defaultdict(set)
-    for _, s, facts, _, obs in seen_positions:
+    for _, s, facts, _, obs in seen_positions[1]:
         facts_of[obs.tobytes()].add(facts)
     clash = [f for f in facts_of.values() if len(f) > 1]
     assert not clash, f"{len(clash)} observations stand for several public tables"
 
 
 def test_every_public_fact_reads_off_the_observation(seen_positions):
-    for seed, s, facts, _, obs in seen_positions:
-        assert decoded(obs, RULES.districts, RULES.n_tiles) == facts, (seed, s)
+    rules, seen = seen_positions
+    for seed, s, facts, _, obs in seen:
+        assert decoded(obs, rules.districts, rules.n_tiles) == facts, (seed, s)
 
 
 def test_same_public_table_and_own_knowledge_give_the_same_observation(seen_positions):
@@ -139,7 +146,7 @@ def test_same_public_table_and_own_knowledge_give_the_same_observation(seen_posi
     hidden leaks into it. The shared choice stream makes such pairs (asserted: they exist)."""
     obs_of = defaultdict(set)
     games_of = defaultdict(set)
-    for seed, s, facts, own, obs in seen_positions:
+    for seed, s, facts, own, obs in seen_positions[1]:
         obs_of[(s, facts, own)].add(obs.tobytes())
         games_of[(s, facts, own)].add(seed)
     assert sum(len(g) > 1 for g in games_of.values()) > 20

@@ -119,7 +119,7 @@ class Engine:
                 "skips": g[E.SKIP:E.SKIP + p], "skill_used": g[E.SKILL_USED:E.SKILL_USED + p],
                 "disguised": g[E.DISGUISED:E.DISGUISED + p],
                 "letter_pending": g[E.PENDING:E.PENDING + p],
-                "turn": g[[E.ACTING, E.ACTIONS_LEFT, E.SEARCHED, E.CHIYA_HOLD]],
+                "turn": g[[E.ACTING, E.ACTIONS_LEFT, E.SEARCHED, E.CHIYA_HOLD, E.WALK_LEFT]],
                 "streams": g[E.XS:E.XS + 2 * E.N_STREAMS].view(np.uint64)[:1 + p]}
 
     def describe(self, kind: int, row: np.ndarray) -> str:

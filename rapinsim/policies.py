@@ -59,18 +59,19 @@ test_observation.py checks each reads off the observation and nothing hidden lea
 ``OB_ACTING`` (seat whose turn it is, -1 between turns and at setup), ``OB_ACTING_ACTIONS`` and
 ``OB_ACTING_SEARCHED`` (that turn's actions left and search; 0 between turns), ``OB_RIZE_HELD``
 (1: Rize does not move after this turn: Chiya's skill, a whistle of 0), ``OB_BAG`` (tiles Rize
-carries); per seat ``s`` (-1 where no seat): ``OB_SKIPS + s`` (turns still to skip, pitfall),
-``OB_SKILLS + s`` (1 while its skill is unused), ``OB_DISGUISED + s``, ``OB_LETTERS + s`` (its
-notice-letter district, -1 none), ``OB_LETTER_PENDING + s`` (1: it takes at its letter when its
-next turn starts), ``OB_BROWN + s`` and ``OB_WHITE + s`` (brown rabbits and white-rabbit tiles
-it holds), ``OB_HELD_BY_BROWN + s * (MAX_BROWN + 1) + b`` (its treasures of b brown rabbits:
-with the white tiles and the chest, which treasures it holds); per district ``d``
-(``MAX_DISTRICTS`` slots, -1 where none) ``OB_MARKED + d`` (1: a time marker); per house ``h``
-(``MAX_HOUSES`` slots) ``OB_HOUSE + h`` (-1 empty, no such house or before the deal, 0 face
-down, 1 face up), ``OB_HOUSE_TILE + h`` (what everyone knows the tile is, in ``F_TILE`` codes: 0
-a treasure, 1 an item, 3 Inaba's chest, -1 unknown or none; known are a face-up treasure and a
-tile that came back from a hand or Rize's bag: a treasure, face down too after Aoyama's
-hypnotism, as everyone has seen it, an item as an item) with ``OB_HOUSE_BROWN + h`` and
+carries), ``OB_WALK_LEFT`` (at a ``STEP`` decision the steps left in the bicycle's or Cocoa's
+walk, this one included; else 0); per seat ``s`` (-1 where no seat): ``OB_SKIPS + s`` (turns
+still to skip, pitfall), ``OB_SKILLS + s`` (1 while its skill is unused), ``OB_DISGUISED + s``,
+``OB_LETTERS + s`` (its notice-letter district, -1 none), ``OB_LETTER_PENDING + s`` (1: it takes
+at its letter when its next turn starts), ``OB_BROWN + s`` and ``OB_WHITE + s`` (brown rabbits
+and white-rabbit tiles it holds), ``OB_HELD_BY_BROWN + s * (MAX_BROWN + 1) + b`` (its treasures
+of b brown rabbits: with the white tiles and the chest, which treasures it holds); per district
+``d`` (``MAX_DISTRICTS`` slots, -1 where none) ``OB_MARKED + d`` (1: a time marker); per house
+``h`` (``MAX_HOUSES`` slots) ``OB_HOUSE + h`` (-1 empty, no such house or before the deal, 0
+face down, 1 face up), ``OB_HOUSE_TILE + h`` (what everyone knows the tile is, in ``F_TILE``
+codes: 0 a treasure, 1 an item, 3 Inaba's chest, -1 unknown or none; known are a face-up
+treasure and a tile that came back from a hand or Rize's bag: a treasure, face down too after
+Aoyama's hypnotism, as everyone has seen it, an item as an item) with ``OB_HOUSE_BROWN + h`` and
 ``OB_HOUSE_WHITE + h`` (that treasure's brown rabbits, 1 for a white-rabbit tile), then the
 tiles Rize carries, oldest first, alike (``OB_BAG_TILE + i``, -1 none; ``OB_BAG_BROWN + i``,
 ``OB_BAG_WHITE + i``). What a seat alone knows of a face-down tile reaches it through the option
@@ -177,6 +178,7 @@ OB_ACTING_ACTIONS = OBS.field("acting_actions", meaning="actions left in that tu
 OB_ACTING_SEARCHED = OBS.field("acting_searched", meaning="that seat searched this turn")
 OB_RIZE_HELD = OBS.field("rize_held", meaning="1: Rize does not move after this turn")
 OB_BAG = OBS.field("bag", meaning="tiles Rize carries")
+OB_WALK_LEFT = OBS.field("walk_left", meaning="steps left in the acting seat's walk, 0 none")
 OB_SKIPS = OBS.field("skips", MAX_PLAYERS, "each seat's turns still to skip (pitfall)")
 OB_SKILLS = OBS.field("skills", MAX_PLAYERS, "1 while that seat's skill is unused")
 OB_DISGUISED = OBS.field("disguised", MAX_PLAYERS, "1: in disguise until its next turn")

@@ -40,7 +40,8 @@ from .policies import CHARACTER, O_CHARACTER
 from .policies import (OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_BAG, OB_BAG_BROWN,
                        OB_BAG_TILE, OB_BAG_WHITE, OB_BROWN, OB_DISGUISED, OB_HELD_BY_BROWN,
                        OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_TILE, OB_HOUSE_WHITE, OB_LETTERS,
-                       OB_LETTER_PENDING, OB_MARKED, OB_RIZE_HELD, OB_SKILLS, OB_SKIPS, OB_WHITE)
+                       OB_LETTER_PENDING, OB_MARKED, OB_RIZE_HELD, OB_SKILLS, OB_SKIPS,
+                       OB_WALK_LEFT, OB_WHITE)
 from .rules import (AOYAMA, BICYCLE, CHARACTERS, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as
                     DISGUISE_ITEM, EMPTY, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_BROWN,
                     MAX_DISTRICTS, MAX_HOUSES, MAX_PLAYERS, TRAP, TRAPS, TREASURE, WHISTLE,
@@ -91,6 +92,7 @@ class State:
     turn_end: bool = False
     searched: bool = False
     chiya_hold: bool = False
+    walk_left: int = 0                # steps left in a bicycle or Cocoa walk (public)
     seat_stats: np.ndarray = None     # [P, stats.N_SEAT] int16
     win: np.ndarray = None            # [P] float32
     game_stats: np.ndarray = None     # [stats.N_GAME + 2 D] int32
@@ -305,6 +307,7 @@ def public_table(st, obs) -> None:
     obs[OB_ACTING_ACTIONS] = st.actions_left if turn else 0
     obs[OB_ACTING_SEARCHED] = st.searched if turn else 0
     obs[OB_RIZE_HELD], obs[OB_BAG] = st.chiya_hold, len(st.bag)
+    obs[OB_WALK_LEFT] = st.walk_left
     for f in (OB_SKIPS, OB_SKILLS, OB_DISGUISED, OB_LETTERS, OB_LETTER_PENDING, OB_BROWN,
               OB_WHITE):
         obs[f:f + MAX_PLAYERS] = -1                 # no seat
@@ -629,12 +632,14 @@ def walk(st, s, n_steps) -> None:
         opts = [option(st, s, O_STEP, e) for e in dests]
         if k > 0:
             opts.append(option(st, s, O_STOP, st.pos[s]))
+        st.walk_left = n_steps - k
         c = decide(st, s, STEP, opts)
         if c == len(dests):
             break
         step(st, s, dests[c])
         if st.over or st.turn_end:
             break
+    st.walk_left = 0
 
 
 def bicycle(st, s) -> None:

@@ -38,7 +38,7 @@ from .state import (ACTING, ACTIONS_LEFT, BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD,
                     DAWN, DISGUISED, FACE_UP, FM_HALTED, FM_LEN, FM_MARKS, FM_N_MARKS, FM_OBS,
                     FM_PEND, FM_ROWS, FM_SEAT, FM_SIG, FM_STATE, FM_STOP, GAME_SIG, HELD, HITEM,
                     LETTER, LOG0, MARKER, OBS, PENDING, POS, RETURNED, RIZE, SEARCHED, SEEN,
-                    SKILL_USED, SKIP, TBR, TCH, TK, TSUB, TURNS, TWH, XS)
+                    SKILL_USED, SKIP, TBR, TCH, TK, TSUB, TURNS, TWH, WALK_LEFT, XS)
 from .forward import fm_decide
 from .search import search
 from .play import play_batch, play_game, play_games
@@ -49,5 +49,5 @@ __all__ = ["ACTING", "ACTIONS_LEFT", "ADDR", "BAGR", "BAG_CAP", "BAG_HEAD", "BAG
            "G", "GAME_SIG", "HELD", "HITEM", "LETTER", "LOG0", "LOG_LEN", "MARKER", "MAXD", "MAXN",
            "MAX_PLAYERS", "N_ITEMS", "N_STREAMS", "OBS", "P", "PENDING", "POS", "RETURNED", "RIZE",
            "RULES_LEN", "R_DEG", "R_NSTEPS", "R_STEP_TO", "SEARCHED", "SEEN", "SKILL_USED", "SKIP",
-           "TBR", "TCH", "TK", "TSUB", "TURNS", "TWH", "XS", "fm_decide", "play_batch", "play_game",
-           "play_games", "rule_vector", "search"]
+           "TBR", "TCH", "TK", "TSUB", "TURNS", "TWH", "WALK_LEFT", "XS", "fm_decide", "play_batch",
+           "play_game", "play_games", "rule_vector", "search"]

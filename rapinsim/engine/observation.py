@@ -14,15 +14,16 @@ from ..policies import (CHEST_TILE, EVADER, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE,
                         OB_ITEMS, OB_LETTER, OB_LETTERS, OB_LETTER_PENDING, OB_MARKED, OB_MARKERS,
                         OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_HELD,
                         OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_SKILLS,
-                        OB_SKIPS, OB_TREAS, OB_TREASURES, OB_TURN, OB_WHITE, O_CHARACTER,
-                        O_DISTRICT, O_HOUSE, O_ITEM, O_PLAYER, O_SEARCH, O_SKILL, O_STEP)
+                        OB_SKIPS, OB_TREAS, OB_WALK_LEFT, OB_TREASURES, OB_TURN, OB_WHITE,
+                        O_CHARACTER, O_DISTRICT, O_HOUSE, O_ITEM, O_PLAYER, O_SEARCH, O_SKILL,
+                        O_STEP)
 from ..rules import EMPTY, MAX_BROWN, MAX_PLAYERS, TREASURE
 from .tables import MAXD, MAXN, N_ITEMS, PID, R_D, R_DIE, R_HD, R_N, R_STEPS, R_WHITE_PAIR
 from .state import (ACTING, ACTIONS_LEFT, BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD, CHARS, CHIYA_HOLD,
                     CH_ARG, CH_WHAT, DAWN, DISGUISED, FACE_UP, HBROWN, HCHEST, HITEM, HNI, HTRE,
                     HWHITE, LETTER, MARKER, NP, NT, N_MARKED, OBS, OPTS, PENDING, POS, RETURNED,
-                    RIZE, SEARCHED, SEEN, SKILL_USED, SKIP, TBR, TCH, TK, TSUB, TURNS, TWH, f32_at,
-                    helper, n_unseen_in, nth_held, others_in)
+                    RIZE, SEARCHED, SEEN, SKILL_USED, SKIP, TBR, TCH, TK, TSUB, TURNS, TWH,
+                    WALK_LEFT, f32_at, helper, n_unseen_in, nth_held, others_in)
 
 
 @helper
@@ -83,6 +84,7 @@ def public_table(G, ob):
     ob[OB_ACTING_SEARCHED] = G[SEARCHED] if acting >= 0 else 0
     ob[OB_RIZE_HELD] = G[CHIYA_HOLD]
     ob[OB_BAG] = G[BAG_N]
+    ob[OB_WALK_LEFT] = G[WALK_LEFT]
     for q in range(MAX_PLAYERS):
         seat = q < G[NP]
         ob[OB_SKIPS + q] = G[SKIP + q] if seat else -1

@@ -22,8 +22,9 @@ def public_facts(game):
     """The public table of the game's pending position, read off the full state: what every
     seat at the table knows, as a nested tuple (rules, "Knowledge")."""
     v, p = game.state(), game.n_players
-    acting, actions, searched, held_rize = (int(x) for x in v["turn"])
-    turn = (acting, actions if acting >= 0 else 0, searched if acting >= 0 else 0, held_rize)
+    acting, actions, searched, held_rize, walk_left = (int(x) for x in v["turn"])
+    turn = (acting, actions if acting >= 0 else 0, searched if acting >= 0 else 0, held_rize,
+            walk_left)
     seats = []
     for q in range(p):
         mine = v["held"][q]
@@ -89,7 +90,7 @@ def decoded(obs, n_districts, n_houses):
          tile_read(obs, P.OB_HOUSE_TILE + h, P.OB_HOUSE_BROWN + h, P.OB_HOUSE_WHITE + h))
         for h in range(n_houses))
     turn = tuple(int(obs[f]) for f in (P.OB_ACTING, P.OB_ACTING_ACTIONS, P.OB_ACTING_SEARCHED,
-                                       P.OB_RIZE_HELD))
+                                       P.OB_RIZE_HELD, P.OB_WALK_LEFT))
     bag = tuple(tile_read(obs, P.OB_BAG_TILE + i, P.OB_BAG_BROWN + i, P.OB_BAG_WHITE + i)
                 for i in range(int(obs[P.OB_BAG])))
     return (p, int(obs[P.OB_RIZE]), int(obs[P.OB_DAWN]), int(obs[P.OB_TURN]), turn, bag,

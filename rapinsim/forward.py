@@ -114,6 +114,13 @@ class Engine:
                 "items": g[E.HITEM:E.HITEM + p * E.N_ITEMS].reshape(p, E.N_ITEMS),
                 "seen": g[E.SEEN:E.SEEN + p * E.MAXN].reshape(p, E.MAXN)[:, :n].astype(bool),
                 "returned": g[E.RETURNED:E.RETURNED + n].astype(bool),
+                "tile_brown": g[E.TBR:E.TBR + n], "tile_white": g[E.TWH:E.TWH + n],
+                "tile_chest": g[E.TCH:E.TCH + n],
+                "marked": g[E.MARKER:E.MARKER + self.rules.districts],
+                "skips": g[E.SKIP:E.SKIP + p], "skill_used": g[E.SKILL_USED:E.SKILL_USED + p],
+                "disguised": g[E.DISGUISED:E.DISGUISED + p],
+                "letter_pending": g[E.PENDING:E.PENDING + p],
+                "turn": g[[E.ACTING, E.ACTIONS_LEFT, E.SEARCHED, E.CHIYA_HOLD, E.WALK_LEFT]],
                 "streams": g[E.XS:E.XS + 2 * E.N_STREAMS].view(np.uint64)[:1 + p]}
 
     def describe(self, kind: int, row: np.ndarray) -> str:

@@ -53,13 +53,37 @@ on the board), ``OB_DAWN`` (dawn district, -1 before dawn), ``OB_CHAR`` (own cha
 ``OB_NITEMS + s``, ``OB_CHARS + s``, ``OB_CHEST_HELD + s`` (1 while seat s holds Inaba's chest:
 treasures lie face up, so it is public; it tells the chest from a lone white-rabbit tile, both
 one treasure of 0 rabbits), ``OB_RIZE_TO + s`` (Rize's patrol steps until he enters seat s's
-district, 0: he is there); then ``OB_DIE`` (sides of the escort die). A user policy gets
-the whole observation. The compiled engine writes a built-in heuristic only the fields it
-reads (``BUILTIN_OBS``; the rest cost careful ~9% of its time): careful and greedy read
-``OB_SEAT, OB_PLAYERS, OB_ACTIONS, OB_CHAR, OB_RIZE_STEPS, OB_SEARCHED, OB_TREASURES``, the
-evader and the keeper also ``OB_CHARS``, ``OB_CHEST_HELD``, ``OB_RIZE_TO`` and ``OB_DIE``. Nor
-do they read the option columns ``F_DISTRICT``, ``F_HOUSE`` and ``F_SUB`` (``UNREAD_FEATURES``),
-which the compiled engine writes for user policies only.
+district, 0: he is there); then ``OB_DIE`` (sides of the escort die). The rest of the public
+table follows (rules section "Knowledge" lists every public fact; tests/rapinsim/
+test_observation.py checks each reads off the observation and nothing hidden leaks in):
+``OB_ACTING`` (seat whose turn it is, -1 between turns and at setup), ``OB_ACTING_ACTIONS`` and
+``OB_ACTING_SEARCHED`` (that turn's actions left and search; 0 between turns), ``OB_RIZE_HELD``
+(1: Rize does not move after this turn: Chiya's skill, a whistle of 0), ``OB_BAG`` (tiles Rize
+carries), ``OB_WALK_LEFT`` (at a ``STEP`` decision the steps left in the bicycle's or Cocoa's
+walk, this one included; else 0); per seat ``s`` (-1 where no seat): ``OB_SKIPS + s`` (turns
+still to skip, pitfall), ``OB_SKILLS + s`` (1 while its skill is unused), ``OB_DISGUISED + s``,
+``OB_LETTERS + s`` (its notice-letter district, -1 none), ``OB_LETTER_PENDING + s`` (1: it takes
+at its letter when its next turn starts), ``OB_BROWN + s`` and ``OB_WHITE + s`` (brown rabbits
+and white-rabbit tiles it holds), ``OB_HELD_BY_BROWN + s * (MAX_BROWN + 1) + b`` (its treasures
+of b brown rabbits: with the white tiles and the chest, which treasures it holds); per district
+``d`` (``MAX_DISTRICTS`` slots, -1 where none) ``OB_MARKED + d`` (1: a time marker); per house
+``h`` (``MAX_HOUSES`` slots) ``OB_HOUSE + h`` (-1 empty, no such house or before the deal, 0
+face down, 1 face up), ``OB_HOUSE_TILE + h`` (what everyone knows the tile is, in ``F_TILE``
+codes: 0 a treasure, 1 an item, 3 Inaba's chest, -1 unknown or none; known are a face-up
+treasure and a tile that came back from a hand or Rize's bag: a treasure, face down too after
+Aoyama's hypnotism, as everyone has seen it, an item as an item) with ``OB_HOUSE_BROWN + h`` and
+``OB_HOUSE_WHITE + h`` (that treasure's brown rabbits, 1 for a white-rabbit tile), then the
+tiles Rize carries, oldest first, alike (``OB_BAG_TILE + i``, -1 none; ``OB_BAG_BROWN + i``,
+``OB_BAG_WHITE + i``). What a seat alone knows of a face-down tile reaches it through the option
+rows (``F_KNOWN``...) where the house is an option. A user policy (and search) gets the whole
+observation.
+
+The compiled engine writes a built-in heuristic only the fields it reads (``BUILTIN_OBS``; the
+rest cost careful ~9% of its time): careful and greedy read ``OB_SEAT, OB_PLAYERS, OB_ACTIONS,
+OB_CHAR, OB_RIZE_STEPS, OB_SEARCHED, OB_TREASURES``, the evader and the keeper also
+``OB_CHARS``, ``OB_CHEST_HELD``, ``OB_RIZE_TO`` and ``OB_DIE``; none reads the public table from
+``OB_ACTING`` on. Nor do they read the option columns ``F_DISTRICT``, ``F_HOUSE`` and ``F_SUB``
+(``UNREAD_FEATURES``), which the compiled engine writes for user policies only.
 
 Built-in policies (``POLICIES``, dispatched by id inside the engine):
 
@@ -106,7 +130,8 @@ from simcore.policy import POLICY_SIG, UserPolicy, Weights, policy
 from simcore.rng import randint, uniform
 
 from .rules import (AOYAMA, BICYCLE, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM,
-                    INABA, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, WHISTLE)
+                    INABA, ITEMS, LAMP, LAPIN, MAP, MAX_BROWN, MAX_DISTRICTS, MAX_HOUSES,
+                    MAX_PLAYERS, WHISTLE)
 
 PLACE, ACTION, STEP, HOUSE, DISTRICT, TARGET, DISGUISE, CHARACTER = range(8)
 KIND_NAMES = ("place", "action", "step", "house", "district", "target", "disguise",
@@ -146,6 +171,34 @@ OB_CHARS = OBS.field("characters", MAX_PLAYERS)
 OB_CHEST_HELD = OBS.field("chest_held", MAX_PLAYERS)
 OB_RIZE_TO = OBS.field("rize_to", MAX_PLAYERS, "Rize's patrol steps to each seat's district")
 OB_DIE = OBS.field("die", meaning="sides of the escort die")
+# The rest of the public table (appended: the fields above keep their offsets), for user
+# policies and search; the built-in heuristics read none of it (rules, "Knowledge").
+OB_ACTING = OBS.field("acting", meaning="seat whose turn it is, -1 between turns")
+OB_ACTING_ACTIONS = OBS.field("acting_actions", meaning="actions left in that turn")
+OB_ACTING_SEARCHED = OBS.field("acting_searched", meaning="that seat searched this turn")
+OB_RIZE_HELD = OBS.field("rize_held", meaning="1: Rize does not move after this turn")
+OB_BAG = OBS.field("bag", meaning="tiles Rize carries")
+OB_WALK_LEFT = OBS.field("walk_left", meaning="steps left in the acting seat's walk, 0 none")
+OB_SKIPS = OBS.field("skips", MAX_PLAYERS, "each seat's turns still to skip (pitfall)")
+OB_SKILLS = OBS.field("skills", MAX_PLAYERS, "1 while that seat's skill is unused")
+OB_DISGUISED = OBS.field("disguised", MAX_PLAYERS, "1: in disguise until its next turn")
+OB_LETTERS = OBS.field("letters", MAX_PLAYERS, "each seat's notice-letter district, -1 none")
+OB_LETTER_PENDING = OBS.field("letter_pending", MAX_PLAYERS,
+                              "1: takes at its letter when its next turn starts")
+OB_BROWN = OBS.field("brown_of", MAX_PLAYERS, "brown rabbits each seat holds")
+OB_WHITE = OBS.field("white_of", MAX_PLAYERS, "white-rabbit tiles each seat holds")
+OB_HELD_BY_BROWN = OBS.field("held_by_brown", MAX_PLAYERS * (MAX_BROWN + 1),
+                             "[s * (MAX_BROWN + 1) + b] treasures of b brown rabbits seat s holds")
+OB_MARKED = OBS.field("marked", MAX_DISTRICTS, "1: the district holds a time marker")
+OB_HOUSE = OBS.field("houses", MAX_HOUSES, "-1 empty or no house, 0 face down, 1 face up")
+OB_HOUSE_TILE = OBS.field("house_tiles", MAX_HOUSES, "what everyone knows the house's tile is "
+                          "(F_TILE codes: 0 treasure, 1 item, 3 chest), -1 unknown or none")
+OB_HOUSE_BROWN = OBS.field("house_brown", MAX_HOUSES, "that known treasure's brown rabbits")
+OB_HOUSE_WHITE = OBS.field("house_white", MAX_HOUSES, "1: it is a white-rabbit tile")
+OB_BAG_TILE = OBS.field("bag_tiles", MAX_HOUSES, "the tiles Rize carries, oldest first (F_TILE "
+                        "codes), -1 none")
+OB_BAG_BROWN = OBS.field("bag_brown", MAX_HOUSES, "a carried treasure's brown rabbits")
+OB_BAG_WHITE = OBS.field("bag_white", MAX_HOUSES, "1: a carried white-rabbit tile")
 N_OBS = OBS.size
 MAX_OPTS = 128
 

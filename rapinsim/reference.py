@@ -37,9 +37,15 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
                        OB_TREASURES, OB_TURN, PLACE, STEP, TARGET, CHEST_TILE, O_DISTRICT,
                        choose_builtin, choose_weighted)
 from .policies import CHARACTER, O_CHARACTER
+from .policies import (OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_BAG, OB_BAG_BROWN,
+                       OB_BAG_TILE, OB_BAG_WHITE, OB_BROWN, OB_DISGUISED, OB_HELD_BY_BROWN,
+                       OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_TILE, OB_HOUSE_WHITE, OB_LETTERS,
+                       OB_LETTER_PENDING, OB_MARKED, OB_RIZE_HELD, OB_SKILLS, OB_SKIPS,
+                       OB_WALK_LEFT, OB_WHITE)
 from .rules import (AOYAMA, BICYCLE, CHARACTERS, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as
-                    DISGUISE_ITEM, EMPTY, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_PLAYERS, TRAP,
-                    TRAPS, TREASURE, WHISTLE, RuleArrays, Rules)
+                    DISGUISE_ITEM, EMPTY, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_BROWN,
+                    MAX_DISTRICTS, MAX_HOUSES, MAX_PLAYERS, TRAP, TRAPS, TREASURE, WHISTLE,
+                    RuleArrays, Rules)
 
 HAND = 120       # loc of a tile held by seat s: HAND + s
 BAG = 126        # loc of a tile Rize carries
@@ -62,6 +68,7 @@ class State:
     board: list[int]                  # [N] tile in each house, EMPTY
     face_up: list[bool]               # [N] the house's tile lies face up
     loc: list[int]                    # [N] where each tile is (house, HAND + s, BAG, ...)
+    returned: list[bool]              # [N] came back onto the board: its kind is public
     seen: list[list[bool]]            # [P][N] the seat has looked at that tile
     pos: list[int]                    # [P] district of each pawn, -1 before placement
     rize: int = 0
@@ -85,6 +92,7 @@ class State:
     turn_end: bool = False
     searched: bool = False
     chiya_hold: bool = False
+    walk_left: int = 0                # steps left in a bicycle or Cocoa walk (public)
     seat_stats: np.ndarray = None     # [P, stats.N_SEAT] int16
     win: np.ndarray = None            # [P] float32
     game_stats: np.ndarray = None     # [stats.N_GAME + 2 D] int32
@@ -170,6 +178,13 @@ def treasures_and_rabbits(st, s):
     return len(tr), brown + st.rules.white_pair_value * (white // 2)
 
 
+def put_back(st, t, h, face_up) -> None:
+    """Tile t into the empty house h, back from a hand or Rize's bag: everyone saw it come back,
+    so its kind is public (a treasure: which one, as everyone has seen it)."""
+    st.board[h], st.face_up[h], st.loc[t] = t, face_up, h
+    st.returned[t] = True
+
+
 def tiles_in(st, d):
     return [h for h in houses(st, d) if st.board[h] != EMPTY]
 
@@ -212,7 +227,7 @@ def new_state(rules: Rules, characters: Sequence[str | int], policies: Sequence[
                names=list(names) or [f"policy{s}" for s in range(p)],
                rng=PyRng(key, game, 1 + MAX_PLAYERS),
                inaba_set=(INABA in chars) if inaba_set is None else inaba_set,
-               board=[EMPTY] * n, face_up=[False] * n, loc=[REMOVED] * n,
+               board=[EMPTY] * n, face_up=[False] * n, loc=[REMOVED] * n, returned=[False] * n,
                seen=[[False] * n for _ in range(p)], pos=[-1] * p, game_index=game,
                ra=rules.arrays())
     st.skip, st.skill_used = [0] * p, [False] * p
@@ -280,7 +295,51 @@ def observation(st, s) -> np.ndarray:
         else:
             obs[OB_POS + q] = obs[OB_TREAS + q] = obs[OB_NITEMS + q] = obs[OB_CHARS + q] = -1
             obs[OB_CHEST_HELD + q] = obs[OB_RIZE_TO + q] = -1
+    public_table(st, obs)
     return obs
+
+
+def public_table(st, obs) -> None:
+    """The rest of the public table (``OB_ACTING`` on; rules, "Knowledge")."""
+    ra, k = _t(st), int(st.inaba_set)
+    turn = st.acting >= 0
+    obs[OB_ACTING] = st.acting
+    obs[OB_ACTING_ACTIONS] = st.actions_left if turn else 0
+    obs[OB_ACTING_SEARCHED] = st.searched if turn else 0
+    obs[OB_RIZE_HELD], obs[OB_BAG] = st.chiya_hold, len(st.bag)
+    obs[OB_WALK_LEFT] = st.walk_left
+    for f in (OB_SKIPS, OB_SKILLS, OB_DISGUISED, OB_LETTERS, OB_LETTER_PENDING, OB_BROWN,
+              OB_WHITE):
+        obs[f:f + MAX_PLAYERS] = -1                 # no seat
+    obs[OB_HELD_BY_BROWN:OB_HELD_BY_BROWN + MAX_PLAYERS * (MAX_BROWN + 1)] = -1
+    for q in range(st.n_players):
+        tr = held(st, q, TREASURE)
+        obs[OB_SKIPS + q], obs[OB_SKILLS + q] = st.skip[q], not st.skill_used[q]
+        obs[OB_DISGUISED + q], obs[OB_LETTERS + q] = st.disguised[q], st.letter[q]
+        obs[OB_LETTER_PENDING + q] = st.letter_pending[q]
+        obs[OB_BROWN + q] = sum(int(ra.tile_brown[k, t]) for t in tr)
+        obs[OB_WHITE + q] = sum(int(ra.tile_white[k, t]) for t in tr)
+        by_brown = OB_HELD_BY_BROWN + q * (MAX_BROWN + 1)
+        obs[by_brown:by_brown + MAX_BROWN + 1] = 0
+        for t in tr:
+            obs[by_brown + int(ra.tile_brown[k, t])] += 1
+    obs[OB_MARKED:OB_MARKED + MAX_DISTRICTS] = -1
+    for d in range(st.rules.districts):
+        obs[OB_MARKED + d] = st.marker[d] != 0
+    for h, t in enumerate(st.board):
+        obs[OB_HOUSE + h] = -1 if t == EMPTY else st.face_up[h]
+    obs[OB_HOUSE + len(st.board):OB_HOUSE + MAX_HOUSES] = -1
+    for fields, tiles, known in (
+            ((OB_HOUSE_TILE, OB_HOUSE_BROWN, OB_HOUSE_WHITE), st.board,
+             [t != EMPTY and (st.face_up[h] or st.returned[t]) for h, t in enumerate(st.board)]),
+            ((OB_BAG_TILE, OB_BAG_BROWN, OB_BAG_WHITE), st.bag, [True] * len(st.bag))):
+        code, brown, white = fields                 # what everyone knows the tile is
+        obs[code:code + MAX_HOUSES], obs[brown:brown + MAX_HOUSES] = -1, 0
+        obs[white:white + MAX_HOUSES] = 0
+        for i, t in enumerate(tiles):
+            if known[i]:
+                obs[code + i] = CHEST_TILE if is_chest(st, t) else kind_of(st, t)
+                obs[brown + i], obs[white + i] = ra.tile_brown[k, t], ra.tile_white[k, t]
 
 
 def option(st, s, what, district, arg=-1, house=-1, extra=0) -> list[float]:
@@ -451,7 +510,7 @@ def receive(st, s, t, h) -> None:
     tile goes into the emptied house with its face kept (treasure up, item down)."""
     if st.chars[s] == INABA:
         for u in held(st, s, TREASURE) + held(st, s, ITEM):
-            st.board[h], st.face_up[h], st.loc[u] = u, kind_of(st, u) == TREASURE, h
+            put_back(st, u, h, kind_of(st, u) == TREASURE)
             say(st, f"  Inaba swaps: {tile_name(st, u)} goes into house {h}")
     st.loc[t] = HAND + s
     if kind_of(st, t) == TREASURE:
@@ -507,7 +566,7 @@ def prank(st, s, h) -> None:
     tr = held(st, s, TREASURE)
     if tr:
         t = tr[st.rng.randint(CHANCE, len(tr))]
-        st.board[h], st.face_up[h], st.loc[t] = t, True, h
+        put_back(st, t, h, True)
         say(st, f"  prank: {_who(st, s)} returns {tile_name(st, t)} to house {h}")
 
 
@@ -573,12 +632,14 @@ def walk(st, s, n_steps) -> None:
         opts = [option(st, s, O_STEP, e) for e in dests]
         if k > 0:
             opts.append(option(st, s, O_STOP, st.pos[s]))
+        st.walk_left = n_steps - k
         c = decide(st, s, STEP, opts)
         if c == len(dests):
             break
         step(st, s, dests[c])
         if st.over or st.turn_end:
             break
+    st.walk_left = 0
 
 
 def bicycle(st, s) -> None:
@@ -710,7 +771,7 @@ def hypnotism(st, s) -> None:
     while not [h for h in houses(st, d) if st.board[h] == EMPTY]:
         d = route_next(st, d)
     h = next(h for h in houses(st, d) if st.board[h] == EMPTY)
-    st.board[h], st.face_up[h], st.loc[t] = t, False, h
+    put_back(st, t, h, False)
     say(st, f"  hypnotism: {_who(st, q)} returns {tile_name(st, t)} face down to house {h}")
     update_time_marker(st, d)
     st.turn_end = True
@@ -754,7 +815,7 @@ def return_tiles(st, d) -> None:
     for h in houses(st, d):
         if st.board[h] == EMPTY and st.bag:
             t = st.bag.pop(0)
-            st.board[h], st.face_up[h], st.loc[t] = t, kind_of(st, t) == TREASURE, h
+            put_back(st, t, h, kind_of(st, t) == TREASURE)
             say(st, f"  Rize puts {tile_name(st, t)} back into house {h}")
     update_time_marker(st, d)
 

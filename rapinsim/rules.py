@@ -34,6 +34,9 @@ LAPIN, CHIMAME, AOYAMA, INABA, COCOA, CHIYA = range(6)
 TREASURE, ITEM, TRAP = 0, 1, 2
 EMPTY = -1
 MAX_PLAYERS = 6
+MAX_DISTRICTS = 40     # the largest town (the compiled engine lays its state out for it)
+MAX_HOUSES = 120       # the most houses (tiles)
+MAX_BROWN = 20         # the most brown (or white) rabbits a treasure tile shows
 CHARACTER_SELECTIONS = ("choice", "draw")   # rules field ``character_selection``
 DISGUISE_MODES = ("action", "reaction")     # rules field ``disguise``
 
@@ -305,9 +308,10 @@ def check_board_sense(r: Rules) -> None:
 
 def _validate(r: Rules) -> None:
     ints = {"players_min": (2, MAX_PLAYERS), "players_max": (2, MAX_PLAYERS),
-            "actions_per_turn": (1, 10), "districts": (3, 40), "houses_per_district": (1, 6),
+            "actions_per_turn": (1, 10), "districts": (3, MAX_DISTRICTS),
+            "houses_per_district": (1, 6),
             "die_sides": (1, 20), "inaba_replaces_brown": (0, 20), "white_pair_value": (0, 100),
-            "empty_districts_for_dawn": (1, 40), "max_player_turns": (1, 30000),
+            "empty_districts_for_dawn": (1, MAX_DISTRICTS), "max_player_turns": (1, 30000),
             "bicycle_steps": (1, 10), "cocoa_steps": (1, 10), "whistle_steps": (-3, 3),
             "pitfall_skips": (0, 5)}
     for name, (lo, hi) in ints.items():
@@ -328,9 +332,9 @@ def _validate(r: Rules) -> None:
     if r.players_min > r.players_max:
         raise _err(r, "players_min", f"{r.players_min} exceeds players_max {r.players_max}")
     d = r.districts
-    if r.n_tiles > 120:
+    if r.n_tiles > MAX_HOUSES:
         raise _err(r, "districts", f"{d} districts x {r.houses_per_district} houses exceeds "
-                                   f"120 houses")
+                                   f"{MAX_HOUSES} houses")
     districts = set(range(1, d + 1))
     if not all(_is_int(x) for x in r.route) or sorted(r.route) != sorted(districts):
         raise _err(r, "route", f"must be a permutation of the districts 1..{d}, got "
@@ -345,7 +349,7 @@ def _validate(r: Rules) -> None:
                                     f"{r.die_sides} die faces, got {list(r.rize_start)}")
     check_board_sense(r)
     for t in r.treasures:
-        if not all(_is_int(x) and x >= 0 for x in t) or t[0] > 20 or t[1] > 20:
+        if not all(_is_int(x) and x >= 0 for x in t) or max(t[:2]) > MAX_BROWN:
             raise _err(r, "treasures", f"entry {list(t)} must be (brown, white, count) of "
                                        f"small non-negative integers")
         if t[0] > 0 and t[1] > 0:

@@ -34,18 +34,20 @@ from __future__ import annotations
 from ..rules import MAX_PLAYERS
 from .tables import (ADDR, G, LOG_LEN, MAXD, MAXN, N_ITEMS, N_STREAMS, P, RULES_LEN, R_DEG,
                      R_NSTEPS, R_STEP_TO, rule_vector)
-from .state import (BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD, CHARS, DAWN, FACE_UP, FM_HALTED, FM_LEN,
-                    FM_MARKS, FM_N_MARKS, FM_OBS, FM_PEND, FM_ROWS, FM_SEAT, FM_SIG, FM_STATE,
-                    FM_STOP, GAME_SIG, HELD, HITEM, LETTER, LOG0, OBS, POS, RETURNED, RIZE, SEEN,
-                    TK, TSUB, TURNS, XS)
+from .state import (ACTING, ACTIONS_LEFT, BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD, CHARS, CHIYA_HOLD,
+                    DAWN, DISGUISED, FACE_UP, FM_HALTED, FM_LEN, FM_MARKS, FM_N_MARKS, FM_OBS,
+                    FM_PEND, FM_ROWS, FM_SEAT, FM_SIG, FM_STATE, FM_STOP, GAME_SIG, HELD, HITEM,
+                    LETTER, LOG0, MARKER, OBS, PENDING, POS, RETURNED, RIZE, SEARCHED, SEEN,
+                    SKILL_USED, SKIP, TBR, TCH, TK, TSUB, TURNS, TWH, WALK_LEFT, XS)
 from .forward import fm_decide
 from .search import search
 from .play import play_batch, play_game, play_games
 
-__all__ = ["ADDR", "BAGR", "BAG_CAP", "BAG_HEAD", "BAG_N", "BOARD", "CHARS", "DAWN", "FACE_UP",
-           "FM_HALTED", "FM_LEN", "FM_MARKS", "FM_N_MARKS", "FM_OBS", "FM_PEND", "FM_ROWS",
-           "FM_SEAT", "FM_SIG", "FM_STATE", "FM_STOP", "G", "GAME_SIG", "HELD", "HITEM", "LETTER",
-           "LOG0", "LOG_LEN", "MAXD", "MAXN", "MAX_PLAYERS", "N_ITEMS", "N_STREAMS", "OBS", "P",
-           "POS", "RETURNED", "RIZE", "RULES_LEN", "R_DEG", "R_NSTEPS", "R_STEP_TO", "SEEN", "TK",
-           "TSUB", "TURNS", "XS", "fm_decide", "play_batch", "play_game", "play_games",
-           "rule_vector", "search"]
+__all__ = ["ACTING", "ACTIONS_LEFT", "ADDR", "BAGR", "BAG_CAP", "BAG_HEAD", "BAG_N", "BOARD",
+           "CHARS", "CHIYA_HOLD", "DAWN", "DISGUISED", "FACE_UP", "FM_HALTED", "FM_LEN", "FM_MARKS",
+           "FM_N_MARKS", "FM_OBS", "FM_PEND", "FM_ROWS", "FM_SEAT", "FM_SIG", "FM_STATE", "FM_STOP",
+           "G", "GAME_SIG", "HELD", "HITEM", "LETTER", "LOG0", "LOG_LEN", "MARKER", "MAXD", "MAXN",
+           "MAX_PLAYERS", "N_ITEMS", "N_STREAMS", "OBS", "P", "PENDING", "POS", "RETURNED", "RIZE",
+           "RULES_LEN", "R_DEG", "R_NSTEPS", "R_STEP_TO", "SEARCHED", "SEEN", "SKILL_USED", "SKIP",
+           "TBR", "TCH", "TK", "TSUB", "TURNS", "TWH", "WALK_LEFT", "XS", "fm_decide", "play_batch",
+           "play_game", "play_games", "rule_vector", "search"]

@@ -17,9 +17,9 @@ from .. import stats as S
 from ..policies import N_FEATURES, N_OBS, RANDOM, choose_weighted
 from .tables import ADDR, LOG_CAP, MO, NW, PID, UF, W
 from .state import (CH_ARG, CH_WHAT, ERR, ERR_CHOICE, ERR_KIND, ERR_N, ERR_SEAT, FM_SEAT, GAME_ST,
-                    G_PTR, I64, LOG0, OBS, OPTS, OVER, POS, XS, f32_at, f64_at, fm_at, helper,
-                    i64_at, n_unseen_in, on_g, search_at, streams, u64_at)
-from .observation import features, observe
+                    G_PTR, I64, LOG0, OBS, OPTS, OVER, XS, f32_at, f64_at, fm_at, helper,
+                    i64_at, on_g, search_at, streams, u64_at)
+from .observation import observe, option_rows
 
 
 @helper
@@ -48,11 +48,9 @@ def decide_policy(G, s, kind, n):
     pid = G[PID + s]
     obs = carray(f32_at(G, OBS), N_OBS)
     F = carray(f32_at(G, OPTS), (MO, N_FEATURES))
-    if pid != RANDOM:                   # the random policy reads neither obs nor features
-        observe(G, s)
-        own_unseen = n_unseen_in(G, s, G[POS + s]) if G[POS + s] >= 0 else 0
-        for i in range(n):
-            features(G, s, i, own_unseen, pid < 0)
+    if pid != RANDOM and pid != FM_SEAT:  # the random policy reads neither obs nor features;
+        observe(G, s)                       # the forward model writes them where it halts
+        option_rows(G, s, n, pid < 0)
     rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
     if pid >= 0:
         w = f64_at(G, W + 2 * NW * s)       # the seat's weights (NW of them)

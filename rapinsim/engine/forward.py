@@ -22,7 +22,7 @@ from .state import (BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD, CH_ARG, CH_WHAT, ERR,
                     FM_PEND, FM_PLAYOUT, FM_REGION, FM_ROWS, FM_SEARCH, FM_STATE, FM_STOP, GAME_ST,
                     HELD, I64, LOG0, NP, OBS, OPTS, OVER, RETURNED, RIZE, SEEN, STATE0, TK, TURNS,
                     VOID, hand_add, hand_remove, helper, i64_at, on_g, streams, u64_at)
-from .observation import observe
+from .observation import observe, option_rows
 from .decisions import record
 
 
@@ -144,8 +144,8 @@ def action_key(G, kind, i):
 def fm_decide(G, s, kind, n):
     """``decide`` in the forward model: the logged choice while the log lasts (after any
     determinization marked at this decision), then halt: the seat, kind, number of options, a
-    copy of the state, every seat's observation and the option rows (as ``decide_policy``
-    wrote them: what the seat sees, which no determinization changes) are kept, and the game
+    copy of the state, every seat's observation and the option rows (what the seat sees, which
+    no determinization changes; written here, not at every replayed decision) are kept, and the game
     is over (choice 0, ``OVER``: the kernels unwind as after an illegal answer, asking nobody).
     ``decide_policy`` calls it by address (``fm_at``): its code is not linked, and optimised
     again, into every kernel that decides, and it compiles (with ``determinize``) only when a
@@ -190,7 +190,8 @@ def fm_decide(G, s, kind, n):
         observe(G, q)
         for i in range(N_OBS):
             G[f + FM_OBS + q * N_OBS + i] = G[OBS + i]
-    for i in range(n * N_FEATURES):     # the rows decide_policy wrote for seat s
+    option_rows(G, s, n, True)
+    for i in range(n * N_FEATURES):
         G[f + FM_ROWS + i] = G[OPTS + i]
     G[OVER] = 1
     return 0

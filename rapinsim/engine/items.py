@@ -12,8 +12,8 @@ from ..rules import BICYCLE, COFFEE, DISGUISE as DISGUISE_ITEM, EMPTY, LAMP, MAP
 from .tables import (MAXN, N_ITEMS, R_BIKE, R_COFFEE_END, R_DISGUISE_ACTION, R_N, R_NEXT, R_PREV,
                      R_WHISTLE)
 from .state import (BOARD, CHIYA_HOLD, CH_ARG, CH_WHAT, DISGUISED, FACE_UP, HITEM, HNI, I64, NPD,
-                    NT, OVER, POS, RIZE, SEEN, TURN_END, VOID, any_unseen, helper, n_unseen_in,
-                    on_g, others_in)
+                    NT, OVER, POS, RIZE, SEEN, TURN_END, VOID, WALK_LEFT, any_unseen, helper,
+                    n_unseen_in, on_g, others_in)
 from .decisions import ask, option
 from .board import house_options, look, step_options
 from .rize import discard_item, find_players, rize_enters
@@ -52,12 +52,14 @@ def walk(G, s, n_steps):
         if k > 0:
             option(G, m, O_STOP, G[POS + s])
             m += 1
+        G[WALK_LEFT] = n_steps - k
         c = ask(G, s, STEP, m)
         if G[CH_WHAT + c] == O_STOP:
             break
         step(G, s, G[CH_ARG + c])
         if G[OVER] or G[TURN_END]:
             break
+    G[WALK_LEFT] = 0
 
 
 @on_g(VOID, I64, I64)

@@ -5,19 +5,25 @@ weights (``W``, ``tables.py``) are apart; nothing here changes the game.
 """
 from __future__ import annotations
 
-from ..policies import (CHEST_TILE, EVADER, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN, F_PLAYERS,
-                        F_RIZE, F_SUB, F_TILE, F_TILES, F_UNSEEN, F_VALUE, F_WHAT, N_FEATURES,
-                        OB_ACTIONS, OB_CHAR, OB_CHARS, OB_CHEST_HELD, OB_DAWN, OB_DIE, OB_DISTRICT,
-                        OB_ITEMS, OB_LETTER, OB_MARKERS, OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS,
-                        OB_RIZE, OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL,
-                        OB_TREAS, OB_TREASURES, OB_TURN, O_CHARACTER, O_DISTRICT, O_HOUSE, O_ITEM,
-                        O_PLAYER, O_SEARCH, O_SKILL, O_STEP)
-from ..rules import MAX_PLAYERS, TREASURE
-from .tables import MAXD, MAXN, N_ITEMS, PID, R_DIE, R_HD, R_STEPS, R_WHITE_PAIR
-from .state import (ACTING, ACTIONS_LEFT, BOARD, CHARS, CH_ARG, CH_WHAT, DAWN, FACE_UP, HBROWN,
-                    HCHEST, HITEM, HNI, HTRE, HWHITE, LETTER, NP, NT, N_MARKED, OBS, OPTS, POS,
-                    RIZE, SEARCHED, SEEN, SKILL_USED, TBR, TCH, TK, TSUB, TURNS, TWH, f32_at,
-                    helper, n_unseen_in, others_in)
+from ..policies import (CHEST_TILE, EVADER, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN,
+                        F_PLAYERS, F_RIZE, F_SUB, F_TILE, F_TILES, F_UNSEEN, F_VALUE, F_WHAT,
+                        N_FEATURES, OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_ACTIONS,
+                        OB_BAG, OB_BAG_BROWN, OB_BAG_TILE, OB_BAG_WHITE, OB_BROWN, OB_CHAR,
+                        OB_CHARS, OB_CHEST_HELD, OB_DAWN, OB_DIE, OB_DISGUISED, OB_DISTRICT,
+                        OB_HELD_BY_BROWN, OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_TILE, OB_HOUSE_WHITE,
+                        OB_ITEMS, OB_LETTER, OB_LETTERS, OB_LETTER_PENDING, OB_MARKED, OB_MARKERS,
+                        OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_HELD,
+                        OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_SKILLS,
+                        OB_SKIPS, OB_TREAS, OB_WALK_LEFT, OB_TREASURES, OB_TURN, OB_WHITE,
+                        O_CHARACTER, O_DISTRICT, O_HOUSE, O_ITEM, O_PLAYER, O_SEARCH, O_SKILL,
+                        O_STEP)
+from ..rules import EMPTY, MAX_BROWN, MAX_PLAYERS, TREASURE
+from .tables import MAXD, MAXN, N_ITEMS, PID, R_D, R_DIE, R_HD, R_N, R_STEPS, R_WHITE_PAIR
+from .state import (ACTING, ACTIONS_LEFT, BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD, CHARS, CHIYA_HOLD,
+                    CH_ARG, CH_WHAT, DAWN, DISGUISED, FACE_UP, HBROWN, HCHEST, HITEM, HNI, HTRE,
+                    HWHITE, LETTER, MARKER, NP, NT, N_MARKED, OBS, OPTS, PENDING, POS, RETURNED,
+                    RIZE, SEARCHED, SEEN, SKILL_USED, SKIP, TBR, TCH, TK, TSUB, TURNS, TWH,
+                    WALK_LEFT, f32_at, helper, n_unseen_in, nth_held, others_in)
 
 
 @helper
@@ -56,6 +62,7 @@ def observe(G, s):
                 ob[OB_NITEMS + q] = G[HNI + q]
             else:
                 ob[OB_POS + q] = ob[OB_TREAS + q] = ob[OB_NITEMS + q] = -1
+        public_table(G, ob)
     if pid < 0 or pid >= EVADER:          # careful and greedy read none of these
         ob[OB_DIE] = G[R_DIE]
         rize_row = R_STEPS + G[RIZE] * MAXD
@@ -69,12 +76,67 @@ def observe(G, s):
 
 
 @helper
+def public_table(G, ob):
+    """The rest of the public table (``OB_ACTING`` on), which no built-in heuristic reads."""
+    acting = G[ACTING]
+    ob[OB_ACTING] = acting
+    ob[OB_ACTING_ACTIONS] = G[ACTIONS_LEFT] if acting >= 0 else 0
+    ob[OB_ACTING_SEARCHED] = G[SEARCHED] if acting >= 0 else 0
+    ob[OB_RIZE_HELD] = G[CHIYA_HOLD]
+    ob[OB_BAG] = G[BAG_N]
+    ob[OB_WALK_LEFT] = G[WALK_LEFT]
+    for q in range(MAX_PLAYERS):
+        seat = q < G[NP]
+        ob[OB_SKIPS + q] = G[SKIP + q] if seat else -1
+        ob[OB_SKILLS + q] = 1 - G[SKILL_USED + q] if seat else -1
+        ob[OB_DISGUISED + q] = G[DISGUISED + q] if seat else -1
+        ob[OB_LETTERS + q] = G[LETTER + q] if seat else -1
+        ob[OB_LETTER_PENDING + q] = G[PENDING + q] if seat else -1
+        ob[OB_BROWN + q] = G[HBROWN + q] if seat else -1
+        ob[OB_WHITE + q] = G[HWHITE + q] if seat else -1
+        by_brown = OB_HELD_BY_BROWN + q * (MAX_BROWN + 1)
+        for b in range(MAX_BROWN + 1):
+            ob[by_brown + b] = 0 if seat else -1
+        for r in range(G[HTRE + q] if seat else 0):
+            ob[by_brown + G[TBR + nth_held(G, q, TREASURE, r)]] += 1
+    for d in range(MAXD):
+        ob[OB_MARKED + d] = G[MARKER + d] if d < G[R_D] else -1
+    dealt = G[R_N] if G[RIZE] >= 0 else 0         # nothing on the board before the deal
+    for h in range(MAXN):
+        t = G[BOARD + h] if h < dealt else EMPTY
+        ob[OB_HOUSE + h] = -1 if t == EMPTY else G[FACE_UP + h]
+        public_tile(G, ob, OB_HOUSE_TILE + h, OB_HOUSE_BROWN + h, OB_HOUSE_WHITE + h, t,
+                    t != EMPTY and (G[FACE_UP + h] != 0 or G[RETURNED + t] != 0))
+    for i in range(MAXN):
+        t = G[BAGR + ((G[BAG_HEAD] + i) & (BAG_CAP - 1))] if i < G[BAG_N] else EMPTY
+        public_tile(G, ob, OB_BAG_TILE + i, OB_BAG_BROWN + i, OB_BAG_WHITE + i, t, t != EMPTY)
+
+
+@helper
+def public_tile(G, ob, code, brown, white, t, known):
+    """What everyone knows tile t is (``known``; t EMPTY: none): its ``F_TILE`` code at
+    ob[code] (-1 unknown or none), a treasure's rabbits at ob[brown] and ob[white]."""
+    ob[code] = (CHEST_TILE if G[TCH + t] else G[TK + t]) if known else -1
+    ob[brown] = G[TBR + t] if known else 0
+    ob[white] = G[TWH + t] if known else 0
+
+
+@helper
+def option_rows(G, s, n, full):
+    """The n options' feature rows as seat s sees them, into OPTS (written when a policy that
+    reads features decides, or where the forward model halts; the state does not change
+    between the options and the decision). The own district's unseen tiles are counted once
+    (a pass, the searches, the items and the skill all concern it)."""
+    own_unseen = n_unseen_in(G, s, G[POS + s]) if G[POS + s] >= 0 else 0
+    for i in range(n):
+        features(G, s, i, own_unseen, full)
+
+
+@helper
 def features(G, s, i, own_unseen, full):
-    """The feature row i of an option as seat s sees it, into OPTS (written when a policy that
-    reads features decides; the state does not change between the options and the decision).
-    Inlined into ``decide_policy``'s loop over the options, its one caller. ``full``: for a
-    user policy; the built-in heuristics read no ``UNREAD_FEATURES`` column (``policies.py``),
-    so those are left unwritten for them."""
+    """The feature row i of an option as seat s sees it, into OPTS (``option_rows``).
+    ``full``: for a user policy; the built-in heuristics read no ``UNREAD_FEATURES`` column
+    (``policies.py``), so those are left unwritten for them."""
     what, a = G[CH_WHAT + i], G[CH_ARG + i]
     arg, house, extra, district = -1, -1, 0, G[POS + s]
     if what == O_SEARCH or what == O_HOUSE:

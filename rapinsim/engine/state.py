@@ -28,11 +28,11 @@ from .tables import G, MAXD, MAXN, MO, N_ITEMS, N_STREAMS, P, R_H, R_N, arrays, 
 
 # ---- one game's state: scalars
 (RIZE, DAWN, N_MARKED, TURNS, OVER, STALLED, DAWN_END, ACTING, ACTIONS_LEFT, TURN_END, SEARCHED,
- CHIYA_HOLD, BAG_N, BAG_HEAD, NP, ISET, GAME, ERR, ERR_SEAT, ERR_KIND, ERR_CHOICE,
+ CHIYA_HOLD, WALK_LEFT, BAG_N, BAG_HEAD, NP, ISET, GAME, ERR, ERR_SEAT, ERR_KIND, ERR_CHOICE,
  ERR_N) = scalars(
     "rize", "dawn", "n_marked", "turns", "over", "stalled", "dawn_end", "acting", "actions_left",
-    "turn_end", "searched", "chiya_hold", "bag_n", "bag_head", "np", "iset", "game", "err",
-    "err_seat", "err_kind", "err_choice", "err_n")
+    "turn_end", "searched", "chiya_hold", "walk_left", "bag_n", "bag_head", "np", "iset", "game",
+    "err", "err_seat", "err_kind", "err_choice", "err_n")
 # per seat
 CHARS, POS, SKIP, SKILL_USED, LETTER, PENDING, GROUP, DISGUISED = arrays(
     P, "chars", "pos", "skip", "skill_used", "letter", "pending", "group", "disguised")

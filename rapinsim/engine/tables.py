@@ -13,13 +13,13 @@ from simcore import search as SR
 from simcore.layout import Layout
 
 from ..policies import DEFAULT_W, MAX_OPTS
-from ..rules import ITEMS, MAX_PLAYERS, Rules
+from ..rules import ITEMS, MAX_DISTRICTS, MAX_HOUSES, MAX_PLAYERS, Rules
 
 N_ITEMS = len(ITEMS)
 N_STREAMS = 1 + MAX_PLAYERS
-MAXD = 40           # most districts the rules allow
+MAXD = MAX_DISTRICTS
 LOG_LEN = 8192      # decisions a kept log holds (a search seat's game keeps one)
-MAXN = 120          # most houses (tiles)
+MAXN = MAX_HOUSES
 P = MAX_PLAYERS
 MO = MAX_OPTS
 

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rapinsim import api, simulate
+from rapinsim import api, new_game, simulate
 from rapinsim import policies as P
 from rapinsim import reference as ref
 from rapinsim import stats as S
@@ -271,6 +271,30 @@ def test_builtin_heuristics_read_only_the_observation_written_for_them(board):
         b = ref.play_game(BOARDS[board], [scrambled(p) for p in pids], names, key, game,
                           chars if game % 2 else None)
         assert a.decisions == b.decisions and len(a.decisions) > 20
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_both_engines_show_a_user_policy_the_same_observations(case):
+    """The reference engine's observation at every decision of a user policy's game equals the
+    compiled one's (its forward model writes every seat's ``observe``), field by field: the
+    default town, the ring of 10 with other rules, the largest board."""
+    rules, n = [(RULES, 4), (BOARDS[1].replace(time_markers_permanent=False, whistle_steps=0,
+                                               disguise="reaction"), 6),
+                (RULES.replace(**BIG_BOARDS[0]), 5), (RULES, 2)][case]
+    shown = []
+
+    def recorder(kind, obs, opts, n_opts, rng):
+        shown.append(obs.copy())
+        return len(shown) * 7 % n_opts
+
+    seed = 60 + case
+    st_ = ref.play_game(rules, [recorder] * n, ["recorder"] * n, root_key(seed), 0)
+    g = new_game(n, seed, rules=rules)
+    for (seat, _, n_opts, choice), obs in zip(st_.decisions, shown, strict=True):
+        assert g.to_act == (seat, n_opts)
+        np.testing.assert_array_equal(g.observation(seat), obs)
+        g.step(choice)
+    assert g.done and len(shown) > 50
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])

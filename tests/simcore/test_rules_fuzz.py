@@ -56,6 +56,8 @@ def documents(draw, game):
             box[path[-1]]
         except (KeyError, IndexError, TypeError):
             continue                       # an earlier change removed this place
+        if not isinstance(box, (dict, list)):
+            continue                       # ... or made it a string (indexable, not writable)
         how = draw(st.sampled_from(["replace", "delete", "grow", "nest", "graph"]))
         if how == "replace":
             box[path[-1]] = draw(values)

@@ -132,9 +132,9 @@ class Engine:
         if what in (O_NO, O_YES):
             return "keep the disguise" if what == O_NO else "discard the disguise"
         if what == O_STEP:
-            return f"step to district {d}"
+            return f"step to district {d + 1}"     # numbered from 1, as the rules number them
         if what == O_DISTRICT:
-            return f"district {d}"
+            return f"district {d + 1}"
         if what == O_ITEM:
             return f"use {ITEMS[arg]}"
         if what == O_SKILL:

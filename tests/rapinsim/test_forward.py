@@ -238,3 +238,14 @@ def test_determinized_hidden_tiles_follow_the_true_distribution():
     # an item known to lie somewhere stays an item
     assert all(cells[k][1] == 0 for k in cells if k[0] in ("hand", "bag", "returned")
                and k[1] in ("treasure", "trap"))
+
+
+def test_districts_are_described_as_the_rules_number_them():
+    """From 1 (Rize starts in district 2 or 7), as the docs and the replay log number them."""
+    g = rapinsim.new_game(3, 1)
+    while g.current.kind != "place":
+        g.step(0)
+    rize = int(g.state()["rize"][0])
+    assert rize + 1 in (2, 7)
+    assert f"district {rize + 1}" not in g.current.options       # nobody is placed with Rize
+    assert g.current.options[0] == "district 1"

@@ -26,7 +26,8 @@ def public(option: str) -> str:
 
 
 def knowledge(v, s):
-    """What seat s knows of the tiles: each tile it has seen, where it is and what it is."""
+    """What seat s knows of the tiles: each tile it has seen, where it is (or gone: an item
+    played) and what it is."""
     where = {}
     for h, t in enumerate(v["board"]):
         if t >= 0:
@@ -36,7 +37,7 @@ def knowledge(v, s):
             where[t] = ("hand", q)
     for i, t in enumerate(v["bag"]):
         where[t] = ("bag", i)
-    return sorted((where.get(t), int(v["tile_kind"][t]), int(v["tile_sub"][t]),
+    return sorted((where.get(t, ("gone",)), int(v["tile_kind"][t]), int(v["tile_sub"][t]),
                    int(v["tile_brown"][t]), int(v["tile_white"][t]), int(v["tile_chest"][t]))
                   for t in np.flatnonzero(v["seen"][s]))
 

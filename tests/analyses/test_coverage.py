@@ -65,7 +65,7 @@ def test_seat_intervals_cover_and_the_seat_test_holds_its_size(null):
     c, t, m = moments_of(x)
     p = null.players
     tests = [equal_shares_test(c[r], t[r], m[r], False) for r in range(REPS)]
-    assert {(d, name) for _, d, _, name in tests} == {(p - 1, "cluster-robust Wald")}
+    assert {(d, name) for _, d, _, name in tests} == {(p - 1, "cluster-robust Wald, F reference")}
     size = np.mean([pv < 0.05 for _, _, pv, _ in tests])
     assert 0.025 <= size <= 0.085
     pearson = [equal_shares_test(c[r], t[r], m[r], True)[2] for r in range(REPS)]

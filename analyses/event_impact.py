@@ -15,7 +15,7 @@ from simcore.games import Variant
 from .data import Frame, collect, columns, game_of, lazy, require, score_column
 from .games import check_policies, game_module, policy_name
 from .stats import (Z95, adjust_table, cluster_key, cluster_moments, difference, moments,
-                    two_sided_p)
+                    paired_p, t95, two_sided_p)
 
 
 @dataclass(frozen=True)
@@ -160,14 +160,14 @@ def paired_impact(df: Frame, a: str, b: str, column: str = "variant",
     share and in score) under rules ``b`` minus under rules ``a``, where both played the same
     game indices (``column`` names the rules of each row, e.g. a sweep's ``variant``).
 
-    Rows per thing, group (game-level things by ``policy`` when several played, else by
-    ``seat``; seat-level things over all rows, group ``all``) and measure (``win``,
-    ``score``): ``games`` (game indices), ``a`` and ``b`` (the impact under each), ``diff``
-    (b - a) with a paired 95% interval and a two-sided ``p``. Paired: each impact is a smooth
-    function of per-game-index sums, so its error is the sum of each game index's influence
-    (its linearisation); the difference's variance is the cluster-robust (CR1) variance of
-    the difference of the two influences, game index by game index, so the luck the two
-    rules share on a game index cancels. A thing that happened always or never under either
+    Rows per thing, group (game-level things by ``policy`` when several played, else by ``seat``;
+    seat-level things over all rows, group ``all``) and measure (``win``, ``score``): ``games``
+    (game indices), ``a`` and ``b`` (the impact under each), ``diff`` (b - a) with a paired 95%
+    t(C - 1) interval and a two-sided ``p`` (``stats.paired_p``). Paired: each impact is a
+    smooth function of per-game-index sums, so its error is the sum of each game index's
+    influence (its linearisation); the difference's variance is the cluster-robust (CR1)
+    variance of the difference of the two influences, game index by game index, so the luck the
+    two rules share on a game index cancels. A thing that happened always or never under either
     rules is left out; a p-value needs ``MIN_GROUP`` seat-games with and without it under
     both."""
     lf = lazy(df)
@@ -207,14 +207,11 @@ def paired_impact(df: Frame, a: str, b: str, column: str = "variant",
                     se = (np.sqrt(c / (c - 1) * ((psi_b - psi_a) ** 2).sum()) if c > 1
                           else np.nan)
                     diff = db - da
-                    if small_a or small_b or not se >= 0:
-                        p = np.nan
-                    else:     # no spread: the same change in every game index (p 0 or 1)
-                        p = float(two_sided_p(diff / se)) if se > 0 else float(diff == 0)
+                    p = np.nan if small_a or small_b else paired_p(diff, se, c)
                     rows.append({"kind": t.kind, "thing": t.name, "by": by or "all", "group": g,
                                  "measure": measure, "games": c, "a": da, "b": db,
-                                 "diff": diff, "ci_low": diff - Z95 * se,
-                                 "ci_high": diff + Z95 * se, "p": p})
+                                 "diff": diff, "ci_low": diff - t95(c) * se,
+                                 "ci_high": diff + t95(c) * se, "p": p})
     return pl.DataFrame(rows, schema={"kind": pl.String, "thing": pl.String, "by": pl.String,
                                       "group": pl.String, "measure": pl.String,
                                       "games": pl.Int64, "a": pl.Float64, "b": pl.Float64,

@@ -239,6 +239,18 @@ def two_sided_p(z: np.ndarray | float, dof: np.ndarray | float | None = None) ->
         return 2 * (sp.norm.sf(z) if dof is None else sp.t.sf(z, dof))
 
 
+def paired_p(diff: float, se: float, games: int) -> float:
+    """Two-sided p-value of a paired difference over ``games`` game indices: the t test on
+    t(games - 1); where the change is the same in every game index no spread is left to test
+    with, and the p is the exact sign test over the game indices: 1 for no change, else
+    2 / 2^games (0.5 from 2 games), never the 0 a zero variance would give. NaN under 2."""
+    if se > 0:
+        return float(two_sided_p(diff / se, games - 1))
+    if np.isnan(se):
+        return math.nan
+    return 1.0 if diff == 0 else min(1.0, 2.0 * 0.5 ** games)
+
+
 def adjust_table(t: pl.DataFrame, cols: Sequence[str], method: str = "holm") -> pl.DataFrame:
     """Add ``<col>_adj`` for each p-value column of ``cols``, adjusted as ONE family: every
     p-value of the table (all rows, all the columns) counts as one test."""

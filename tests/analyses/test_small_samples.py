@@ -1,6 +1,7 @@
 """Few game indices and degenerate results: t and F references, refusals in one line where a
 test cannot be computed, never a verdict without a p-value."""
 import numpy as np
+import polars as pl
 import pytest
 
 from analyses import seat_advantage
@@ -68,3 +69,13 @@ def test_a_seat_that_never_wins_gives_no_verdict():
     assert t.filter(t["seat"] == 2)["wins"][0] == 0
     notes = " ".join(seats_notes(t))
     assert "not computable" in notes and "no evidence" not in notes and "p = ," not in notes
+
+
+def test_the_same_change_in_every_game_index_gets_the_sign_test_not_p_0():
+    from analyses.diff import paired
+    per = pl.DataFrame({"metric": ["m"] * 4, "variant": ["a", "a", "b", "b"],
+                        "game": [0, 1, 0, 1], "v": [1.0, 2.0, 1.5, 2.5]})
+    t = paired(per, ["metric"], "a", "b").row(0, named=True)
+    assert t["diff"] == 0.5 and t["p"] == 0.5          # 2 games, same sign: 2 / 2^2
+    same = paired(per.with_columns(v=pl.col("game").cast(pl.Float64)), ["metric"], "a", "b")
+    assert same["p"][0] == 1.0

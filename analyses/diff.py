@@ -27,7 +27,7 @@ from .data import columns
 from .games import game_spec
 from .event_impact import paired_impact
 from .metrics import per_game
-from .stats import adjust_pvalues, paired_p, t95
+from .stats import adjust_pvalues, paired_p, t_interval
 from .sweep import Variant, sweep, variants_of
 
 
@@ -45,12 +45,12 @@ def paired(per: pl.DataFrame, key: Sequence[str], a: str, b: str) -> pl.DataFram
         d = y - x
         se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
         mean = float(d.mean()) if d.size else np.nan
-        p = paired_p(mean, se, d.size)
-        q = t95(d.size)
+        low, high = t_interval(mean, se, d.size)
         rows.append({**dict(zip(key, k)), "games": int(d.size),
                      "a": float(x.mean()) if d.size else np.nan,
                      "b": float(y.mean()) if d.size else np.nan, "diff": mean,
-                     "ci_low": mean - q * se, "ci_high": mean + q * se, "p": p})
+                     "ci_low": low, "ci_high": high,
+                     "p": paired_p(mean, se, d.size)})
     return pl.DataFrame(rows)
 
 

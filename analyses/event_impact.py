@@ -14,8 +14,8 @@ from simcore.games import Variant
 
 from .data import Frame, collect, columns, game_of, lazy, require, score_column
 from .games import check_policies, game_module, policy_name
-from .stats import (Z95, adjust_table, cluster_key, cluster_moments, difference, moments,
-                    paired_p, t95, two_sided_p)
+from .stats import (adjust_table, cluster_key, cluster_moments, difference, moments, paired_p,
+                    t_interval, two_sided_p)
 
 
 @dataclass(frozen=True)
@@ -144,12 +144,12 @@ def _difference(sums: pl.DataFrame, i: str) -> pl.DataFrame:
     for key, label in (("w", "win"), ("s", "score")):
         c, t, m = moments(sums, [key + i, "n" + i, key, "n"])
         diff, se, se0 = difference(c, t, m)
+        low, high = t_interval(diff, se, c, (-1, 1) if key == "w" else (-np.inf, np.inf))
         with np.errstate(invalid="ignore", divide="ignore"):
             out |= {f"{label}_with": t[:, 0] / n1, f"{label}_without": (t[:, 2] - t[:, 0]) / n0,
-                    f"{label}_diff": diff, f"{label}_ci_low": diff - Z95 * se,
-                    f"{label}_ci_high": diff + Z95 * se,
+                    f"{label}_diff": diff, f"{label}_ci_low": low, f"{label}_ci_high": high,
                     f"p_{label}": np.where((np.minimum(n1, n0) >= MIN_GROUP) & (se0 > 0),
-                                           two_sided_p(diff / se0), np.nan)}
+                                           two_sided_p(diff / se0, c - 1), np.nan)}
     return pl.DataFrame(out)
 
 
@@ -208,10 +208,10 @@ def paired_impact(df: Frame, a: str, b: str, column: str = "variant",
                           else np.nan)
                     diff = db - da
                     p = np.nan if small_a or small_b else paired_p(diff, se, c)
+                    low, high = t_interval(diff, se, c)
                     rows.append({"kind": t.kind, "thing": t.name, "by": by or "all", "group": g,
                                  "measure": measure, "games": c, "a": da, "b": db,
-                                 "diff": diff, "ci_low": diff - t95(c) * se,
-                                 "ci_high": diff + t95(c) * se, "p": p})
+                                 "diff": diff, "ci_low": low, "ci_high": high, "p": p})
     return pl.DataFrame(rows, schema={"kind": pl.String, "thing": pl.String, "by": pl.String,
                                       "group": pl.String, "measure": pl.String,
                                       "games": pl.Int64, "a": pl.Float64, "b": pl.Float64,
@@ -306,9 +306,9 @@ def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed
                 with_, without = part[key].to_numpy(), part[f"{key}_off"].to_numpy()
                 d = with_ - without
                 se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
+                low, high = t_interval(d.mean(), se, d.size)
                 row |= {f"{key}_with": with_.mean(), f"{key}_without": without.mean(),
-                        f"{key}_diff": d.mean(), f"{key}_ci_low": d.mean() - Z95 * se,
-                        f"{key}_ci_high": d.mean() + Z95 * se,
-                        f"p_{key}": float(two_sided_p(d.mean() / se)) if se > 0 else np.nan}
+                        f"{key}_diff": d.mean(), f"{key}_ci_low": low, f"{key}_ci_high": high,
+                        f"p_{key}": paired_p(d.mean(), se, d.size)}
             rows.append(row)
     return adjust_table(pl.DataFrame(rows), ["p_win", "p_score"], adjust)

@@ -152,6 +152,14 @@ def t95(c) -> np.ndarray:
         return np.where(c >= 2, sp.t.ppf(0.975, np.maximum(c - 1, 1)), np.nan)
 
 
+def t_interval(est, se, c, bounds: tuple[float, float] = (-math.inf, math.inf)
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The 95% interval est -/+ t95(c) se of a statistic over ``c`` clusters, clipped to the
+    values it can take (``bounds``: (0, 1) for a share, (-1, 1) for a difference of shares)."""
+    half = t95(c) * np.asarray(se, dtype=np.float64)
+    return np.clip(est - half, *bounds), np.clip(est + half, *bounds)
+
+
 def clustered_wilson(c, t, m, z=None) -> tuple[np.ndarray, ...]:
     """Win rate (win shares y over seat-games n) with a Wilson interval on the effective n:
     n divided by the design effect, the cluster-robust variance over the binomial one, and

@@ -10,7 +10,7 @@ import pytest
 from analyses import event_impact, seat_advantage, win_rates
 from analyses.tournament import pairwise
 from analyses.stats import (Z95, clustered_wilson, difference, equal_shares_test, moments_of,
-                            ratio, wilson)
+                            ratio, t95, wilson)
 from synth import Clustered
 
 REPS, CLUSTERS = 300, 150
@@ -201,12 +201,12 @@ def test_the_analyses_compute_exactly_these_statistics(planted):
     x = planted.policy_sums(0, planted.win)[0]
     d, se, _ = difference(*moments_of(with_without(x[:, 0], x[:, 1], planted.thing[0])))
     assert ev["win_diff"] == pytest.approx(d, rel=1e-9)
-    assert ev["win_ci_high"] - ev["win_ci_low"] == pytest.approx(2 * Z95 * se, rel=1e-9)
+    assert ev["win_ci_high"] - ev["win_ci_low"] == pytest.approx(2 * t95(CLUSTERS) * se, rel=1e-9)
     pw = pairwise(bloom).filter((pl.col("policy") == "p0") & (pl.col("opponent") == "p2"))
     rate, se = ratio(*moments_of(ahead_sums(planted, 0, 2)[0][0]))
     assert pw["ahead_rate"][0] == pytest.approx(rate, rel=1e-9)
-    assert pw["ci_high"][0] - pw["ci_low"][0] == pytest.approx(2 * Z95 * se, rel=1e-9)
+    assert pw["ci_high"][0] - pw["ci_low"][0] == pytest.approx(2 * t95(CLUSTERS) * se, rel=1e-9)
     ch = event_impact(lapin).filter(pl.col("thing") == "c0").row(0, named=True)
     d, se, _ = difference(*moments_of(attribute_sums(planted, planted.win)[0]))
     assert ch["win_diff"] == pytest.approx(d, rel=1e-6)
-    assert ch["win_ci_high"] - ch["win_ci_low"] == pytest.approx(2 * Z95 * se, rel=1e-6)
+    assert ch["win_ci_high"] - ch["win_ci_low"] == pytest.approx(2 * t95(CLUSTERS) * se, rel=1e-6)

@@ -9,7 +9,7 @@ import pytest
 
 from analyses import event_impact, seat_advantage, win_rates
 from analyses.tournament import pairwise
-from analyses.stats import (Z95, clustered_wilson, difference, equal_shares_test, moments_of,
+from analyses.stats import (clustered_wilson, difference, equal_shares_test, moments_of,
                             ratio, t95, wilson)
 from synth import Clustered
 
@@ -81,7 +81,7 @@ def test_seat_intervals_cover_and_the_seat_test_holds_its_size(null):
     covered = []
     for s in range(p):
         mean, se = ratio(*moments_of(np.stack([score[..., s], x[..., p + s]], axis=-1)))
-        covered += list(np.abs(mean - truth) <= Z95 * se)
+        covered += list(np.abs(mean - truth) <= t95(CLUSTERS) * se)
     assert near_95(covered)
 
 
@@ -103,8 +103,8 @@ def test_game_level_thing_null_size_and_coverage(null):
             x = null.policy_sums(k, values)
             d, se, se0 = difference(*moments_of(with_without(x[..., 0], x[..., 1],
                                                              null.thing)))
-            covered += list(np.abs(d) <= Z95 * se)
-            rejected += list(np.abs(d) > Z95 * se0)
+            covered += list(np.abs(d) <= t95(CLUSTERS) * se)
+            rejected += list(np.abs(d) > t95(CLUSTERS) * se0)
     assert near_95(covered)
     assert 0.025 <= np.mean(rejected) <= 0.075
 
@@ -120,9 +120,9 @@ def test_game_level_thing_planted_effect_is_covered_and_found(planted):
             x = planted.policy_sums(k, values)
             d, se, se0 = difference(*moments_of(with_without(x[..., 0], x[..., 1],
                                                              planted.thing)))
-            covered += list(np.abs(d - truth) <= Z95 * se)
+            covered += list(np.abs(d - truth) <= t95(CLUSTERS) * se)
             if k == 0:
-                found += list(np.abs(d) > Z95 * se0)
+                found += list(np.abs(d) > t95(CLUSTERS) * se0)
     assert near_95(covered)
     assert np.mean(found) > 0.8
 
@@ -142,8 +142,8 @@ def test_seat_level_attribute_null_size_and_coverage(null):
         for values in (null.win, null.score):
             x = attribute_sums(null, values, a)
             d, se, se0 = difference(*moments_of(x))
-            covered += list(np.abs(d) <= Z95 * se)
-            rejected += list(np.abs(d) > Z95 * se0)
+            covered += list(np.abs(d) <= t95(CLUSTERS) * se)
+            rejected += list(np.abs(d) > t95(CLUSTERS) * se0)
     assert near_95(covered)
     assert 0.025 <= np.mean(rejected) <= 0.075
     # the character's win rate (what the report's table shows) covers its fair 1/P
@@ -154,7 +154,7 @@ def test_seat_level_attribute_null_size_and_coverage(null):
 
 def test_seat_level_attribute_planted_effect_is_found(planted):
     d, _, se0 = difference(*moments_of(attribute_sums(planted, planted.win)))
-    assert np.mean(d > Z95 * se0) > 0.8
+    assert np.mean(d > t95(CLUSTERS) * se0) > 0.8
 
 
 def ahead_sums(g: Clustered, i: int, j: int) -> tuple[np.ndarray, float]:
@@ -180,7 +180,7 @@ def test_head_to_head_interval_covers_the_truth(null):
     for i, j in ((0, 1), (0, 2), (2, 1)):
         x, truth = ahead_sums(null, i, j)
         rate, se = ratio(*moments_of(x))
-        covered += list(np.abs(rate - truth) <= Z95 * se)
+        covered += list(np.abs(rate - truth) <= t95(CLUSTERS) * se)
     assert near_95(covered)
 
 

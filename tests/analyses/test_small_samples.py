@@ -79,3 +79,13 @@ def test_the_same_change_in_every_game_index_gets_the_sign_test_not_p_0():
     assert t["diff"] == 0.5 and t["p"] == 0.5          # 2 games, same sign: 2 / 2^2
     same = paired(per.with_columns(v=pl.col("game").cast(pl.Float64)), ["metric"], "a", "b")
     assert same["p"][0] == 1.0
+
+
+def test_the_win_rate_table_warns_under_20_game_indices(tmp_path, capsys):
+    from analyses.cli import main
+    for clusters, warned in ((12, True), (20, False)):
+        path = tmp_path / f"r{clusters}.parquet"
+        Clustered(1, clusters, (0.0, 0.3, 0.6), seed=5).frame(0).write_parquet(path)
+        assert main(["winrates", str(path)]) == 0
+        out = capsys.readouterr().out
+        assert ("caution: only 12 game indices (fewer than 20)" in out) == warned

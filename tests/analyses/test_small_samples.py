@@ -6,6 +6,8 @@ import pytest
 
 from analyses import seat_advantage
 from analyses.display import seats_notes
+from analyses.plots import seat_plot
+from analyses.report import seat_headline
 from analyses.stats import Z95, clustered_wilson, equal_shares_test, moments_of, wilson
 from synth import Clustered
 from test_coverage import seat_sums
@@ -58,9 +60,13 @@ def test_seat_test_refuses_with_no_more_game_indices_than_free_shares():
     g = Clustered(1, 3, (0.0, 0.3, 0.6, 0.9), players=4, seed=3)
     stat, dof, p, name = equal_shares_test(*(a[0] for a in moments_of(seat_sums(g))), False)
     assert np.isnan(p) and name.startswith("not computable: 3 game indices for 3")
-    notes = " ".join(seats_notes(seat_advantage(g.frame(0))))
+    table = seat_advantage(g.frame(0))
+    notes = " ".join(seats_notes(table))
     assert "not computable" in notes and "seats are not equal" not in notes
     assert "only 3 game indices" in notes
+    headline = seat_headline(table)
+    assert "seat test not computable: 3 game indices" in headline and "not equal" not in headline
+    assert "not computable" in seat_plot(table).axes[0].get_xlabel()
 
 
 def test_a_seat_that_never_wins_gives_no_verdict():

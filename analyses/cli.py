@@ -22,6 +22,7 @@ from .report import partial_folder, report
 from .seats import seat_advantage
 from .solve import solve
 from .skill import RUNG_GAMES, SEARCH_GAMES, SEARCH_RUNG, parse_rungs
+from .stats import few_clusters
 from .sweep import CHUNK, variants_of, sweep
 from .sweep import table as sweep_table
 from .tournament import tournament
@@ -278,8 +279,10 @@ def _run(args: argparse.Namespace) -> None:
         page = report(scan(args.results), args.out, args.rules)
         print(f"report: {page.resolve()}")
     elif args.command == "winrates":
-        print(display.to_text(display.win_rates_table(win_rates(scan(args.results), args.by),
-                                                      args.by)))
+        t = win_rates(scan(args.results), args.by)
+        print(display.to_text(display.win_rates_table(t, args.by)))
+        if caution := few_clusters(t["clusters"].min()):
+            print(f"caution: {caution}")
     elif args.command == "seats":
         t = seat_advantage(scan(args.results), args.score)
         print(display.to_text(display.seats_table(t)))

@@ -2,11 +2,12 @@
 
 Both rules sets play the same seeds in every rotation of the seating (``analyses.sweep``), so
 each metric is compared game index by game index: the difference B - A of its per-game values
-(each game index counted once, its seatings averaged), with a 95% interval and a two-sided
-p-value, Holm-adjusted over the whole table (one family: every row of the diff). An event
-impact is a ratio over many games rather than a per-game value; its rows pair the two rules'
-estimates through each game index's influence (``event_impact.paired_impact``) and join the
-same family.
+(each game index counted once, its seatings averaged), with a 95% t interval over the game
+indices and a two-sided p-value (``stats.paired_p``: the sign test where the change is the same
+in every game index), Holm-adjusted over the whole table (one family: every row of the diff). An
+event impact is a ratio over many games rather than a per-game value; its rows pair the two
+rules' estimates through each game index's influence (``event_impact.paired_impact``) and join
+the same family.
 """
 from __future__ import annotations
 
@@ -21,22 +22,13 @@ import numpy as np
 import polars as pl
 
 from simcore import games
-from simcore.summary import Z95
 
 from .data import columns
 from .games import game_spec
 from .event_impact import paired_impact
 from .metrics import per_game
-from .stats import adjust_pvalues, two_sided_p
+from .stats import adjust_pvalues, paired_p, t_interval
 from .sweep import Variant, sweep, variants_of
-
-
-def exact_p(diff: float, se: float) -> float:
-    """Two-sided p-value of a paired difference; with no spread over 2+ games (se 0) the
-    difference is the same in every game: p 1 if it is 0, else 0 (NaN with fewer games)."""
-    if se > 0:
-        return float(two_sided_p(diff / se))
-    return np.nan if np.isnan(se) else float(diff == 0)
 
 
 def paired(per: pl.DataFrame, key: Sequence[str], a: str, b: str) -> pl.DataFrame:
@@ -53,11 +45,12 @@ def paired(per: pl.DataFrame, key: Sequence[str], a: str, b: str) -> pl.DataFram
         d = y - x
         se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
         mean = float(d.mean()) if d.size else np.nan
-        p = exact_p(mean, se)
+        low, high = t_interval(mean, se, d.size)
         rows.append({**dict(zip(key, k)), "games": int(d.size),
                      "a": float(x.mean()) if d.size else np.nan,
                      "b": float(y.mean()) if d.size else np.nan, "diff": mean,
-                     "ci_low": mean - Z95 * se, "ci_high": mean + Z95 * se, "p": p})
+                     "ci_low": low, "ci_high": high,
+                     "p": paired_p(mean, se, d.size)})
     return pl.DataFrame(rows)
 
 

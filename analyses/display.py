@@ -62,13 +62,26 @@ def seats_notes(t: pl.DataFrame) -> list[str]:
         if r["design"] == CONFOUNDED:
             out.append(f"{k} players: {DESIGN_NOTE[CONFOUNDED]}; no seat test.")
             continue
-        if r["p_value"] == r["p_value"]:
-            verdict = "seats are not equal" if r["p_value"] < 0.05 else \
-                "no evidence that the seats differ"
-            out.append(f"{k} players: {verdict} (p = {format_p(r['p_value'])}, {r['test']}).")
+        out.append(f"{k} players: {seat_verdict(r)}.")
         if r["design"] not in (ROTATED, "one policy"):
             out.append(f"{k} players: caution: {DESIGN_NOTE[r['design']]}.")
     return out
+
+
+def seat_verdict(r: dict, strong: str = "{}") -> str:
+    """The seat test of one player count in words (``strong`` formats "not equal"): its
+    verdict with p, "not computable" and why where it has no p (never a verdict without one),
+    and a caution with few game indices."""
+    from .stats import few_clusters
+    if r["p_value"] != r["p_value"]:
+        text = f"seat test {r['test'] or 'not computable'}"
+    elif r["p_value"] < 0.05:
+        text = f"seats are {strong.format('not equal')} (p = {format_p(r['p_value'])}, " \
+               f"{r['test']})"
+    else:
+        text = f"no evidence that the seats differ (p = {format_p(r['p_value'])}, {r['test']})"
+    caution = few_clusters(r["clusters"])
+    return f"{text}; caution: {caution}" if caution else text
 
 
 def _effects(t: pl.DataFrame, lead: list[str], word: str) -> pl.DataFrame:

@@ -14,8 +14,8 @@ from simcore.games import Variant
 
 from .data import Frame, collect, columns, game_of, lazy, require, score_column
 from .games import check_policies, game_module, policy_name
-from .stats import (Z95, adjust_table, cluster_key, cluster_moments, difference, moments,
-                    two_sided_p)
+from .stats import (adjust_table, cluster_key, cluster_moments, difference, moments, paired_p,
+                    t_interval, two_sided_p)
 
 
 @dataclass(frozen=True)
@@ -144,12 +144,12 @@ def _difference(sums: pl.DataFrame, i: str) -> pl.DataFrame:
     for key, label in (("w", "win"), ("s", "score")):
         c, t, m = moments(sums, [key + i, "n" + i, key, "n"])
         diff, se, se0 = difference(c, t, m)
+        low, high = t_interval(diff, se, c, (-1, 1) if key == "w" else (-np.inf, np.inf))
         with np.errstate(invalid="ignore", divide="ignore"):
             out |= {f"{label}_with": t[:, 0] / n1, f"{label}_without": (t[:, 2] - t[:, 0]) / n0,
-                    f"{label}_diff": diff, f"{label}_ci_low": diff - Z95 * se,
-                    f"{label}_ci_high": diff + Z95 * se,
+                    f"{label}_diff": diff, f"{label}_ci_low": low, f"{label}_ci_high": high,
                     f"p_{label}": np.where((np.minimum(n1, n0) >= MIN_GROUP) & (se0 > 0),
-                                           two_sided_p(diff / se0), np.nan)}
+                                           two_sided_p(diff / se0, c - 1), np.nan)}
     return pl.DataFrame(out)
 
 
@@ -160,14 +160,14 @@ def paired_impact(df: Frame, a: str, b: str, column: str = "variant",
     share and in score) under rules ``b`` minus under rules ``a``, where both played the same
     game indices (``column`` names the rules of each row, e.g. a sweep's ``variant``).
 
-    Rows per thing, group (game-level things by ``policy`` when several played, else by
-    ``seat``; seat-level things over all rows, group ``all``) and measure (``win``,
-    ``score``): ``games`` (game indices), ``a`` and ``b`` (the impact under each), ``diff``
-    (b - a) with a paired 95% interval and a two-sided ``p``. Paired: each impact is a smooth
-    function of per-game-index sums, so its error is the sum of each game index's influence
-    (its linearisation); the difference's variance is the cluster-robust (CR1) variance of
-    the difference of the two influences, game index by game index, so the luck the two
-    rules share on a game index cancels. A thing that happened always or never under either
+    Rows per thing, group (game-level things by ``policy`` when several played, else by ``seat``;
+    seat-level things over all rows, group ``all``) and measure (``win``, ``score``): ``games``
+    (game indices), ``a`` and ``b`` (the impact under each), ``diff`` (b - a) with a paired 95%
+    t(C - 1) interval and a two-sided ``p`` (``stats.paired_p``). Paired: each impact is a
+    smooth function of per-game-index sums, so its error is the sum of each game index's
+    influence (its linearisation); the difference's variance is the cluster-robust (CR1)
+    variance of the difference of the two influences, game index by game index, so the luck the
+    two rules share on a game index cancels. A thing that happened always or never under either
     rules is left out; a p-value needs ``MIN_GROUP`` seat-games with and without it under
     both."""
     lf = lazy(df)
@@ -207,14 +207,11 @@ def paired_impact(df: Frame, a: str, b: str, column: str = "variant",
                     se = (np.sqrt(c / (c - 1) * ((psi_b - psi_a) ** 2).sum()) if c > 1
                           else np.nan)
                     diff = db - da
-                    if small_a or small_b or not se >= 0:
-                        p = np.nan
-                    else:     # no spread: the same change in every game index (p 0 or 1)
-                        p = float(two_sided_p(diff / se)) if se > 0 else float(diff == 0)
+                    p = np.nan if small_a or small_b else paired_p(diff, se, c)
+                    low, high = t_interval(diff, se, c)
                     rows.append({"kind": t.kind, "thing": t.name, "by": by or "all", "group": g,
                                  "measure": measure, "games": c, "a": da, "b": db,
-                                 "diff": diff, "ci_low": diff - Z95 * se,
-                                 "ci_high": diff + Z95 * se, "p": p})
+                                 "diff": diff, "ci_low": low, "ci_high": high, "p": p})
     return pl.DataFrame(rows, schema={"kind": pl.String, "thing": pl.String, "by": pl.String,
                                       "group": pl.String, "measure": pl.String,
                                       "games": pl.Int64, "a": pl.Float64, "b": pl.Float64,
@@ -309,9 +306,9 @@ def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed
                 with_, without = part[key].to_numpy(), part[f"{key}_off"].to_numpy()
                 d = with_ - without
                 se = d.std(ddof=1) / np.sqrt(d.size) if d.size > 1 else np.nan
+                low, high = t_interval(d.mean(), se, d.size)
                 row |= {f"{key}_with": with_.mean(), f"{key}_without": without.mean(),
-                        f"{key}_diff": d.mean(), f"{key}_ci_low": d.mean() - Z95 * se,
-                        f"{key}_ci_high": d.mean() + Z95 * se,
-                        f"p_{key}": float(two_sided_p(d.mean() / se)) if se > 0 else np.nan}
+                        f"{key}_diff": d.mean(), f"{key}_ci_low": low, f"{key}_ci_high": high,
+                        f"p_{key}": paired_p(d.mean(), se, d.size)}
             rows.append(row)
     return adjust_table(pl.DataFrame(rows), ["p_win", "p_score"], adjust)

@@ -78,9 +78,10 @@ def seat_plot(table: pl.DataFrame, title: str = "Seat advantage") -> Figure:
     for (ax_w, ax_s), g in zip(axes, groups, strict=True):
         k = int(g["n_players"][0])
         labels = [f"seat {s}" + (" (start)" if s == 0 else "") for s in g["seat"]]
+        p = g["p_value"][0]
         _interval_bars(ax_w, labels, g["win_rate"], g["ci_low"], g["ci_high"], 1 / k,
-                       f"win rate, {k} players (test of equal seats: p = "
-                       f"{g['p_value'][0]:.2g})")
+                       f"win rate, {k} players (test of equal seats: "
+                       f"{f'p = {p:.2g}' if p == p else 'not computable'})")
         y = np.arange(g.height)
         m = g["mean_score"].to_numpy()
         ax_s.errorbar(m, y, xerr=_xerr(m, g["score_ci_low"], g["score_ci_high"]), fmt="o",

@@ -342,15 +342,12 @@ def seat_headline(g: pl.DataFrame) -> str:
     if first["design"] == CONFOUNDED:
         return (head + "each policy sat in a fixed seat, so seat effects cannot be read from "
                 "these results (a seat's win rate is its policy's).")
-    verdict = ("seats are <b>not equal</b>" if first["p_value"] < 0.05 else
-               "no evidence that the seats differ")
     caution = "" if first["design"] in (ROTATED, "one policy") else \
         " (caution: the policies were not rotated evenly over the seats)"
     return (head + f"the start seat wins "
             f"{_interval(first['win_rate'], first['ci_low'], first['ci_high'])} against a fair "
             f"{first['expected']:.1%}; best seat is seat {best['seat']} "
-            f"({best['win_rate']:.1%}); {verdict} (p = {display.format_p(first['p_value'])}, "
-            f"{first['test']}){caution}.")
+            f"({best['win_rate']:.1%}); {display.seat_verdict(first, '<b>{}</b>')}{caution}.")
 
 
 def _assumption(game: str, kind: str, rules_path: str | None) -> str:

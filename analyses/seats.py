@@ -6,8 +6,7 @@ import polars as pl
 
 from .data import Frame, collect, lazy, require, score_column
 from .stats import (cluster_key, cluster_moments, clustered_wilson, equal_shares_test, moments,
-                    ratio)
-from .stats import Z95
+                    ratio, t_interval)
 
 ONE_POLICY, ROTATED, UNBALANCED, CONFOUNDED = ("one policy", "rotated", "unbalanced",
                                                "confounded")
@@ -45,13 +44,14 @@ def seat_design(df: Frame) -> dict[int, str]:
 
 def seat_advantage(df: Frame, score: str | None = None) -> pl.DataFrame:
     """Per player count and seat: win rate (clustered Wilson 95%), mean score (cluster-robust
-    normal 95%), and a test of "all seats win equally often" (``chi2``, ``dof``, ``p_value``,
+    t(C - 1) 95%), and a test of "all seats win equally often" (``chi2``, ``dof``, ``p_value``,
     ``test``, repeated on every row of that player count).
 
     The unit is the cluster (``stats.cluster_key``, the game index): with one game per cluster
     (``simulate`` results) the test is Pearson's chi-square of the multinomial against
     games/P; when clusters hold several games (a tournament replays every index in every
-    seating) it is the cluster-robust Wald test of equal seat shares, P - 1 degrees of freedom.
+    seating) it is the cluster-robust Wald test of equal seat shares on an F reference
+    (``stats.equal_shares_test``: "not computable" and why where it has no p).
     ``design`` (``seat_design``): where each policy sat in a fixed seat (``"confounded"``) the
     seats cannot be compared and the test is left out (NaN). ``score`` defaults to the game's
     own score (``simcore.games.Game.score``).
@@ -68,6 +68,7 @@ def seat_advantage(df: Frame, score: str | None = None) -> pl.DataFrame:
                                 ("score_sum", "score_sum"), ("score_sum", "games")])
     rate, low, high, n_eff = clustered_wilson(*moments(per_seat, ["wins", "games"]))
     mean, se = ratio(*moments(per_seat, ["score_sum", "games"]))
+    score_low, score_high = t_interval(mean, se, per_seat["clusters"].to_numpy())
     n_players = per_seat["n_players"].to_numpy()
     chi2 = np.full(per_seat.height, np.nan)
     dof = np.zeros(per_seat.height, dtype=np.int64)
@@ -96,6 +97,6 @@ def seat_advantage(df: Frame, score: str | None = None) -> pl.DataFrame:
         "win_rate": rate, "ci_low": low, "ci_high": high, "expected": 1.0 / n_players,
         "clusters": per_seat["clusters"].cast(pl.Int64), "n_eff": n_eff,
         "score": score, "mean_score": mean,
-        "score_ci_low": mean - Z95 * se, "score_ci_high": mean + Z95 * se, "chi2": chi2,
+        "score_ci_low": score_low, "score_ci_high": score_high, "chi2": chi2,
         "dof": dof, "p_value": p, "test": test,
         "design": [design[int(k)] for k in n_players]})

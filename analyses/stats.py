@@ -1,6 +1,5 @@
 """Small statistics written once: clustered (cluster-robust) intervals and tests, Wilson and
-normal intervals, the chi-square tail, p-value adjustment. Plain numpy and ``math`` so that
-the product does not need scipy (the tests check these against scipy).
+t intervals, p-value adjustment. The distributions (t, F, chi-square, normal) are scipy's.
 
 The independent unit. Rows of a results frame are seat-games, and they are not independent:
 the seats of one game share its chance, and a tournament replays every game index in every
@@ -19,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
+from scipy import stats as sp
 
 from simcore.summary import Z95, wilson  # noqa: F401  (written once, shared with the CLIs)
 
@@ -27,6 +27,17 @@ from .data import collect, columns
 CHUNK = 50_000
 """Game indices aggregated per pass of ``cluster_moments``: the per-cluster sums of one pass
 are held in memory, so a dataset of millions of games is summed a range at a time."""
+
+
+MIN_CLUSTERS = 20
+"""Below this many clusters the t and F references are the best available but approximate
+(the cluster-robust variance itself is noisy): the reports say so."""
+
+
+def few_clusters(c: float) -> str:
+    """The caution to print beside a result from ``c`` clusters, or "" with enough of them."""
+    return (f"only {c:.0f} game indices (fewer than {MIN_CLUSTERS}): intervals and tests are "
+            f"approximate" if c < MIN_CLUSTERS else "")
 
 
 def cluster_key(lf: pl.LazyFrame) -> list[str]:
@@ -132,20 +143,39 @@ def ratio(c, t, m) -> tuple[np.ndarray, np.ndarray]:
     return r, np.sqrt(cr_var(grad, c, t, m))
 
 
-def clustered_wilson(c, t, m, z: float = Z95) -> tuple[np.ndarray, ...]:
+def t95(c) -> np.ndarray:
+    """The two-sided 95% quantile of Student's t with C - 1 degrees of freedom, for an interval
+    from ``c`` clusters (the normal's 1.96 undercovers with few clusters: 91% at 12); NaN
+    below 2 clusters."""
+    c = np.asarray(c, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return np.where(c >= 2, sp.t.ppf(0.975, np.maximum(c - 1, 1)), np.nan)
+
+
+def t_interval(est, se, c, bounds: tuple[float, float] = (-math.inf, math.inf)
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The 95% interval est -/+ t95(c) se of a statistic over ``c`` clusters, clipped to the
+    values it can take (``bounds``: (0, 1) for a share, (-1, 1) for a difference of shares)."""
+    half = t95(c) * np.asarray(se, dtype=np.float64)
+    return np.clip(est - half, *bounds), np.clip(est + half, *bounds)
+
+
+def clustered_wilson(c, t, m, z=None) -> tuple[np.ndarray, ...]:
     """Win rate (win shares y over seat-games n) with a Wilson interval on the effective n:
-    n divided by the design effect, the cluster-robust variance over the binomial one. Where
-    the rate is 0 or 1, or the same in every cluster (two policies that play alike, rotated
-    over the seats of each game index, each win exactly 1/P of it), the design effect cannot
-    be estimated and the effective n is the number of clusters (as if each cluster were one
-    seat-game). Returns (rate, low, high, n_eff)."""
+    n divided by the design effect, the cluster-robust variance over the binomial one, and
+    the t(C - 1) quantile (``t95``) unless ``z`` is given. Where the rate is 0 or 1 the design
+    effect cannot be estimated and the effective n is n, so the interval there is never wider
+    than at a rate just inside; where the rate is the same in every cluster (two policies that
+    play alike, rotated over the seats of each game index, each win exactly 1/P of it) the
+    effective n is the number of clusters (as if each cluster were one seat-game). Returns
+    (rate, low, high, n_eff)."""
     r, se = ratio(c, t, m)
     n = t[..., 1]
     with np.errstate(invalid="ignore", divide="ignore"):
         binomial = r * (1 - r) / n
-        n_eff = np.where((r > 0) & (r < 1) & (se > 0), n * binomial / se ** 2, c)
+        n_eff = np.where((r > 0) & (r < 1), np.where(se > 0, n * binomial / se ** 2, c), n)
     n_eff = np.where(np.isnan(se) | (n <= 0), np.nan, n_eff)
-    low, high = wilson(r * n_eff, n_eff, z)
+    low, high = wilson(r * n_eff, n_eff, t95(c) if z is None else z)
     return r, np.asarray(low), np.asarray(high), n_eff
 
 
@@ -170,25 +200,34 @@ def equal_shares_test(c, t, m, one_game_per_cluster: bool) -> tuple[float, int, 
     """Test that every seat wins its fair share 1/P: variables (w_0..w_P-1, n_0..n_P-1), the win
     shares and seat-games of each seat. With one game per cluster: Pearson's chi-square of the
     multinomial (the exact variance of independent games); otherwise the cluster-robust Wald
-    test of the P - 1 free shares. Returns (statistic, dof, p, name of the test)."""
+    statistic W of the q = P - 1 free shares, referred to F(q, C - q) as (C - q) W / (q (C - 1))
+    (Hotelling's T-squared: the chi-square reference rejects a fair game far too often with few
+    clusters). Returns (statistic, dof, p, name of the test); where the test cannot be computed
+    (C <= q, or a seat's share has no spread, e.g. a seat that never wins) p is NaN and the name
+    starts with "not computable" and says why."""
     k = t.shape[-1] // 2
     w, n = t[:k], t[k:]
+    q = k - 1
     if one_game_per_cluster:
         expected = n / k
         chi2 = float(np.sum((w - expected) ** 2 / expected))
-        return chi2, k - 1, chi2_sf(chi2, k - 1), "multinomial chi-square"
+        return chi2, q, float(sp.chi2.sf(chi2, q)), "multinomial chi-square"
+    if c <= q:
+        return math.nan, q, math.nan, (f"not computable: {c:.0f} game indices for {q} free "
+                                       f"seat shares (need more than {q})")
     r = w / n
-    grad = np.zeros((k - 1, 2 * k))
-    for s in range(k - 1):
+    grad = np.zeros((q, 2 * k))
+    for s in range(q):
         grad[s, s], grad[s, k + s] = 1 / n[s], -r[s] / n[s]
     centred = m - np.outer(t, t) / c
     v = grad @ centred @ grad.T * c / (c - 1)
-    d = r[:k - 1] - 1 / k
-    try:
-        stat = float(d @ np.linalg.solve(v, d))
-    except np.linalg.LinAlgError:
-        return math.nan, k - 1, math.nan, "cluster-robust Wald"
-    return stat, k - 1, chi2_sf(stat, k - 1), "cluster-robust Wald"
+    d = r[:q] - 1 / k
+    if np.linalg.matrix_rank(v) < q:
+        return math.nan, q, math.nan, ("not computable: a seat's win share is the same in "
+                                       "every game index (e.g. a seat that never wins)")
+    stat = float(d @ np.linalg.solve(v, d))
+    f = (c - q) * stat / (q * (c - 1))
+    return stat, q, float(sp.f.sf(f, q, c - q)), "cluster-robust Wald, F reference"
 
 
 def score_p(rate, n_eff, p0) -> np.ndarray:
@@ -200,34 +239,24 @@ def score_p(rate, n_eff, p0) -> np.ndarray:
         return two_sided_p((rate - p0) / np.sqrt(p0 * (1 - p0) / n_eff))
 
 
-def two_sided_p(z: np.ndarray | float) -> np.ndarray:
-    """Two-sided normal p-value of a z statistic."""
+def two_sided_p(z: np.ndarray | float, dof: np.ndarray | float | None = None) -> np.ndarray:
+    """Two-sided p-value of a z statistic: normal, or Student's t with ``dof`` degrees of
+    freedom (a statistic over C clusters: C - 1)."""
     z = np.abs(np.asarray(z, dtype=np.float64))
-    return np.vectorize(lambda v: math.erfc(v / math.sqrt(2)) if np.isfinite(v) else np.nan,
-                        otypes=[np.float64])(z)
+    with np.errstate(invalid="ignore"):
+        return 2 * (sp.norm.sf(z) if dof is None else sp.t.sf(z, dof))
 
 
-def chi2_sf(x: float, dof: int) -> float:
-    """Upper tail P(X > x) of a chi-square with a positive integer ``dof`` (closed form)."""
-    if dof < 1 or int(dof) != dof:
-        raise ValueError(f"chi-square degrees of freedom must be a positive integer, got {dof}")
-    if x <= 0:
-        return 1.0
-    h = x / 2.0
-    if dof % 2 == 0:
-        term, total = 1.0, 1.0
-        for i in range(1, dof // 2):
-            term *= h / i
-            total += term
-        return math.exp(-h) * total
-    # odd dof: erfc(sqrt(h)) + exp(-h) * sum_{i=1}^{(dof-1)/2} h^(i-1/2) / Gamma(i+1/2)
-    total = math.erfc(math.sqrt(h))
-    term = math.sqrt(h) / math.gamma(1.5)
-    acc = 0.0
-    for i in range(1, (dof - 1) // 2 + 1):
-        acc += term
-        term *= h / (i + 0.5)
-    return total + math.exp(-h) * acc
+def paired_p(diff: float, se: float, games: int) -> float:
+    """Two-sided p-value of a paired difference over ``games`` game indices: the t test on
+    t(games - 1); where the change is the same in every game index no spread is left to test
+    with, and the p is the exact sign test over the game indices: 1 for no change, else
+    2 / 2^games (0.5 from 2 games), never the 0 a zero variance would give. NaN under 2."""
+    if se > 0:
+        return float(two_sided_p(diff / se, games - 1))
+    if np.isnan(se):
+        return math.nan
+    return 1.0 if diff == 0 else min(1.0, 2.0 * 0.5 ** games)
 
 
 def adjust_table(t: pl.DataFrame, cols: Sequence[str], method: str = "holm") -> pl.DataFrame:

@@ -14,7 +14,7 @@ from simcore.runner import check_int
 from .data import Frame, collect, game_key, lazy, require
 from .display import rate_ci
 from .games import check_players, check_policies, check_run, game_module, play, policy_name
-from .stats import Z95, cluster_key, moments, ratio
+from .stats import cluster_key, moments, ratio, t_interval
 from .winrates import win_rates
 
 
@@ -89,8 +89,8 @@ def meetings(df: Frame) -> pl.DataFrame:
 def pairwise(df: Frame, met: pl.DataFrame | None = None) -> pl.DataFrame:
     """For each ordered pair of different policies at one table: the share of their meetings
     in which ``policy`` finished ahead of ``opponent`` (a tie in rank counts 1/2), with a 95%
-    cluster-robust interval (``stats.ratio``: each game index is one unit). ``met``:
-    ``meetings(df)`` when it is already computed."""
+    cluster-robust t(C - 1) interval in [0, 1] (``stats.ratio``: each game index is one unit).
+    ``met``: ``meetings(df)`` when it is already computed."""
     met = meetings(df) if met is None else met
     t = (met.group_by("policy", "opponent")
          .agg(clusters=pl.len(), ahead=pl.col("ahead").sum(),
@@ -100,10 +100,11 @@ def pairwise(df: Frame, met: pl.DataFrame | None = None) -> pl.DataFrame:
                  "meetings*meetings": (pl.col("meetings").cast(pl.Float64) ** 2).sum()})
          .sort("policy", "opponent"))
     rate, se = ratio(*moments(t, ["ahead", "meetings"]))
+    low, high = t_interval(rate, se, t["clusters"].to_numpy(), (0, 1))
     return pl.DataFrame({"policy": t["policy"], "opponent": t["opponent"],
                          "games": t["clusters"].cast(pl.Int64),
                          "meetings": t["meetings"].cast(pl.Int64), "ahead": t["ahead"],
-                         "ahead_rate": rate, "ci_low": rate - Z95 * se, "ci_high": rate + Z95 * se})
+                         "ahead_rate": rate, "ci_low": low, "ci_high": high})
 
 
 def matrix(pw: pl.DataFrame) -> pl.DataFrame:

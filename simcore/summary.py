@@ -25,7 +25,9 @@ def wilson(wins, n, z: float = Z95):
         denom = 1.0 + z * z / n
         centre = (p + z * z / (2 * n)) / denom
         half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    lo, hi = np.maximum(centre - half, 0.0), np.minimum(centre + half, 1.0)
+    # exact at 0 and 1 wins out of n (the rounding of centre - half would print 1e-18)
+    lo = np.where(p <= 0, 0.0, np.clip(centre - half, 0.0, 1.0))
+    hi = np.where(p >= 1, 1.0, np.clip(centre + half, 0.0, 1.0))
     return (float(lo), float(hi)) if lo.ndim == 0 else (lo, hi)
 
 

@@ -9,8 +9,8 @@ import pytest
 
 from analyses import event_impact, seat_advantage, win_rates
 from analyses.tournament import pairwise
-from analyses.stats import (Z95, clustered_wilson, difference, equal_shares_test, moments_of,
-                            ratio, wilson)
+from analyses.stats import (clustered_wilson, difference, equal_shares_test, moments_of,
+                            ratio, t95, wilson)
 from synth import Clustered
 
 REPS, CLUSTERS = 300, 150
@@ -65,7 +65,7 @@ def test_seat_intervals_cover_and_the_seat_test_holds_its_size(null):
     c, t, m = moments_of(x)
     p = null.players
     tests = [equal_shares_test(c[r], t[r], m[r], False) for r in range(REPS)]
-    assert {(d, name) for _, d, _, name in tests} == {(p - 1, "cluster-robust Wald")}
+    assert {(d, name) for _, d, _, name in tests} == {(p - 1, "cluster-robust Wald, F reference")}
     size = np.mean([pv < 0.05 for _, _, pv, _ in tests])
     assert 0.025 <= size <= 0.085
     pearson = [equal_shares_test(c[r], t[r], m[r], True)[2] for r in range(REPS)]
@@ -81,7 +81,7 @@ def test_seat_intervals_cover_and_the_seat_test_holds_its_size(null):
     covered = []
     for s in range(p):
         mean, se = ratio(*moments_of(np.stack([score[..., s], x[..., p + s]], axis=-1)))
-        covered += list(np.abs(mean - truth) <= Z95 * se)
+        covered += list(np.abs(mean - truth) <= t95(CLUSTERS) * se)
     assert near_95(covered)
 
 
@@ -103,8 +103,8 @@ def test_game_level_thing_null_size_and_coverage(null):
             x = null.policy_sums(k, values)
             d, se, se0 = difference(*moments_of(with_without(x[..., 0], x[..., 1],
                                                              null.thing)))
-            covered += list(np.abs(d) <= Z95 * se)
-            rejected += list(np.abs(d) > Z95 * se0)
+            covered += list(np.abs(d) <= t95(CLUSTERS) * se)
+            rejected += list(np.abs(d) > t95(CLUSTERS) * se0)
     assert near_95(covered)
     assert 0.025 <= np.mean(rejected) <= 0.075
 
@@ -120,9 +120,9 @@ def test_game_level_thing_planted_effect_is_covered_and_found(planted):
             x = planted.policy_sums(k, values)
             d, se, se0 = difference(*moments_of(with_without(x[..., 0], x[..., 1],
                                                              planted.thing)))
-            covered += list(np.abs(d - truth) <= Z95 * se)
+            covered += list(np.abs(d - truth) <= t95(CLUSTERS) * se)
             if k == 0:
-                found += list(np.abs(d) > Z95 * se0)
+                found += list(np.abs(d) > t95(CLUSTERS) * se0)
     assert near_95(covered)
     assert np.mean(found) > 0.8
 
@@ -142,8 +142,8 @@ def test_seat_level_attribute_null_size_and_coverage(null):
         for values in (null.win, null.score):
             x = attribute_sums(null, values, a)
             d, se, se0 = difference(*moments_of(x))
-            covered += list(np.abs(d) <= Z95 * se)
-            rejected += list(np.abs(d) > Z95 * se0)
+            covered += list(np.abs(d) <= t95(CLUSTERS) * se)
+            rejected += list(np.abs(d) > t95(CLUSTERS) * se0)
     assert near_95(covered)
     assert 0.025 <= np.mean(rejected) <= 0.075
     # the character's win rate (what the report's table shows) covers its fair 1/P
@@ -154,7 +154,7 @@ def test_seat_level_attribute_null_size_and_coverage(null):
 
 def test_seat_level_attribute_planted_effect_is_found(planted):
     d, _, se0 = difference(*moments_of(attribute_sums(planted, planted.win)))
-    assert np.mean(d > Z95 * se0) > 0.8
+    assert np.mean(d > t95(CLUSTERS) * se0) > 0.8
 
 
 def ahead_sums(g: Clustered, i: int, j: int) -> tuple[np.ndarray, float]:
@@ -180,7 +180,7 @@ def test_head_to_head_interval_covers_the_truth(null):
     for i, j in ((0, 1), (0, 2), (2, 1)):
         x, truth = ahead_sums(null, i, j)
         rate, se = ratio(*moments_of(x))
-        covered += list(np.abs(rate - truth) <= Z95 * se)
+        covered += list(np.abs(rate - truth) <= t95(CLUSTERS) * se)
     assert near_95(covered)
 
 
@@ -201,12 +201,12 @@ def test_the_analyses_compute_exactly_these_statistics(planted):
     x = planted.policy_sums(0, planted.win)[0]
     d, se, _ = difference(*moments_of(with_without(x[:, 0], x[:, 1], planted.thing[0])))
     assert ev["win_diff"] == pytest.approx(d, rel=1e-9)
-    assert ev["win_ci_high"] - ev["win_ci_low"] == pytest.approx(2 * Z95 * se, rel=1e-9)
+    assert ev["win_ci_high"] - ev["win_ci_low"] == pytest.approx(2 * t95(CLUSTERS) * se, rel=1e-9)
     pw = pairwise(bloom).filter((pl.col("policy") == "p0") & (pl.col("opponent") == "p2"))
     rate, se = ratio(*moments_of(ahead_sums(planted, 0, 2)[0][0]))
     assert pw["ahead_rate"][0] == pytest.approx(rate, rel=1e-9)
-    assert pw["ci_high"][0] - pw["ci_low"][0] == pytest.approx(2 * Z95 * se, rel=1e-9)
+    assert pw["ci_high"][0] - pw["ci_low"][0] == pytest.approx(2 * t95(CLUSTERS) * se, rel=1e-9)
     ch = event_impact(lapin).filter(pl.col("thing") == "c0").row(0, named=True)
     d, se, _ = difference(*moments_of(attribute_sums(planted, planted.win)[0]))
     assert ch["win_diff"] == pytest.approx(d, rel=1e-6)
-    assert ch["win_ci_high"] - ch["win_ci_low"] == pytest.approx(2 * Z95 * se, rel=1e-6)
+    assert ch["win_ci_high"] - ch["win_ci_low"] == pytest.approx(2 * t95(CLUSTERS) * se, rel=1e-6)

@@ -3,9 +3,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from analyses.stats import (Z95, adjust_pvalues, adjust_table, chi2_sf, clustered_wilson,
+from analyses.stats import (Z95, adjust_pvalues, adjust_table, clustered_wilson,
                             cr_var, difference, equal_shares_test, moments_of, ratio,
-                            two_sided_p, wilson)
+                            t95, two_sided_p, wilson)
 
 
 @pytest.mark.parametrize("k,n", [(0, 10), (3, 10), (10, 10), (517, 1000), (12, 40000)])
@@ -57,15 +57,16 @@ def test_clustered_wilson_is_wilson_for_independent_0_1_wins_and_widens_for_shar
     w = (rng.random(4000) < 0.3).astype(float)
     rate, low, high, n_eff = clustered_wilson(*moments_of(np.stack([w, np.ones_like(w)], -1)))
     assert n_eff == pytest.approx(3999, rel=1e-9)            # n - 1 from CR1's C / (C - 1)
-    assert (low, high) == pytest.approx(wilson(w.sum() * 3999 / 4000, 3999), rel=1e-12)
+    assert (low, high) == pytest.approx(wilson(w.sum() * 3999 / 4000, 3999, t95(4000)),
+                                        rel=1e-12)
     # 10 seat-games per cluster that win or lose together: worth 400 independent ones
     together = np.repeat(w[:400], 10).reshape(400, 10).sum(axis=1)
     x = np.stack([together, np.full(400, 10.0)], axis=-1)
     assert clustered_wilson(*moments_of(x))[3] == pytest.approx(400, rel=0.01)
     never = np.stack([np.zeros(50), np.full(50, 4.0)], axis=-1)
     rate, low, high, n_eff = clustered_wilson(*moments_of(never))
-    assert rate == 0 and n_eff == 50 and low == pytest.approx(0, abs=1e-12)
-    assert high == pytest.approx(wilson(0, 50)[1])
+    assert rate == 0 and n_eff == 200 and low == 0       # at 0%: the seat-games, no design effect
+    assert high == pytest.approx(wilson(0, 200, t95(50))[1])
 
 
 def test_difference_of_independent_groups_is_welch_and_the_pooled_se_is_the_t_tests():
@@ -88,7 +89,7 @@ def test_equal_shares_test_is_pearson_with_one_game_per_cluster():
     ref = stats.chisquare(np.bincount(winner, minlength=4))
     assert (stat, p, dof) == pytest.approx((ref.statistic, ref.pvalue, 3), rel=1e-9)
     wald = equal_shares_test(*moments_of(x), False)
-    assert wald[3] == "cluster-robust Wald" and wald[0] == pytest.approx(stat, rel=0.1)
+    assert wald[3] == "cluster-robust Wald, F reference" and wald[0] == pytest.approx(stat, rel=0.1)
 
 
 def test_adjust_table_adjusts_all_columns_as_one_family():
@@ -98,15 +99,11 @@ def test_adjust_table_adjusts_all_columns_as_one_family():
         list(adjust_pvalues(np.array([0.01, 0.04, 0.03, 0.005]))))
 
 
-@pytest.mark.parametrize("dof", [1, 2, 3, 4, 5, 7])
-@pytest.mark.parametrize("x", [0.01, 0.7, 3.0, 11.3, 40.0])
-def test_chi2_tail_matches_scipy(x, dof):
-    assert chi2_sf(x, dof) == pytest.approx(stats.chi2.sf(x, dof), rel=1e-10, abs=1e-300)
-
-
-def test_two_sided_p_matches_scipy():
+def test_two_sided_p_and_t95_match_scipy():
     z = np.array([0.0, 1.0, Z95, 4.5, -2.2])
     assert two_sided_p(z) == pytest.approx(2 * stats.norm.sf(np.abs(z)), rel=1e-12)
+    assert two_sided_p(z, 11) == pytest.approx(2 * stats.t.sf(np.abs(z), 11), rel=1e-12)
+    assert t95([12, 1]) == pytest.approx([stats.t.ppf(0.975, 11), np.nan], nan_ok=True)
 
 
 def test_holm_textbook_example():
@@ -125,5 +122,3 @@ def test_bh_matches_scipy_and_keeps_nan():
 def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match="adjustment"):
         adjust_pvalues(np.array([0.1]), "bonferonni")
-    with pytest.raises(ValueError, match="degrees of freedom"):
-        chi2_sf(1.0, 0)

@@ -351,21 +351,21 @@ def test_the_page_in_a_real_browser_updates_survives_reloads_and_shows_bad_value
         for _ in range(2):                                      # reloads jam nothing
             page.fill("#c-enchanted_penalty", "6")
             page.wait_for_function("document.querySelector('#count').textContent"
-                                   ".includes('games per rules set')", timeout=60_000)
+                                   ".includes('games per rules set')", timeout=180_000)
             page.reload()
             page.wait_for_selector("#c-enchanted_penalty")
         assert page.input_value("#c-enchanted_penalty") == "6"  # the change survives a reload
-        page.wait_for_selector("svg.chart circle", timeout=60_000)
+        page.wait_for_selector("svg.chart circle", timeout=180_000)
         page.wait_for_function("document.querySelector('#summary').textContent"
-                               ".includes('Clear differences')", timeout=90_000)
+                               ".includes('Clear differences')", timeout=240_000)
         assert "Enchanted role penalty" in page.inner_text("#summary")
-        assert _wait(lambda: runs.live() <= 1, 30)
+        assert _wait(lambda: runs.live() <= 1, 120)
         page.fill("#c-hand_size", "99")
         page.wait_for_function("document.querySelector('#error').textContent"
-                               ".includes('hand_size')", timeout=30_000)
+                               ".includes('hand_size')", timeout=120_000)
         assert "Traceback" not in page.inner_text("body")
         page.click("#reset")
         page.wait_for_function("document.querySelector('#summary').textContent"
-                               ".includes('Change a rule')", timeout=30_000)
+                               ".includes('Change a rule')", timeout=120_000)
         browser.close()
     _wait(lambda: runs.live() == 0, 60)

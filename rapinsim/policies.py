@@ -72,7 +72,8 @@ face down, 1 face up), ``OB_HOUSE_TILE + h`` (what everyone knows the tile is, i
 codes: 0 a treasure, 1 an item, 3 Inaba's chest, -1 unknown or none; known are a face-up
 treasure and a tile that came back from a hand or Rize's bag: a treasure, face down too after
 Aoyama's hypnotism, as everyone has seen it, an item as an item) with ``OB_HOUSE_BROWN + h`` and
-``OB_HOUSE_WHITE + h`` (that treasure's brown rabbits, 1 for a white-rabbit tile), then the
+``OB_HOUSE_WHITE + h`` (that treasure's brown rabbits, 1 for a white-rabbit tile) and
+``OB_HOUSE_SEEN + h`` (bit q: seat q has looked at the tile; -1 empty), then the
 tiles Rize carries, oldest first, alike (``OB_BAG_TILE + i``, -1 none; ``OB_BAG_BROWN + i``,
 ``OB_BAG_WHITE + i``). What a seat alone knows of a face-down tile reaches it through the option
 rows (``F_KNOWN``...) where the house is an option. A user policy (and search) gets the whole
@@ -195,6 +196,8 @@ OB_HOUSE_TILE = OBS.field("house_tiles", MAX_HOUSES, "what everyone knows the ho
                           "(F_TILE codes: 0 treasure, 1 item, 3 chest), -1 unknown or none")
 OB_HOUSE_BROWN = OBS.field("house_brown", MAX_HOUSES, "that known treasure's brown rabbits")
 OB_HOUSE_WHITE = OBS.field("house_white", MAX_HOUSES, "1: it is a white-rabbit tile")
+OB_HOUSE_SEEN = OBS.field("house_seen", MAX_HOUSES, "bit q set: seat q has looked at the house's "
+                          "tile (looks are played in the open), -1 empty or no house")
 OB_BAG_TILE = OBS.field("bag_tiles", MAX_HOUSES, "the tiles Rize carries, oldest first (F_TILE "
                         "codes), -1 none")
 OB_BAG_BROWN = OBS.field("bag_brown", MAX_HOUSES, "a carried treasure's brown rabbits")

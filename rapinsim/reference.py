@@ -39,8 +39,8 @@ from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F
 from .policies import CHARACTER, O_CHARACTER
 from .policies import (OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_BAG, OB_BAG_BROWN,
                        OB_BAG_TILE, OB_BAG_WHITE, OB_BROWN, OB_DISGUISED, OB_HELD_BY_BROWN,
-                       OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_TILE, OB_HOUSE_WHITE, OB_LETTERS,
-                       OB_LETTER_PENDING, OB_MARKED, OB_RIZE_HELD, OB_SKILLS, OB_SKIPS,
+                       OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_SEEN, OB_HOUSE_TILE, OB_HOUSE_WHITE,
+                       OB_LETTERS, OB_LETTER_PENDING, OB_MARKED, OB_RIZE_HELD, OB_SKILLS, OB_SKIPS,
                        OB_WALK_LEFT, OB_WHITE)
 from .rules import (AOYAMA, BICYCLE, CHARACTERS, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as
                     DISGUISE_ITEM, EMPTY, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_BROWN,
@@ -328,7 +328,10 @@ def public_table(st, obs) -> None:
         obs[OB_MARKED + d] = st.marker[d] != 0
     for h, t in enumerate(st.board):
         obs[OB_HOUSE + h] = -1 if t == EMPTY else st.face_up[h]
+        obs[OB_HOUSE_SEEN + h] = -1 if t == EMPTY else sum(
+            int(st.seen[q][t]) << q for q in range(len(st.seen)))
     obs[OB_HOUSE + len(st.board):OB_HOUSE + MAX_HOUSES] = -1
+    obs[OB_HOUSE_SEEN + len(st.board):OB_HOUSE_SEEN + MAX_HOUSES] = -1
     for fields, tiles, known in (
             ((OB_HOUSE_TILE, OB_HOUSE_BROWN, OB_HOUSE_WHITE), st.board,
              [t != EMPTY and (st.face_up[h] or st.returned[t]) for h, t in enumerate(st.board)]),

@@ -5,12 +5,12 @@ weights (``W``, ``tables.py``) are apart; nothing here changes the game.
 """
 from __future__ import annotations
 
-from ..policies import (CHEST_TILE, EVADER, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN,
-                        F_PLAYERS, F_RIZE, F_SUB, F_TILE, F_TILES, F_UNSEEN, F_VALUE, F_WHAT,
-                        N_FEATURES, OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_ACTIONS,
-                        OB_BAG, OB_BAG_BROWN, OB_BAG_TILE, OB_BAG_WHITE, OB_BROWN, OB_CHAR,
-                        OB_CHARS, OB_CHEST_HELD, OB_DAWN, OB_DIE, OB_DISGUISED, OB_DISTRICT,
-                        OB_HELD_BY_BROWN, OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_TILE, OB_HOUSE_WHITE,
+from ..policies import (CHEST_TILE, EVADER, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN, F_PLAYERS,
+                        F_RIZE, F_SUB, F_TILE, F_TILES, F_UNSEEN, F_VALUE, F_WHAT, N_FEATURES,
+                        OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_ACTIONS, OB_BAG,
+                        OB_BAG_BROWN, OB_BAG_TILE, OB_BAG_WHITE, OB_BROWN, OB_CHAR, OB_CHARS,
+                        OB_CHEST_HELD, OB_DAWN, OB_DIE, OB_DISGUISED, OB_DISTRICT, OB_HELD_BY_BROWN,
+                        OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_SEEN, OB_HOUSE_TILE, OB_HOUSE_WHITE,
                         OB_ITEMS, OB_LETTER, OB_LETTERS, OB_LETTER_PENDING, OB_MARKED, OB_MARKERS,
                         OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_HELD,
                         OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_SKILLS,
@@ -105,11 +105,22 @@ def public_table(G, ob):
     for h in range(MAXN):
         t = G[BOARD + h] if h < dealt else EMPTY
         ob[OB_HOUSE + h] = -1 if t == EMPTY else G[FACE_UP + h]
+        ob[OB_HOUSE_SEEN + h] = -1 if t == EMPTY else seen_by(G, t)
         public_tile(G, ob, OB_HOUSE_TILE + h, OB_HOUSE_BROWN + h, OB_HOUSE_WHITE + h, t,
                     t != EMPTY and (G[FACE_UP + h] != 0 or G[RETURNED + t] != 0))
     for i in range(MAXN):
         t = G[BAGR + ((G[BAG_HEAD] + i) & (BAG_CAP - 1))] if i < G[BAG_N] else EMPTY
         public_tile(G, ob, OB_BAG_TILE + i, OB_BAG_BROWN + i, OB_BAG_WHITE + i, t, t != EMPTY)
+
+
+@helper
+def seen_by(G, t):
+    """The seats that have looked at tile t, as bits."""
+    bits = 0
+    for q in range(G[NP]):
+        if G[SEEN + q * MAXN + t]:
+            bits |= 1 << q
+    return bits
 
 
 @helper

@@ -42,12 +42,17 @@ def public_facts(game):
         if t < 0 or v["rize"][0] < 0:                # (before the deal the board is unset)
             houses.append(("empty",))
         elif v["face_up"][h] or v["returned"][t]:    # face up, or seen coming back
-            houses.append((int(v["face_up"][h]), known(v, t)))
+            houses.append((int(v["face_up"][h]), known(v, t), looked(v, t)))
         else:
-            houses.append((0, "unknown"))
+            houses.append((0, "unknown", looked(v, t)))
     bag = tuple(known(v, t) for t in v["bag"])
     return (p, int(v["rize"][0]), int(v["dawn"][0]), int(v["turns"][0]), turn, bag,
             tuple(int(m) for m in v["marked"]), tuple(seats), tuple(houses))
+
+
+def looked(v, t):
+    """Who has looked at tile t (a look is played in the open: everyone sees which house)."""
+    return tuple(q for q in range(len(v["seen"])) if v["seen"][q][t])
 
 
 def known(v, t):
@@ -87,7 +92,8 @@ def decoded(obs, n_districts, n_houses):
     houses = tuple(
         ("empty",) if obs[P.OB_HOUSE + h] < 0 else
         (int(obs[P.OB_HOUSE + h]),
-         tile_read(obs, P.OB_HOUSE_TILE + h, P.OB_HOUSE_BROWN + h, P.OB_HOUSE_WHITE + h))
+         tile_read(obs, P.OB_HOUSE_TILE + h, P.OB_HOUSE_BROWN + h, P.OB_HOUSE_WHITE + h),
+         tuple(q for q in range(p) if int(obs[P.OB_HOUSE_SEEN + h]) >> q & 1))
         for h in range(n_houses))
     turn = tuple(int(obs[f]) for f in (P.OB_ACTING, P.OB_ACTING_ACTIONS, P.OB_ACTING_SEARCHED,
                                        P.OB_RIZE_HELD, P.OB_WALK_LEFT))

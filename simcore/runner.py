@@ -181,9 +181,9 @@ def read_manifest(meta: Path) -> dict:
                          f"{str(meta.parent)!r} (or move it away) and run again") from None
 
 
-def missing_parts(folder: Path) -> tuple[int, int] | None:
-    """(parts missing, parts in all) of a dataset folder whose manifest says how many games
-    it holds, or None when the folder has no manifest."""
+def dataset_manifest(folder: Path) -> dict | None:
+    """A dataset folder's manifest, checked to say how many games it holds in chunks of how
+    many, or None when the folder has no manifest."""
     meta = folder / MANIFEST
     if not meta.exists():
         return None
@@ -191,14 +191,28 @@ def missing_parts(folder: Path) -> tuple[int, int] | None:
     if not all(type(m.get(key)) is int and m[key] > 0 for key in ("n_games", "chunk")):
         raise ValueError(f"{meta}: dataset manifest lacks n_games and chunk; delete the "
                          f"folder {str(folder)!r} and run again")
+    return m
+
+
+def missing_parts(folder: Path) -> tuple[int, int] | None:
+    """(parts missing, parts in all) of a dataset folder, its parts checked against their
+    records (``check_parts``), or None when the folder has no manifest."""
+    m = dataset_manifest(folder)
+    if m is None:
+        return None
     return check_parts(folder, m), -(-m["n_games"] // m["chunk"])
 
 
 def games_to_write(folder: Path, n_games: int) -> int:
-    """The games a run of ``n_games`` into ``folder`` has left to write: all of them, or those
-    of the parts a resumed run still misses."""
-    missing = missing_parts(folder) if folder.is_dir() else None
-    return n_games if missing is None else min(n_games, missing[0] * CHUNK)
+    """At most how many games a run of ``n_games`` into ``folder`` has left to write: all of
+    them, or the chunks of the parts a resumed run still misses (only counted here: the run
+    checks the parts there when it opens the folder)."""
+    m = dataset_manifest(folder) if folder.is_dir() else None
+    if m is None:
+        return n_games
+    parts = -(-m["n_games"] // m["chunk"])
+    missing = sum(not (folder / part_name(k)).exists() for k in range(parts))
+    return min(n_games, missing * m["chunk"])
 
 
 def check_parts(folder: Path, manifest: dict) -> int:

@@ -193,7 +193,7 @@ def variant_rules(spec: games.Game, rules: Any, changes: Mapping[str, Any]) -> A
     """The rules with ``changes`` applied, validated by the game; ValueError otherwise."""
     try:
         return apply_changes(rules, changes)
-    except (TypeError, KeyError, RecursionError) as e:
+    except (TypeError, KeyError) as e:
         raise ValueError(one_line(e)) from None
 
 

@@ -79,6 +79,8 @@ H_PER_TREE = H.field("per_tree", meaning="iterations per tree")
 H_TREE = H.field("tree", meaning="the tree being searched")
 H_MARGIN = H.field("margin", meaning="the reward margin (float64 bits, ``blend``)")
 H_SEED = H.field("seed", meaning="the decision's seed (``determinization_seed``)")
+H_BIAS = H.field("bias", meaning="the prior's progressive bias (float64 bits)")
+H_ADAPTIVE = H.field("adaptive", meaning="1: stop once the most visited option is settled")
 REGION = H.size
 
 N = Layout("tree node")
@@ -109,6 +111,10 @@ class Agent:
     default_horizon: int = 0
     margin: float = 0.0
     default_margin: float = 0.0
+    bias: float = 0.0
+    default_bias: float = 0.0
+    adaptive: bool = False
+    default_adaptive: bool = False
 
     def __post_init__(self):
         if self.algo not in ALGOS:
@@ -130,6 +136,12 @@ class Agent:
                 or not 0 <= self.margin <= 1:
             raise ValueError(f"margin must be a number from 0 (win shares only) to 1 (score "
                              f"places only), got {self.margin!r}")
+        if isinstance(self.bias, bool) or not isinstance(self.bias, int | float) \
+                or not 0 <= self.bias <= 100:
+            raise ValueError(f"bias (the prior's progressive bias) must be a number from 0 "
+                             f"(none) to 100, got {self.bias!r}")
+        if not isinstance(self.adaptive, bool):
+            raise ValueError(f"adaptive must be True or False, got {self.adaptive!r}")
         if self.algo == "pimc" and self.determinizations > self.iterations:
             raise ValueError(f"pimc: {self.determinizations} determinizations need at least "
                              f"as many iterations, got {self.iterations}")
@@ -145,6 +157,10 @@ class Agent:
             extra.append(f"horizon={self.horizon}")
         if self.margin != self.default_margin:
             extra.append(f"margin={self.margin:g}")
+        if self.bias != self.default_bias:
+            extra.append(f"bias={self.bias:g}")
+        if self.adaptive != self.default_adaptive:
+            extra.append(f"adaptive={'on' if self.adaptive else 'off'}")
         if self.oracle:
             extra.append("oracle")
         return f"{self.algo}-{self.iterations}" + (f"[{','.join(extra)}]" if extra else "")
@@ -160,7 +176,8 @@ class Agent:
                            playout_ids[h.base if h else self.playout],
                            np.float64(self.c).view(np.int64), self.determinizations,
                            int(self.oracle), self.horizon,
-                           np.float64(self.margin).view(np.int64))
+                           np.float64(self.margin).view(np.int64),
+                           np.float64(self.bias).view(np.int64), int(self.adaptive))
         row = np.asarray(h.weights if h else weights.other, np.float64)
         out[A_WEIGHTS:A_WEIGHTS + row.size] = row.view(np.int64)
         return out
@@ -168,7 +185,8 @@ class Agent:
 
 MAX_WEIGHTS = 8
 MAX_HORIZON = 1000
-A_ALGO, A_ITER, A_PLAYOUT, A_C, A_DETS, A_ORACLE, A_HORIZON, A_MARGIN, A_WEIGHTS = range(9)
+(A_ALGO, A_ITER, A_PLAYOUT, A_C, A_DETS, A_ORACLE, A_HORIZON, A_MARGIN, A_BIAS, A_ADAPTIVE,
+ A_WEIGHTS) = range(11)
 AGENT_WORDS = A_WEIGHTS + MAX_WEIGHTS
 _SPEC = re.compile(r"^(flat|pimc|ismcts)-(\d+)$")
 
@@ -181,12 +199,15 @@ def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
                weights=None, c: float = 0.7, determinizations: int = 8,
                oracle: bool = False, horizon: int | None = None,
                default_horizon: int | None = None, margin: float | None = None,
-               default_margin: float = 0.0) -> Agent:
+               default_margin: float = 0.0, bias: float | None = None,
+               default_bias: float = 0.0, adaptive: bool | None = None,
+               default_adaptive: bool = False) -> Agent:
     """An ``Agent`` whose playout is one of ``playouts`` (a game's built-in policies) or,
     given the game's ``weights``, a heuristic with other weights (its name, or the object).
     ``default_horizon``: the game's usual playout horizon in rounds; None where the game's
-    playouts always run to the end (then only ``horizon`` 0 is accepted); ``default_margin``
-    the game's usual ``margin``."""
+    playouts always run to the end (then only ``horizon`` 0 is accepted); ``default_margin``,
+    ``default_bias`` and ``default_adaptive`` the game's usual ``margin``, ``bias`` and
+    ``adaptive``."""
     playout = default if playout is None else getattr(playout, "name", playout)
     if weights is not None and isinstance(playout, str) and "[" in playout:
         weights.heuristic(playout)      # a bad weight is named here
@@ -201,25 +222,34 @@ def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
         raise ValueError(f"horizon={horizon!r}: this game's playouts always run to the end "
                          f"of the game (horizon 0)")
     margin = default_margin if margin is None else margin
+    bias = default_bias if bias is None else bias
+    adaptive = default_adaptive if adaptive is None else adaptive
     return Agent(algo, iterations, playout, c, determinizations, default, oracle, horizon,
-                 usual, margin, default_margin)
+                 usual, margin, default_margin, bias, default_bias, adaptive,
+                 default_adaptive)
 
 
 def agent_maker(playouts, default: str, weights=None, horizon: int | None = None,
-                margin: float = 0.0):
+                margin: float = 0.0, bias: float = 0.0, adaptive: bool = False):
     """A game's ``agent(...)``: its playout policies are ``playouts`` (and heuristics with
     other ``weights``), ``default`` the usual; ``horizon`` the usual playout horizon in rounds
-    (None: the game has none, playouts run to the end); ``margin`` the usual reward margin."""
+    (None: the game has none, playouts run to the end); ``margin``, ``bias`` and ``adaptive``
+    the usual reward margin, prior bias and budget."""
     def agent(algo: str, iterations: int, *, playout: str | None = None, c: float = 0.7,
               determinizations: int = 8, oracle: bool = False,
-              horizon: int | None = None, margin: float | None = None) -> Agent:
+              horizon: int | None = None, margin: float | None = None,
+              bias: float | None = None, adaptive: bool | None = None) -> Agent:
         """A search agent (``simcore.search``): ``algo`` one of ``flat``, ``pimc``,
         ``ismcts``; ``iterations`` its budget per decision; ``playout`` the built-in policy
         every seat plays out with; ``c`` the UCB exploration; ``determinizations`` PIMC's
         worlds; ``horizon`` how many rounds an iteration plays, the decision's round
         included, before the game is scored as if it ended there (0: to the end of the
         game). ``margin``: how much of an iteration's reward is the seat's score place
-        (``blend``) rather than its win share. ``oracle`` (never a default: it measures what
+        (``blend``) rather than its win share. ``bias``: the weight of the prior in the
+        tree (the option the playout policy would take is tried first and favoured by
+        ``bias / (visits + 1)``; 0: none). ``adaptive``: stop a decision's search once no
+        other option can overtake the most visited one in the iterations left (the budget
+        is a most). ``oracle`` (never a default: it measures what
         hidden information is worth) searches the true position, seeing the other seats'
         hidden cards and tiles and how the decks lie; only the coming draws are new. Usable
         wherever a policy is:
@@ -228,19 +258,22 @@ def agent_maker(playouts, default: str, weights=None, horizon: int | None = None
                           default=default, weights=weights, c=c,
                           determinizations=determinizations, oracle=oracle, horizon=horizon,
                           default_horizon=agent.horizon, margin=margin,
-                          default_margin=agent.margin)
-    agent.horizon, agent.margin = horizon, margin
+                          default_margin=agent.margin, bias=bias, default_bias=agent.bias,
+                          adaptive=adaptive, default_adaptive=agent.adaptive)
+    agent.horizon, agent.margin, agent.bias, agent.adaptive = horizon, margin, bias, adaptive
     agent.__doc__ += f" The default playout is {default!r}" + (
         "; playouts run to the end of the game." if horizon is None else
         f", the default horizon {horizon} ({'to the end' if horizon == 0 else 'rounds'}).") + \
-        f" The default margin is {margin:g}."
+        f" The default margin is {margin:g}, the default bias {bias:g}, adaptive " \
+        f"{'on' if adaptive else 'off'} by default."
     return agent
 
 
 def parse_agent(spec, playouts, default: str, horizon: int | None = None,
-                margin: float = 0.0) -> Agent:
+                margin: float = 0.0, bias: float = 0.0, adaptive: bool = False) -> Agent:
     """``"ismcts-1000"`` as an ``Agent`` playing out with ``default`` to the game's usual
-    ``horizon``, with its usual ``margin`` (an ``Agent`` as it is)."""
+    ``horizon``, with its usual ``margin``, ``bias`` and ``adaptive`` (an ``Agent`` as it
+    is)."""
     if isinstance(spec, Agent):
         return spec
     m = _SPEC.match(spec) if isinstance(spec, str) else None
@@ -248,7 +281,8 @@ def parse_agent(spec, playouts, default: str, horizon: int | None = None,
         raise ValueError(f"not a search agent: {spec!r} (e.g. 'ismcts-1000', 'pimc-500', "
                          f"'flat-200')")
     return make_agent(m.group(1), int(m.group(2)), playout=None, playouts=playouts,
-                      default=default, default_horizon=horizon, default_margin=margin)
+                      default=default, default_horizon=horizon, default_margin=margin,
+                      default_bias=bias, default_adaptive=adaptive)
 
 
 @njit(cache=True)
@@ -309,6 +343,7 @@ def begin(g, base, agent, max_options, seed):
     g[base + H_ALGO], g[base + H_CAP], g[base + H_MAXO] = agent[A_ALGO], cap, max_options
     g[base + H_PATH] = base + REGION
     g[base + H_C], g[base + H_MARGIN] = agent[A_C], agent[A_MARGIN]
+    g[base + H_BIAS], g[base + H_ADAPTIVE] = agent[A_BIAS], agent[A_ADAPTIVE]
     g[base + H_TREES], g[base + H_PER_TREE] = trees, per_tree
     g[base + H_TREE], g[base + H_ITER], g[base + H_SEED] = 0, -1, seed
     g.view(np.uint64)[base + H_RNG] = mix64(np.uint64(seed) ^ np.uint64(0x5EA7C4))
@@ -334,6 +369,9 @@ def next_iteration(g, base):
     """Start the next iteration (PIMC: in the next world once a world's are spent, its root
     visits added to the votes); False when the budget is spent."""
     it = g[base + H_ITER] + 1
+    if g[base + H_ADAPTIVE] and g[base + H_ALGO] == ISMCTS and \
+            _settled(g, base, g[base + H_PER_TREE] - it):
+        return False
     if it == g[base + H_PER_TREE]:
         if g[base + H_ALGO] == PIMC:
             _add_visits(g, base)
@@ -347,6 +385,22 @@ def next_iteration(g, base):
     g[base + H_DEPTH] = 0
     g[base + H_ITER] = it
     return True
+
+
+@njit(cache=True, _nrt=False)
+def _settled(g, base, left):
+    """Whether the root's most visited option leads every other by more than the ``left``
+    iterations (so no budget left could change the decision)."""
+    first = second = 0
+    ch = g[_node(g, base, 0) + N_CHILD]
+    while ch >= 0:
+        v = g[_node(g, base, ch) + N_VISITS]
+        if v > first:
+            first, second = v, first
+        elif v > second:
+            second = v
+        ch = g[_node(g, base, ch) + N_SIBLING]
+    return first - second > left
 
 
 @njit(cache=True, _nrt=False)
@@ -388,13 +442,24 @@ def keys_at(g, base):
 
 
 @njit(cache=True, _nrt=False)
-def step(g, base, n, seat):
+def wants_prior(g, base):
+    """Whether ``step`` reads a prior: the game then finds the option its playout policy
+    would take (``step``'s ``pick``); otherwise it may pass -1 without looking."""
+    return g.view(np.float64)[base + H_BIAS] > 0.0
+
+
+@njit(cache=True, _nrt=False)
+def step(g, base, n, seat, pick):
     """The tree's choice among the ``n`` options whose keys are at ``keys_at``: down to an
     existing child by UCB over availability, or (the first time an action is met at this
-    node) a new child, after which the iteration plays out (``H_MODE`` becomes ``PLAYOUT``)."""
+    node) a new child, after which the iteration plays out (``H_MODE`` becomes ``PLAYOUT``).
+    ``pick``: the option the prior (the playout policy) would take, -1 none; with a bias it is
+    expanded first and its UCB gains ``bias / (visits + 1)`` (progressive bias, Chaslot et
+    al. 2008), a pull that fades as the option's own mean takes over."""
     node, it = g[base + H_NODE], g[base + H_ITER]
     keys = keys_at(g, base)
     child_of = keys + g[base + H_MAXO]
+    bias = g.view(np.float64)[base + H_BIAS]
     untried = 0
     for i in range(n):
         ch = g[_node(g, base, node) + N_CHILD]
@@ -410,24 +475,30 @@ def step(g, base, n, seat):
                 g[at + N_STAMP] = it
                 g[at + N_AVAIL] += 1
     rng = g[base + H_RNG:base + H_RNG + 1].view(np.uint64)
+    if bias <= 0.0:
+        pick = -1
     if g[base + H_ALGO] == FLAT:
         pick = it % n
     elif untried > 0:
-        k = randint(rng, 0, untried)
-        pick = -1
-        for i in range(n):
-            if g[child_of + i] < 0:
-                if k == 0:
-                    pick = i
-                    break
-                k -= 1
+        if pick < 0 or g[child_of + pick] >= 0:
+            k = randint(rng, 0, untried)
+            pick = -1
+            for i in range(n):
+                if g[child_of + i] < 0:
+                    if k == 0:
+                        pick = i
+                        break
+                    k -= 1
     else:
-        pick, best = 0, -1.0
+        prior, best = pick, -1.0
+        pick = 0
         c = g.view(np.float64)[base + H_C]
         for i in range(n):
             at = _node(g, base, g[child_of + i])
             v = g[at + N_VISITS]
             u = g.view(np.float64)[at + N_REWARD] / v + c * np.sqrt(np.log(g[at + N_AVAIL]) / v)
+            if i == prior:
+                u += bias / (v + 1)
             if u > best:
                 pick, best = i, u
     ch = g[child_of + pick]

@@ -162,7 +162,12 @@ def fm_decide(t, g, obs, opts, seat, kind, n):
         keys = SR.keys_at(g, base)
         for i in range(n):
             g[keys + i] = action_key(kind, opts[i])
-        c = SR.step(g, base, n, seat)
+        pick = -1
+        if SR.wants_prior(g, base) and g[G_PLAYOUT] > P.RANDOM:
+            w = g.view(np.float64)
+            at = sc(seat, S_WEIGHTS)     # the playout's (``search``)
+            pick = P._best(opts, n, (w[at], w[at + 1], w[at + 2], w[at + 3]))
+        c = SR.step(g, base, n, seat, pick)
         if g[base + SR.H_MODE] == SR.PLAYOUT:
             for p in range(g[G_NP]):
                 g[sc(p, S_POLICY)] = g[G_PLAYOUT]

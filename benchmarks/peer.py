@@ -8,8 +8,9 @@ chance node samples them correctly; ``check_uniform_chance`` verifies that.
 
 ISMCTS is timed as ours is (``agents.time_searches``), a fixed number of iterations per
 decision, each iteration a random rollout. The games differ: leduc poker ends within a few
-actions, while an iteration of ours replays a whole board game; the rates say what each
-search costs per iteration, not which search is faster at the same game.
+actions, while an iteration of ours replays the position's turn and plays a board game on with
+heuristic playouts; the rates say what each search costs per iteration, not which search is
+faster at the same game.
 """
 from __future__ import annotations
 

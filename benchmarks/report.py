@@ -70,7 +70,8 @@ def markdown(res: dict) -> str:
         if peers:
             out += [f"Peer rows: OpenSpiel {peers[0]['version']}, one thread, each iteration a "
                     "random rollout. The games differ: leduc poker ends within a few actions, "
-                    "while an iteration of ours replays a whole board game.", ""]
+                    "while an iteration of ours replays the position's turn and plays a board "
+                    "game on with heuristic playouts.", ""]
     if res["startup"]:
         out += ["## Start-up (fresh interpreter, s)", ""]
         out += _table(["game", "cache", "import to first result", "process",

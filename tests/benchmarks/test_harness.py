@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from benchmarks import agents, goals, throughput
+from benchmarks import agents, goals, ledger, throughput
 from benchmarks.__main__ import main
 from benchmarks.plan import GOAL_PLAYERS, PLANS
 from benchmarks.report import markdown, plot
@@ -170,6 +170,7 @@ def test_search_rate_stands_beside_open_spiel_ismcts_in_goals_and_tables():
     res = _results(agents=[_agent()], peer_search=peers)
     rate = next(g for g in res["goals"] if "iterations/s per core" in g["goal"])
     assert rate["figure"] == "50,000 (OpenSpiel ISMCTS, leduc poker: C++ 400,000, Python 15,000)"
+    assert rate["figure"] in [g["figure"] for g in ledger.entry(res)["goals"]]   # --record
     text = markdown(res)
     assert "| bloomsim | ismcts-1000 | 50.0 | 50,000 (40,000-60,000) |" in text
     assert ("| open_spiel leduc_poker (peer) | ismcts-1000, Python (`Python.ISMCTSBot`) | 15.0 "

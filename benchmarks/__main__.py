@@ -95,7 +95,7 @@ def run(args: argparse.Namespace, command: str) -> dict:
            "started_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M"),
            "games": [g.module for g in games], "plan": dataclasses.asdict(plan),
            "machine": info(), "load_start": load(), "throughput": [], "startup": [],
-           "memory": [], "agents": [], "peer": None, "notes": []}
+           "memory": [], "agents": [], "peer": None, "peer_search": [], "notes": []}
     if "throughput" in args.sections:
         for game in games:
             records, notes = throughput.benchmark(game, plan, _log)
@@ -112,9 +112,15 @@ def run(args: argparse.Namespace, command: str) -> dict:
         if peer.available():
             res["peer"] = peer.hearts(plan.peer_games, plan.reps, SEED)
             _log(f"peer: {res['peer']['decisions_per_s']:,.0f} decisions/s")
+            res["peer_search"] = peer.ismcts(max(plan.agent_budgets), plan.agent_positions,
+                                             plan.reps, SEED)
+            for r in res["peer_search"]:
+                _log(f"peer: {r['class']} on {r['game']}: {r['iterations_per_cpu_s']:,.0f} "
+                     f"iterations/s per core")
         else:
             res["notes"].append("peer: open_spiel is not installed "
-                                "(install the project's extra: pip install '.[peers]'); skipped")
+                                "(install the project's extra: pip install '.[peers]'); "
+                                "OpenSpiel hearts and ISMCTS skipped")
     if "memory" in args.sections:
         for game in games:
             res["memory"].append(isolated.memory(game, plan))

@@ -1,8 +1,9 @@
 """The search agents' speed (``simcore.search``): search decisions per second at each budget,
 timed one decision at a time through the forward model (``ForwardGame.search``) at positions
-of random play, and whole games per second with one search seat against heuristic seats at
-``GOAL_PLAYERS``, on one thread and on two (the search's thread scaling: each game is one
-thread's, so two threads play two games at once).
+of random play, with the search iterations per CPU-second of the thread running them; and
+whole games per second with one search seat against heuristic seats at ``GOAL_PLAYERS``, on
+one thread and on two (the search's thread scaling: each game is one thread's, so two threads
+play two games at once).
 
 Budgets are iterations, so a timed game is the same game on every machine: only its time
 changes.
@@ -20,7 +21,7 @@ import numpy as np
 import polars as pl
 
 from .plan import GOAL_PLAYERS, SEED, Game, Plan
-from .stats import load
+from .stats import load, summary
 
 FIELD = "careful"
 """The heuristic the other seats play (the strongest built-in of both games)."""
@@ -42,17 +43,37 @@ def positions(engine, n: int, seed: int) -> list:
     return out
 
 
-def decisions(engine, spec: str, plan: Plan) -> dict:
-    """Median seconds of one search decision of ``spec`` over the plan's positions."""
-    pos = positions(engine, plan.agent_positions, SEED)
-    pos[0].search(spec, 0)          # compile (or load the cache) untimed
-    times = []
-    for i, g in enumerate(pos):
-        t0 = time.perf_counter()
-        g.search(spec, i)
-        times.append(time.perf_counter() - t0)
+def time_searches(search: Callable[[object, int], object], positions: list,
+                  iterations: int, reps: int) -> dict:
+    """``search(position, i)`` (one decision of ``iterations`` search iterations) timed at each
+    position, ``reps`` times over, after an untimed first call (compiling or loading a cache).
+    Seconds per decision: the median over every timed call. Iterations per CPU-second: each
+    repetition's iterations over its CPU time, summarized over the repetitions. CPU time is the
+    calling thread's (``thread_time``), where every search here runs: the process's would also
+    count other threads, e.g. a thread pool left spinning by an earlier run."""
+    search(positions[0], 0)
+    times, rates = [], []
+    for _ in range(reps):
+        cpu = 0.0
+        for i, pos in enumerate(positions):
+            t0, c0 = time.perf_counter(), time.thread_time()
+            search(pos, i)
+            cpu += time.thread_time() - c0
+            times.append(time.perf_counter() - t0)
+        rates.append(iterations * len(positions) / cpu)
     med = statistics.median(times)
-    return {"decision_s": med, "decisions_per_s": 1 / med, "positions": len(pos)}
+    return {"decision_s": med, "decisions_per_s": 1 / med, "positions": len(positions),
+            "reps": reps, "iterations_per_decision": iterations,
+            "timed_iterations": iterations * len(positions) * reps,
+            **summary("iterations_per_cpu_s", rates)}
+
+
+def decisions(engine, agent, plan: Plan) -> dict:
+    """Search decisions of ``agent`` (a game's ``agent(...)``) over the plan's positions:
+    seconds per decision and iterations per CPU-second (``time_searches``)."""
+    return time_searches(lambda g, i: g.search(agent, i),
+                         positions(engine, plan.agent_positions, SEED),
+                         agent.iterations_per_decision, plan.reps)
 
 
 def busy(spans: list[tuple[float, float]], threads: int) -> list[bool]:
@@ -126,9 +147,10 @@ def benchmark(game: Game, plan: Plan, log: Callable[[str], None]) -> list[dict]:
     out = []
     for algo in ("flat", "pimc", "ismcts"):
         for budget in plan.agent_budgets:
-            spec = f"{algo}-{budget}"
+            agent = engine.agent(algo, budget)
+            spec = agent.name
             rec = {"game": game.module, "agent": spec, "algo": algo, "iterations": budget,
-                   "n_players": GOAL_PLAYERS, "field": FIELD, **decisions(engine, spec, plan)}
+                   "n_players": GOAL_PLAYERS, "field": FIELD, **decisions(engine, agent, plan)}
             if algo == "ismcts" and budget == max(plan.agent_budgets):
                 rec.update(games(engine, spec, sorted({1, two}), plan.agent_games, plan.reps))
             rec["load"] = load()
@@ -139,7 +161,8 @@ def benchmark(game: Game, plan: Plan, log: Callable[[str], None]) -> list[dict]:
 
 def _line(r: dict) -> str:
     s = (f"{r['game']} {r['agent']}: {r['decisions_per_s']:,.1f} search decisions/s "
-         f"(median of {r['positions']} positions)")
+         f"(median of {r['positions']} positions x {r['reps']}), "
+         f"{r['iterations_per_cpu_s']:,.0f} iterations/s per core")
     for t in (1, 2):
         if f"threads_{t}" in r:
             g = r[f"threads_{t}"]

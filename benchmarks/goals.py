@@ -29,6 +29,7 @@ class _Run:
         self.startup = [r for r in res.get("startup", []) if r["game"] == name]
         self.memory = next((r for r in res.get("memory", []) if r["game"] == name), None)
         self.peer = res.get("peer")
+        self.peer_search = res.get("peer_search", [])
         self.agent = next((r for r in res.get("agents", []) if r["game"] == name
                            and r["agent"] == f"ismcts-{SEARCH_BUDGET}"), None)
 
@@ -147,6 +148,20 @@ def search_game(run: _Run) -> dict:
     return g
 
 
+def search_rate(run: _Run) -> dict:
+    """A figure without a target: the search's iterations per CPU-second of one thread, beside
+    OpenSpiel's ISMCTS where the peer ran (on leduc poker, a far smaller game)."""
+    g = _goal(f"{run.title}, ISMCTS-{SEARCH_BUDGET} search iterations/s per core",
+              "no goal: beside OpenSpiel's ISMCTS")
+    if run.agent:
+        v = run.agent["iterations_per_cpu_s"]
+        peers = ", ".join(f"{r['bot']} {r['iterations_per_cpu_s']:,.0f}"
+                          for r in run.peer_search)
+        g.update(value=v, figure=f"{v:,.0f}" + (f" (OpenSpiel ISMCTS, leduc poker: {peers})"
+                                                 if peers else ""))
+    return g
+
+
 def search_threads(run: _Run) -> dict:
     """Games/s over a long run (``agents.games``: each game's time alone against beside
     another), with the ratio of the few timed games' wall times beside it."""
@@ -166,5 +181,5 @@ def evaluate(res: dict) -> list[dict]:
         run = _Run(res, name)
         goals += [speed(run), reference(run), heuristic(run), threads(run), start(run, "warm"),
                   start(run, "cold"), memory(run), peer(run), search_game(run),
-                  search_threads(run)]
+                  search_rate(run), search_threads(run)]
     return goals

@@ -1,15 +1,23 @@
-"""The peer: OpenSpiel's hearts (C++ game) driven from Python with random play, one thread.
+"""The peer, OpenSpiel, on one thread: its hearts (C++ game) driven from Python with random
+play, and its ISMCTS bots (C++ and Python) searching leduc poker.
 
-This is how a Python user runs OpenSpiel rollouts. The loop is written as fast as plain Python
+Hearts is how a Python user runs OpenSpiel rollouts. The loop is written as fast as plain Python
 allows (bound methods, ``random()`` indexing), so the comparison does not flatter us. Hearts'
 chance nodes (pass direction, deal) are uniform, so a uniform pick over ``legal_actions`` at a
 chance node samples them correctly; ``check_uniform_chance`` verifies that.
+
+ISMCTS is timed as ours is (``agents.time_searches``), a fixed number of iterations per
+decision, each iteration a random rollout. The games differ: leduc poker ends within a few
+actions, while an iteration of ours replays the position's turn and plays a board game on with
+heuristic playouts; the rates say what each search costs per iteration, not which search is
+faster at the same game.
 """
 from __future__ import annotations
 
 import random
 import time
 
+from .agents import time_searches
 from .stats import load, summary
 
 
@@ -66,6 +74,50 @@ def hearts(n_games: int, reps: int, seed: int) -> dict:
             **summary("games_per_s", games), **summary("steps_per_s", steps),
             **summary("decisions_per_s", decs), "decisions_per_game": n_dec / n_games,
             "load": load()}
+
+
+ISMCTS_GAME = "leduc_poker"
+UCT_C = 2.0
+"""OpenSpiel's usual UCT constant for its ISMCTS (leduc returns are chips, not win shares)."""
+
+
+def leduc_positions(game, n: int, seed: int) -> list:
+    """``n`` positions at a player's decision between two or more actions (where OpenSpiel's
+    ISMCTS searches: a lone action is taken unsearched), after random play from the deal."""
+    rnd = random.Random(seed)
+    out = []
+    while len(out) < n:
+        state, moves = game.new_initial_state(), rnd.randrange(4)
+        while not state.is_terminal() and (state.is_chance_node() or moves > 0):
+            moves -= not state.is_chance_node()
+            actions = state.legal_actions()
+            state.apply_action(actions[rnd.randrange(len(actions))])
+        if not state.is_terminal() and len(state.legal_actions()) > 1:
+            out.append(state)
+    return out
+
+
+def ismcts(iterations: int, n_positions: int, reps: int, seed: int) -> list[dict]:
+    """Iterations per CPU-second of OpenSpiel's C++ ``ISMCTSBot`` and its Python one on leduc
+    poker, ``iterations`` per decision, each iteration ending in one random rollout."""
+    import numpy as np
+    import pyspiel
+    from open_spiel.python.algorithms import ismcts as py_ismcts
+    from open_spiel.python.algorithms import mcts
+
+    game = pyspiel.load_game(ISMCTS_GAME)
+    bots = {("C++", "pyspiel.ISMCTSBot"):
+            pyspiel.ISMCTSBot(seed, pyspiel.RandomRolloutEvaluator(1, seed), UCT_C, iterations),
+            ("Python", "open_spiel.python.algorithms.ismcts.ISMCTSBot"):
+            py_ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(
+                1, np.random.RandomState(seed)), UCT_C, iterations,
+                random_state=np.random.RandomState(seed))}
+    positions = leduc_positions(game, n_positions, seed)
+    return [{"game": f"open_spiel {ISMCTS_GAME}", "bot": lang, "class": cls,
+             "agent": f"ismcts-{iterations}", "threads": 1, "version": _version(),
+             **time_searches(lambda state, _, bot=bot: bot.step(state), positions, iterations,
+                             reps),
+             "load": load()} for (lang, cls), bot in bots.items()]
 
 
 def _version() -> str:

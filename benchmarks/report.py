@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .agents import FIELD
 from .plan import GOAL_PLAYERS, game as game_of
 
 STATUS = {True: "PASS", False: "**FAIL**", None: "n/a"}
@@ -52,14 +53,25 @@ def markdown(res: dict) -> str:
                       [[r["game"], r["engine"], r["policy"], r["n_players"], r["threads"],
                         f"{r['batch']:,}", _rate(r, "games_per_s"), _rate(r, "decisions_per_s"),
                         f"{r['games_per_cpu_s']:,.0f}", r["load"]] for r in res["throughput"]])
-    if res.get("agents"):
-        out += [f"## Search agents ({res['agents'][0]['n_players']} players; games: one agent "
-                f"seat, the others {res['agents'][0]['field']})", ""]
-        out += _table(["game", "agent", "search decisions/s", "s/game, 1 thread",
-                       "s/game, 2 threads", "1 -> 2 threads, long run (wall)", "load"],
+    peers = res.get("peer_search", [])
+    if res.get("agents") or peers:
+        out += [f"## Search agents ({GOAL_PLAYERS} players; games: one agent seat, the others "
+                f"{FIELD})", ""]
+        out += _table(["game", "agent", "search decisions/s", "iterations/s per core",
+                       "s/game, 1 thread", "s/game, 2 threads",
+                       "1 -> 2 threads, long run (wall)", "load"],
                       [[r["game"], r["agent"], f"{r['decisions_per_s']:,.1f}",
-                        _per_game(r, 1), _per_game(r, 2), _scaling(r), r["load"]]
-                       for r in res["agents"]])
+                        _rate(r, "iterations_per_cpu_s"), _per_game(r, 1), _per_game(r, 2),
+                        _scaling(r), r["load"]] for r in res.get("agents", [])]
+                      + [[f"{r['game']} (peer)", f"{r['agent']}, {r['bot']} "
+                          f"(`{r['class']}`)", f"{r['decisions_per_s']:,.1f}",
+                          _rate(r, "iterations_per_cpu_s"), "", "", "", r["load"]]
+                         for r in peers])
+        if peers:
+            out += [f"Peer rows: OpenSpiel {peers[0]['version']}, one thread, each iteration a "
+                    "random rollout. The games differ: leduc poker ends within a few actions, "
+                    "while an iteration of ours replays the position's turn and plays a board "
+                    "game on with heuristic playouts.", ""]
     if res["startup"]:
         out += ["## Start-up (fresh interpreter, s)", ""]
         out += _table(["game", "cache", "import to first result", "process",

@@ -165,6 +165,13 @@ class Agent:
             extra.append("oracle")
         return f"{self.algo}-{self.iterations}" + (f"[{','.join(extra)}]" if extra else "")
 
+    @property
+    def iterations_per_decision(self) -> int:
+        """The iterations one decision runs (``begin``): PIMC splits the budget evenly over
+        its worlds and leaves the remainder unspent, so pimc-100 runs 96."""
+        trees = self.determinizations if self.algo == "pimc" else 1
+        return self.iterations // trees * trees
+
     def params(self, playout_ids: dict[str, int], weights) -> np.ndarray:
         """The engine's words for this agent (``AGENT_WORDS``): the playout heuristic's id
         and (float64 bits, from A_WEIGHTS) its weights (``weights``: the game's

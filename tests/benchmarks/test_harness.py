@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from benchmarks import agents, goals, throughput
+from benchmarks import agents, goals, ledger, throughput
 from benchmarks.__main__ import main
 from benchmarks.plan import GOAL_PLAYERS, PLANS
 from benchmarks.report import markdown, plot
@@ -112,7 +112,7 @@ def _results(**over):
 
 def test_goals_report_each_figure_and_verdict():
     by = {(g["goal"], g["target"]): g for g in _results()["goals"]}
-    assert len(by) == 10
+    assert len(by) == 11
     speed = by[("Broom Service, 4 random players", ">= 100,000 games/s")]
     assert speed["passed"] and speed["value"] == 120_000
     ratio = by[("Broom Service, 4 random players", ">= 100x the reference (1 thread each)")]
@@ -139,8 +139,20 @@ def test_goal_against_the_peer_uses_one_thread_decisions():
     assert g["value"] == pytest.approx(30.0) and g["passed"]   # 50 * 60,000 / 100,000
 
 
+def _agent(**kw) -> dict:
+    """An agents-section record of ISMCTS-1000 in Broom Service."""
+    return {"game": "bloomsim", "agent": "ismcts-1000", "decisions_per_s": 50.0, "load": 0.5,
+            **summary("iterations_per_cpu_s", [40_000.0, 50_000.0, 60_000.0]), **kw}
+
+
+def _peer_search(bot: str, rate: float) -> dict:
+    return {"game": "open_spiel leduc_poker", "bot": bot, "class": f"{bot}.ISMCTSBot",
+            "agent": "ismcts-1000", "version": "2.0.2", "decisions_per_s": rate / 1000,
+            "load": 0.5, **summary("iterations_per_cpu_s", [rate])}
+
+
 def test_search_goals_read_the_agents_section():
-    agents = [{"game": "bloomsim", "agent": "ismcts-1000",
+    agents = [{**_agent(),
                "threads_1": {"games": 2, "s_per_game": 1.25, "games_per_s": 0.8},
                "threads_2": {"games": 4, "s_per_game": 0.7, "games_per_s": 1.5,
                              "scaling": 1.85, "wall_scaling": 1.79}}]
@@ -149,6 +161,21 @@ def test_search_goals_read_the_agents_section():
     assert one["value"] == 1.25 and one["passed"] is False and "1.25 s per game" in one["figure"]
     two = by["Broom Service, ISMCTS-1000 games from 1 to 2 threads"]
     assert two["value"] == 1.85 and two["passed"] is True and "1.79x wall" in two["figure"]
+    rate = by["Broom Service, ISMCTS-1000 search iterations/s per core"]
+    assert rate["value"] == 50_000 and rate["passed"] is None and rate["figure"] == "50,000"
+
+
+def test_search_rate_stands_beside_open_spiel_ismcts_in_goals_and_tables():
+    peers = [_peer_search("C++", 400_000.0), _peer_search("Python", 15_000.0)]
+    res = _results(agents=[_agent()], peer_search=peers)
+    rate = next(g for g in res["goals"] if "iterations/s per core" in g["goal"])
+    assert rate["figure"] == "50,000 (OpenSpiel ISMCTS, leduc poker: C++ 400,000, Python 15,000)"
+    assert rate["figure"] in [g["figure"] for g in ledger.entry(res)["goals"]]   # --record
+    text = markdown(res)
+    assert "| bloomsim | ismcts-1000 | 50.0 | 50,000 (40,000-60,000) |" in text
+    assert ("| open_spiel leduc_poker (peer) | ismcts-1000, Python (`Python.ISMCTSBot`) | 15.0 "
+            "| 15,000 (15,000-15,000) |") in text
+    assert "The games differ: leduc poker" in text
 
 
 def test_busy_games_are_those_that_ended_before_a_thread_went_idle():

@@ -27,6 +27,9 @@ def test_smoke_run_writes_every_figure(tmp_path):
         recs = [r for r in res["agents"] if r["game"] == game]
         assert [r["agent"] for r in recs] == ["flat-8", "pimc-8", "ismcts-8"]
         assert all(r["decisions_per_s"] > 0 for r in recs)
+        budget = PLANS["smoke"].agent_budgets[0]        # pimc-8 too: 8 worlds of 1 iteration
+        assert all(r["timed_iterations"] == budget * r["positions"] * r["reps"]
+                   and r["iterations_per_cpu_s"] > 0 for r in recs)
         timed = [recs[-1][k] for k in ("threads_1", "threads_2") if k in recs[-1]]
         assert timed and all(g["games"] == PLANS["smoke"].agent_games for g in timed)
         assert all(g["s_per_game"] > 0 and 0 <= g["agent_win"] <= 1 for g in timed)

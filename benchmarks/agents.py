@@ -13,6 +13,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from concurrent.futures import ThreadPoolExecutor
 
@@ -149,8 +150,9 @@ def benchmark(game: Game, plan: Plan, log: Callable[[str], None]) -> list[dict]:
         for budget in plan.agent_budgets:
             agent = engine.agent(algo, budget)
             spec = agent.name
+            full = replace(agent, adaptive=False)    # every decision runs every iteration
             rec = {"game": game.module, "agent": spec, "algo": algo, "iterations": budget,
-                   "n_players": GOAL_PLAYERS, "field": FIELD, **decisions(engine, agent, plan)}
+                   "n_players": GOAL_PLAYERS, "field": FIELD, **decisions(engine, full, plan)}
             if algo == "ismcts" and budget == max(plan.agent_budgets):
                 rec.update(games(engine, spec, sorted({1, two}), plan.agent_games, plan.reps))
             rec["load"] = load()

@@ -12,7 +12,6 @@ from simcore.forward import ForwardGame, Halt
 from simcore.policy import first_class
 from simcore.results import rules_label
 from simcore.rng import root_key, seed_streams
-from simcore.search import parse_agent
 
 from . import engine as E
 from .api import LOG_CAP, Batch, _empty, as_rules, flat_tables, to_frame
@@ -78,8 +77,8 @@ class Engine:
                seed: int) -> int:
         """The option ``agent`` (a ``simcore.search.Agent`` or its name) takes at this
         position (``simcore.forward.ForwardGame.search``)."""
-        from .api import HORIZON, PLAYOUT
-        words = parse_agent(agent, BUILTIN_IDS, PLAYOUT, HORIZON).params(BUILTIN_IDS, WEIGHTS)
+        from .api import agent as agents
+        words = agents.parse(agent).params(BUILTIN_IDS, WEIGHTS)
         return int(E.search(self.t, self.key, self.game, self.n_players, choices, marks, seat,
                             words, seed, self._game_fn.address))
 

@@ -11,7 +11,6 @@ from simcore.parallel import counter
 from simcore.policy import first_class
 from simcore.results import rules_label
 from simcore.rng import root_key, seed_streams
-from simcore.search import parse_agent
 
 from . import engine as E
 from . import stats as S
@@ -74,8 +73,8 @@ class Engine:
                seed: int) -> int:
         """The option ``agent`` (a ``simcore.search.Agent`` or its name) takes at this
         position (``simcore.forward.ForwardGame.search``)."""
-        from .api import PLAYOUT
-        a = parse_agent(agent, POLICIES, PLAYOUT)
+        from .api import agent as agents
+        a = agents.parse(agent)
         head = self.head.copy()
         head[E.ADDR:E.ADDR + 6].view(np.int64)[:] = (
             0, self.game_fn.address, first_class(E.fm_decide, E.FM_SIG).address)

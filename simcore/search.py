@@ -167,8 +167,9 @@ class Agent:
 
     @property
     def iterations_per_decision(self) -> int:
-        """The iterations one decision runs (``begin``): PIMC splits the budget evenly over
-        its worlds and leaves the remainder unspent, so pimc-100 runs 96."""
+        """The iterations one decision runs (``begin``; at most, where ``adaptive``): PIMC
+        splits the budget evenly over its worlds and leaves the remainder unspent, so pimc-100
+        runs 96."""
         trees = self.determinizations if self.algo == "pimc" else 1
         return self.iterations // trees * trees
 
@@ -268,6 +269,9 @@ def agent_maker(playouts, default: str, weights=None, horizon: int | None = None
                           default_margin=agent.margin, bias=bias, default_bias=agent.bias,
                           adaptive=adaptive, default_adaptive=agent.adaptive)
     agent.horizon, agent.margin, agent.bias, agent.adaptive = horizon, margin, bias, adaptive
+    agent.parse = lambda spec: parse_agent(spec, playouts, default, horizon, margin, bias,
+                                           adaptive)
+    agent.parse.__doc__ = "A name such as ``\"ismcts-1000\"`` as this game's ``Agent``."
     agent.__doc__ += f" The default playout is {default!r}" + (
         "; playouts run to the end of the game." if horizon is None else
         f", the default horizon {horizon} ({'to the end' if horizon == 0 else 'rounds'}).") + \

@@ -61,8 +61,7 @@ def test_a_search_reads_no_memory_it_has_freed(game):
 def test_agents_by_name_and_with_parameters(game):
     mod = game.module()
     a = mod.agent("ismcts", 50)
-    assert a.name == "ismcts-50" and a == parse_agent("ismcts-50", mod.POLICIES, a.playout,
-                                                      mod.agent.horizon, mod.agent.margin)
+    assert a.name == "ismcts-50" and a == mod.agent.parse("ismcts-50")
     b = mod.agent("pimc", 64, playout="greedy", determinizations=4)
     assert b.name == "pimc-64[playout=greedy,determinizations=4]"
     df = mod.simulate([b, "careful", "careful"], 2, 1)
@@ -223,3 +222,35 @@ def test_search_rungs_climb_the_ladder(game):
     lad = ladder(game.name, ["random", "ismcts-4", "ismcts-16"], 2, 2, 3)
     assert lad.rungs == ("random", "ismcts-4", "ismcts-16")
     assert set(lad.curves["budget"].to_list()) == {4, 16}
+
+
+def test_a_prior_bias_favours_the_playout_policys_pick(game):
+    """``bias``: the playout policy's pick is tried first in the tree and favoured by
+    ``bias / (visits + 1)``. The game's usual bias is unnamed, another is in the name and
+    changes the search; a bad one is named."""
+    mod = game.module()
+    usual = mod.agent.bias
+    assert mod.agent("ismcts", 24).bias == usual == mod.agent.parse("ismcts-24").bias
+    other = 0.0 if usual else 2.0
+    assert mod.agent("ismcts", 24, bias=other).name == f"ismcts-24[bias={other:g}]"
+    for bad in (-1, 101, "strong", True):
+        with pytest.raises(ValueError, match="bias .the prior's progressive bias."):
+            mod.agent("ismcts", 10, bias=bad)
+    picks = [[g.search(mod.agent("ismcts", 40, bias=b), 3) for g in _positions(game, 12, 8)]
+             for b in (usual, other)]
+    assert picks[0] != picks[1]
+
+
+def test_an_adaptive_search_takes_the_full_budgets_decision(game):
+    """``adaptive``: a search that stops once no other option can overtake its most visited
+    one takes the option the whole budget takes, at every position and seed."""
+    mod = game.module()
+    assert mod.agent("ismcts", 24, adaptive=not mod.agent.adaptive).name.endswith(
+        f"[adaptive={'off' if mod.agent.adaptive else 'on'}]")
+    with pytest.raises(ValueError, match="adaptive must be True or False"):
+        mod.agent("ismcts", 10, adaptive="yes")
+    for i, g in enumerate(_positions(game, 12, 9)):
+        for bias in (0.0, 2.0):
+            full, early = (g.search(mod.agent("ismcts", 60, bias=bias, adaptive=a), i)
+                           for a in (False, True))
+            assert full == early

@@ -59,8 +59,9 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     strongest, every seat one rung; one list for every game, or a mapping from game name to
     its list; default, and for a game the mapping does not name: the tournament's lowest-,
     second highest- and highest-rated policies and, for a game with search agents,
-    ``skill.SEARCH_RUNG`` on ``search_games`` games), table in ``out/<game>-skill.parquet``;
-    then the skill ladder (``analyses.ladder``, ``ladder_games`` game indices per seating) of
+    ``skill.SEARCH_RUNG`` on ``search_games`` games), tables in ``out/<game>-skill.parquet``
+    and, the tested changes between rungs, ``out/<game>-skill-changes.parquet``; then the
+    skill ladder (``analyses.ladder``, ``ladder_games`` game indices per seating) of
     the weakest rung, the strongest heuristic and, where the game has search agents, the
     search rung. The report is computed from the frames in memory (the Parquet files are for
     the user)."""
@@ -167,6 +168,7 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
         sv = skill_verdicts(mod, rungs, players, rung_games, seed,
                             top=t.ratings["policy"][0], search_games=search_games)
         sv.table.write_parquet(out / f"{name}-skill.parquet")
+        sv.changes.write_parquet(out / f"{name}-skill-changes.parquet")
         clock = _lap(log, f"{name}: verdicts at rungs {', '.join(sv.rungs)}: "
                           f"{sv.games_said()} played", clock)
         rated = t.ratings["policy"].to_list()

@@ -230,10 +230,12 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
     if ladder is not None:
         sec.headlines.append(html.escape(ladder.skill_text()))
         b.append(f'<h3 id="{game}-ladder">'
-                 f"Skill ladder: {' &lt; '.join(html.escape(r) for r in ladder.rungs)}</h3>"
+                 f"Skill ladder: {' &lt; '.join(html.escape(r) for r in ladder.ranked)} "
+                 f"(by rating)</h3>"
                  f"<p class=note>{ladder.players} seats, {ladder.n_games:,} game indices of "
                  f"seed {ladder.seed} per seating: one seat of the row rung against the column "
-                 f"rung in the others, seats rotated ({UNIT}).</p>" + ladder.html())
+                 f"rung in the others, seats rotated ({UNIT}). The rungs are in the order of "
+                 f"their measured ratings, lowest first.</p>" + ladder.html())
         for stem, fig in ladder.figures().items():
             b.append(_figure(fig, out, f"{p}-{stem}.png", stem.replace("-", " ")))
 

@@ -209,6 +209,14 @@ def test_skill_table_reads_one_row_per_verdict(planted):
     assert row["across the rungs"].startswith("flips between weak (+) and mid (-)")
 
 
+@pytest.mark.parametrize("margin", [0.0, 1.0, -0.02])
+def test_a_margin_outside_0_1_is_refused_before_anything_is_played(tmp_path, margin):
+    from analyses.balance import balance
+    with pytest.raises(ValueError, match="margin must be a win-rate difference between 0 and 1"):
+        balance(tmp_path / "rep", margin=margin)
+    assert not (tmp_path / "rep").exists()
+
+
 def test_default_rungs_are_the_weakest_and_the_two_strongest_by_rating():
     from analyses.balance import default_rungs
     ratings = pl.DataFrame({"policy": ["a", "b", "c", "d", "e"],

@@ -17,8 +17,8 @@ from simcore.runner import check_int
 from .event_impact import counterfactual_impact, switch_offs
 from .ladder import ladder
 from .report import game_section, staged, write_page
-from .skill import (RUNG_GAMES, SEARCH_GAMES, SEARCH_RUNG, check_playable, resolve_rungs,
-                    skill_verdicts)
+from .skill import (MARGIN, RUNG_GAMES, SEARCH_GAMES, SEARCH_RUNG, check_playable,
+                    resolve_rungs, skill_verdicts)
 from .tournament import lineups, rotations, tournament
 
 GAMES_PER_GAME = 200_000
@@ -43,7 +43,7 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
             seed: int = 0, counterfactual_games: int = COUNTERFACTUAL_GAMES,
             log: Callable[[str], None] = say, *, rungs: Rungs = None,
             rung_games: int = RUNG_GAMES, search_games: int = SEARCH_GAMES,
-            ladder_games: int = LADDER_GAMES) -> Path:
+            ladder_games: int = LADDER_GAMES, margin: float = MARGIN) -> Path:
     """Run every registered game and write ``out/index.html`` (swapped in whole when done: an
     interrupted run leaves ``out`` as it was and its finished results in ``OUT.partial``).
     Every game is played with its default rules, so that each headline is true of the game as
@@ -59,8 +59,10 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     strongest, every seat one rung; one list for every game, or a mapping from game name to
     its list; default, and for a game the mapping does not name: the tournament's lowest-,
     second highest- and highest-rated policies and, for a game with search agents,
-    ``skill.SEARCH_RUNG`` on ``search_games`` games), table in ``out/<game>-skill.parquet``;
-    then the skill ladder (``analyses.ladder``, ``ladder_games`` game indices per seating) of
+    ``skill.SEARCH_RUNG`` on ``search_games`` games), tables in ``out/<game>-skill.parquet``
+    and, the tested changes between rungs, ``out/<game>-skill-changes.parquet`` (``margin``:
+    the equivalence margin of every verdict, ``skill.MARGIN``); then the
+    skill ladder (``analyses.ladder``, ``ladder_games`` game indices per seating) of
     the weakest rung, the strongest heuristic and, where the game has search agents, the
     search rung. The report is computed from the frames in memory (the Parquet files are for
     the user)."""
@@ -70,6 +72,9 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     check_int("rung_games", rung_games)
     check_int("search_games", search_games)
     check_int("ladder_games", ladder_games)
+    if not 0 < margin < 1:
+        raise ValueError(f"margin must be a win-rate difference between 0 and 1 (--margin: "
+                         f"in points, between 0 and 100), got {margin!r}")
     for spec in registry.all_games():
         budget.check_players(spec, players)
     budget.check_destination(out, replaced=True)
@@ -79,7 +84,7 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
                     len(ladders[spec.name] or ()) or DEFAULT_RUNGS)
     with staged(out, keep_partial=True) as folder:
         page = _write(folder, games, players, seed, counterfactual_games, log, ladders,
-                      rung_games, search_games, ladder_games)
+                      rung_games, search_games, ladder_games, margin)
     return Path(out) / page.name
 
 
@@ -131,7 +136,7 @@ def default_rungs(ratings: pl.DataFrame, searches: bool) -> list[str]:
 
 def _write(out: Path, games: int, players: int, seed: int, counterfactual_games: int,
            log: Callable[[str], None], ladders: dict[str, list[Any] | None],
-           rung_games: int, search_games: int, ladder_games: int) -> Path:
+           rung_games: int, search_games: int, ladder_games: int, margin: float) -> Path:
     sections = []
     specs = registry.all_games()
     for spec in specs:
@@ -165,8 +170,10 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
                           f"{counterfactual_games:,} counterfactual games played", clock)
         rungs = ladders.get(name) or default_rungs(t.ratings, hasattr(mod, "agent"))
         sv = skill_verdicts(mod, rungs, players, rung_games, seed,
-                            top=t.ratings["policy"][0], search_games=search_games)
+                            top=t.ratings["policy"][0], search_games=search_games,
+                            margin=margin)
         sv.table.write_parquet(out / f"{name}-skill.parquet")
+        sv.changes.write_parquet(out / f"{name}-skill-changes.parquet")
         clock = _lap(log, f"{name}: verdicts at rungs {', '.join(sv.rungs)}: "
                           f"{sv.games_said()} played", clock)
         rated = t.ratings["policy"].to_list()

@@ -21,7 +21,7 @@ from .precise import plan, precise
 from .report import partial_folder, report
 from .seats import seat_advantage
 from .solve import solve
-from .skill import RUNG_GAMES, SEARCH_GAMES, SEARCH_RUNG, parse_rungs
+from .skill import MARGIN, RUNG_GAMES, SEARCH_GAMES, SEARCH_RUNG, parse_rungs
 from .stats import few_clusters
 from .sweep import CHUNK, variants_of, sweep
 from .sweep import table as sweep_table
@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="games at a search agent's rung (when fewer than --rung-games)")
     b.add_argument("--ladder-games", type=int, default=LADDER_GAMES,
                    help="game indices per seating of the skill ladder")
+    b.add_argument("--margin", type=float, default=MARGIN * 100,
+                   help="equivalence margin of the verdicts by skill, in win-rate points "
+                        f"(default {MARGIN * 100:g}): smaller effects read negligible")
     r = sub.add_parser("report", help="write DIR/index.html for a results file or dataset")
     r.add_argument("results", help="Parquet file or simulate(out=DIR) dataset directory")
     r.add_argument("--out", required=True, help="report directory")
@@ -273,7 +276,8 @@ def _run(args: argparse.Namespace) -> None:
     if args.command == "balance":
         page = balance(args.out, args.games, args.players, args.seed, args.counterfactual_games,
                        rungs=_rungs(args.rungs), rung_games=args.rung_games,
-                       search_games=args.search_games, ladder_games=args.ladder_games)
+                       search_games=args.search_games, ladder_games=args.ladder_games,
+                       margin=args.margin / 100)
         print(f"balance report: {page.resolve()}")
     elif args.command == "report":
         page = report(scan(args.results), args.out, args.rules)

@@ -151,12 +151,12 @@ def counterfactual_table(t: pl.DataFrame) -> pl.DataFrame:
 
 
 def skill_table(table: pl.DataFrame, summary: pl.DataFrame, rungs: list[str]) -> pl.DataFrame:
-    """One row per verdict: at each rung the estimate with its 95% interval in percentage points
-    ("holds" where its Holm-adjusted p is below 0.05, "n/a" where not measured), and its
-    reading across the rungs."""
-    cell = pl.struct("estimate", "ci_low", "ci_high", "holds").map_elements(
+    """One row per verdict: at each rung the estimate with its 95% interval in percentage
+    points, its status (holds / negligible / undetermined) and the rung's minimum detectable
+    effect ("n/a" where not measured), and its reading across the rungs."""
+    cell = pl.struct("estimate", "ci_low", "ci_high", "status", "mde").map_elements(
         lambda r: (f"{r['estimate'] * 100:+.1f} [{r['ci_low'] * 100:+.1f}, "
-                   f"{r['ci_high'] * 100:+.1f}]" + (" holds" if r["holds"] else "")),
+                   f"{r['ci_high'] * 100:+.1f}] {r['status']} (MDE {r['mde'] * 100:.1f})"),
         return_dtype=pl.String)
     wide = (table.select("verdict", "rung", cell.alias("cell"))
             .pivot("rung", index="verdict", values="cell"))
@@ -165,3 +165,18 @@ def skill_table(table: pl.DataFrame, summary: pl.DataFrame, rungs: list[str]) ->
             .join(wide, on="verdict", how="left", maintain_order="left")
             .select("verdict", *(pl.col(r).fill_null("n/a").alias(heads[r]) for r in rungs),
                     "across the rungs"))
+
+
+def changes_table(changes: pl.DataFrame) -> pl.DataFrame:
+    """One row per tested change of a verdict between neighbouring rungs: the difference in
+    percentage points with its 95% interval, the game indices the rungs share, the
+    Holm-adjusted p and whether it changes with skill."""
+    def pts(c: str) -> pl.Expr:
+        return (pl.col(c) * 100).round(1).cast(pl.String)
+    return changes.select(
+        "verdict", pl.format("{} to {}", "from", "to").alias("rungs"),
+        pl.format("{} [{}, {}]", pts("diff"), pts("ci_low"), pts("ci_high"))
+        .alias("to - from, pct points [95% CI]"),
+        "shared", pvalue("p_adj").alias("p (Holm)"),
+        pl.when(pl.col("changed")).then(pl.lit("yes")).otherwise(pl.lit("no"))
+        .alias("changes with skill"))

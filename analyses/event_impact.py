@@ -14,8 +14,8 @@ from simcore.games import Variant
 
 from .data import Frame, collect, columns, game_of, lazy, require, score_column
 from .games import check_policies, game_module, policy_name
-from .stats import (adjust_table, cluster_key, cluster_moments, difference, moments, paired_p,
-                    t_interval, two_sided_p)
+from .stats import (adjust_table, cluster_key, cluster_moments, difference, influence_se,
+                    moments, paired_p, ratio_influence, t_interval, two_sided_p)
 
 
 @dataclass(frozen=True)
@@ -182,10 +182,7 @@ def paired_impact(df: Frame, a: str, b: str, column: str = "variant",
         chosen = [t for t in found if t.seat_level == seat_level]
         if not chosen:
             continue
-        values = {"n": pl.len(), "win": win.sum(), "score": sc.sum()}
-        for i, t in enumerate(chosen):
-            m = t.present.cast(pl.Float64)
-            values |= {f"n{i}": m.sum(), f"win{i}": (win * m).sum(), f"score{i}": (sc * m).sum()}
+        values = with_without_sums(chosen, win, sc)
         group = pl.lit("all") if by is None else pl.col(by).cast(pl.String)
         per = collect(lf.filter(pl.col(column).is_in([a, b])).group_by(
             pl.col(column).cast(pl.String).alias("_rules"), group.alias("group"), *key
@@ -198,14 +195,13 @@ def paired_impact(df: Frame, a: str, b: str, column: str = "variant",
                      for r, suffix in ((a, ""), (b, "_b"))}
             for i, t in enumerate(chosen):
                 for measure in ("win", "score"):
-                    est = {r: _impact_influence(x[measure + str(i)], x[f"n{i}"], x[measure],
+                    est = {r: impact_influence(x[measure + str(i)], x[f"n{i}"], x[measure],
                                                 x["n"]) for r, x in sides.items()}
                     if any(e is None for e in est.values()):
                         continue
                     (da, psi_a, small_a), (db, psi_b, small_b) = est[a], est[b]
                     c = both.height
-                    se = (np.sqrt(c / (c - 1) * ((psi_b - psi_a) ** 2).sum()) if c > 1
-                          else np.nan)
+                    se = influence_se(psi_b - psi_a)
                     diff = db - da
                     p = np.nan if small_a or small_b else paired_p(diff, se, c)
                     low, high = t_interval(diff, se, c)
@@ -219,16 +215,30 @@ def paired_impact(df: Frame, a: str, b: str, column: str = "variant",
                                       "ci_high": pl.Float64, "p": pl.Float64})
 
 
-def _impact_influence(y1: np.ndarray, n1: np.ndarray, y: np.ndarray, n: np.ndarray):
+def impact_influence(y1: np.ndarray, n1: np.ndarray, y: np.ndarray, n: np.ndarray):
     """With minus without (y1/n1 - y0/n0 over the sums of per-game-index totals) and each game
     index's influence on it, and whether a side has fewer than ``MIN_GROUP`` seat-games;
     None when one side is empty."""
-    big1, big0 = n1.sum(), (n - n1).sum()
-    if big1 == 0 or big0 == 0:
+    with_, without = ratio_influence(y1, n1), ratio_influence(y - y1, n - n1)
+    if with_ is None or without is None:
         return None
-    m1, m0 = y1.sum() / big1, (y - y1).sum() / big0
-    psi = (y1 - m1 * n1) / big1 - ((y - y1) - m0 * (n - n1)) / big0
-    return m1 - m0, psi, min(big1, big0) < MIN_GROUP
+    return (with_[0] - without[0], with_[1] - without[1],
+            min(n1.sum(), (n - n1).sum()) < MIN_GROUP)
+
+
+def with_without_sums(chosen: Sequence[Thing], win: pl.Expr,
+                      score: pl.Expr | None = None) -> dict[str, pl.Expr]:
+    """The per-cluster totals a with/without comparison is made of: seat-games ``n``, win shares
+    ``win`` (and ``score``), and with each thing ``i`` of ``chosen`` ``n{i}``, ``win{i}``
+    (``score{i}``)."""
+    values = {"n": pl.len(), "win": win.sum()}
+    for i, t in enumerate(chosen):
+        m = t.present.cast(pl.Float64)
+        values |= {f"n{i}": m.sum(), f"win{i}": (win * m).sum()}
+    if score is not None:
+        values |= {"score": score.sum()} | {f"score{i}": (score * t.present.cast(pl.Float64)).sum()
+                                           for i, t in enumerate(chosen)}
+    return values
 
 
 EVENT_MODES = ("replace", "remove", "both")

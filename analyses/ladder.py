@@ -1,6 +1,6 @@
 """The skill ladder: rungs of growing skill played one against the others on shared seeds, read
-as a win-rate matrix, a rating per rung, a skill curve per family of budgets, and how much of
-the outcome skill controls (the skill-vs-luck figure)."""
+as a win-rate matrix, a rating per rung (which orders the rungs), a skill curve per family of
+budgets, and how much of the outcome skill controls (the skill-vs-luck figure)."""
 from __future__ import annotations
 
 import html
@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib.pyplot as plt
+import numpy as np
 import polars as pl
 
 from simcore.progress import Progress, ProgressArg
@@ -19,7 +20,7 @@ from simcore.runner import check_int
 
 from . import display
 from .games import check_players, check_policies, check_run, game_module, play, policy_name
-from .tournament import bt_intervals, meetings
+from .tournament import bt_bootstrap, meetings
 from .winrates import win_rates
 
 FAMILY = re.compile(r"^(?P<family>.+)-(?P<budget>[0-9]+)$")
@@ -31,26 +32,30 @@ class Ladder:
     game: str
     players: int
     rungs: tuple[str, ...]   # names, weakest first as declared
+    ranked: tuple[str, ...]  # names, lowest-rated first (the rungs the data cannot place last)
     n_games: int             # game indices per seating (each seating plays 0..n_games-1)
     seed: int
     results: pl.DataFrame    # every game of every seating (``seating`` names it)
     matrix: pl.DataFrame     # rung (one seat) vs opponent (P-1 seats): win rate, 95% interval
     ratings: pl.DataFrame    # per rung: Bradley-Terry (Elo scale) with a 95% bootstrap interval
+    steps: pl.DataFrame      # per neighbouring pair by rating: difference and head-to-head
     curves: pl.DataFrame     # per family and budget: win rate against its reference rung
-    skill: pl.DataFrame      # one row: strongest vs weakest, against 1/P, and the share of skill
-    notes: tuple[str, ...]   # what a reader must know (a measured order that differs, ...)
+    skill: pl.DataFrame      # one row: highest- vs lowest-rated, against 1/P, share of skill
+    notes: tuple[str, ...]   # what a reader must know (a rated order that differs, ...)
 
     def table(self) -> pl.DataFrame:
-        """The matrix as rung rows by opponent columns, cells "41.2% [39.0, 43.5]"; a row is
-        the rung's win rate with one seat against P-1 copies of the column's rung."""
-        return wide(self.matrix, self.rungs)
+        """The matrix as rung rows by opponent columns (lowest-rated first), cells
+        "41.2% [39.0, 43.5]"; a row is the rung's win rate with one seat against P-1 copies of
+        the column's rung."""
+        return wide(self.matrix, self.ranked)
 
     def skill_text(self) -> str:
         """The skill-vs-luck figure in one sentence."""
         r = self.skill.row(0, named=True)
         w = _pct(r["win_rate"], r["ci_low"], r["ci_high"])
         share = _pct(r["skill_share"], r["skill_share_low"], r["skill_share_high"])
-        return (f"{r['strongest']} with one seat against {self.players - 1} x {r['weakest']} "
+        return (f"{r['strongest']} (rated highest) with one seat against {self.players - 1} x "
+                f"{r['weakest']} (rated lowest) "
                 f"wins {w} of games, against {r['luck']:.1%} by pure luck (1/{self.players}):"
                 f" skill controls {share} of the outcome ((w - 1/P) / (1 - 1/P), 95% "
                 f"interval; {r['games']:,} games on "
@@ -65,7 +70,15 @@ class Ladder:
                    self.ratings.select(
                        "rung", display.num_ci("bt_elo", "bt_low", "bt_high", 0).alias(
                            "Bradley-Terry, Elo scale [95% CI]"),
-                       pl.col("bt_flag").alias("the data cannot place it"))}
+                       pl.col("bt_flag").alias("the data cannot place it")),
+               "Neighbouring rungs by rating: the difference (bootstrap 95% interval) and the "
+               "higher rung's win rate with one seat against P-1 of the lower":
+                   self.steps.select(
+                       "lower", "higher",
+                       display.num_ci("diff", "diff_low", "diff_high", 0).alias(
+                           "rating difference, Elo [95% CI]"),
+                       display.rate_ci("win_rate", "ci_low", "ci_high").alias(
+                           "head-to-head win rate [95% CI]"))}
         if self.curves.height:
             out["Skill curve per family (win rate against the reference rung)"] = \
                 self.curves.select("family", "budget", "reference", "games", display.rate_ci(
@@ -111,7 +124,7 @@ class Ladder:
         """matplotlib Figures by file stem: the matrix, and the skill curves where a family
         climbs the ladder."""
         from .plots import ladder_plot, skill_curve_plot
-        out = {"ladder-matrix": ladder_plot(self.matrix, self.rungs, self.players,
+        out = {"ladder-matrix": ladder_plot(self.matrix, self.ranked, self.players,
                                             f"Skill ladder: {self.game}")}
         if self.curves.height:
             out["ladder-skill-curve"] = skill_curve_plot(self.curves, self.players,
@@ -154,10 +167,11 @@ def ladder(game: Any, agents: Sequence[Any], players: int, n_games: int, seed: i
     ``<family>-<integer>`` is its family at that budget. ``reference``: the rung every
     family's skill curve is measured against (default: the strongest declared rung of no
     family, so that all families share it; else the strongest outside the family; else its
-    smallest budget). The ends of the skill-vs-luck
-    figure are the declared strongest (last) and weakest (first) rungs: picking them by
-    measured rating would pick on the same noise the figure then reports (``notes`` say when
-    the ratings disagree with the declared order).
+    smallest budget). The rungs are read in the order of their measured ratings (``ranked``;
+    ``notes`` say where it differs from the declared order), so a rung that rates lower is
+    never called stronger: the ends of the skill-vs-luck figure are the highest- and the
+    lowest-rated rungs, and ``steps`` gives each neighbouring pair's rating difference with its
+    bootstrap interval beside their head-to-head win rate.
     """
     mod = game_module(game)
     rungs = _check_rungs(mod, agents)
@@ -182,11 +196,12 @@ def ladder(game: Any, agents: Sequence[Any], players: int, n_games: int, seed: i
     pairs = pl.DataFrame({"seating": ["|".join(policy_name(p) for p in t) for _, _, t in plan],
                           "rung": [a for a, _, _ in plan], "opponent": [b for _, b, _ in plan]})
     mat = win_rate_matrix(results, pairs, names, players)
-    rat = rung_ratings(results, names)
+    rat, steps = rung_ratings(results, names, mat)
+    ranked = tuple(rat["rung"])
     curves = skill_curves(mat, names, reference)
-    return Ladder(getattr(mod, "__name__", str(mod)), players, names,
-                  n_games, seed, results, mat, rat, curves, skill_vs_luck(mat, names, players),
-                  tuple(order_notes(rat, names)))
+    return Ladder(getattr(mod, "__name__", str(mod)), players, names, ranked,
+                  n_games, seed, results, mat, rat, steps, curves,
+                  skill_vs_luck(mat, ranked, players), tuple(order_notes(rat, names, steps)))
 
 
 def _check_rungs(mod: Any, agents: Sequence[Any]) -> list[Any]:
@@ -215,13 +230,36 @@ def win_rate_matrix(results: pl.DataFrame, pairs: pl.DataFrame, names: Sequence[
             .sort(pl.col("rung").replace_strict(order), pl.col("opponent").replace_strict(order)))
 
 
-def rung_ratings(results: pl.DataFrame, names: Sequence[str]) -> pl.DataFrame:
+def rung_ratings(results: pl.DataFrame, names: Sequence[str], mat: pl.DataFrame
+                 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Bradley-Terry rating per rung on finishing ahead, Elo scale, with its 95% bootstrap
-    interval over game indices (``tournament.bt_intervals``), in the declared order."""
-    bt = bt_intervals(meetings(results)).rename({"policy": "rung"})
-    order = pl.DataFrame({"rung": list(names), "declared": list(range(len(names)))})
-    return order.join(bt, on="rung", how="left").select("rung", "declared", "bt_elo", "bt_low",
-                                                        "bt_high", "bt_flag")
+    interval over game indices (``tournament.bt_bootstrap``), lowest-rated first (``declared``:
+    the rung's place in ``names``; rungs the data cannot place, ``bt_flag``, last in declared
+    order); and per neighbouring pair of placed rungs in that order the rating difference
+    (higher minus lower) with its interval from the same bootstrap replicates, beside the
+    higher rung's win rate with one seat against P-1 of the lower (``mat``)."""
+    policies, elo, boot, flag = bt_bootstrap(meetings(results))
+    col = {p: i for i, p in enumerate(policies)}
+    low, high = np.percentile(boot, [2.5, 97.5], axis=0)
+    placed = sorted((n for n in names if flag[col[n]] == ""), key=lambda n: elo[col[n]])
+    order = placed + [n for n in names if flag[col[n]] != ""]
+    rat = pl.DataFrame({"rung": order, "declared": [list(names).index(n) for n in order],
+                        "bt_elo": [elo[col[n]] for n in order],
+                        "bt_low": [low[col[n]] for n in order],
+                        "bt_high": [high[col[n]] for n in order],
+                        "bt_flag": [str(flag[col[n]]) for n in order]})
+    rows = []
+    for lo, hi in zip(placed, placed[1:]):
+        d = boot[:, col[hi]] - boot[:, col[lo]]
+        rows.append({"lower": lo, "higher": hi, "diff": elo[col[hi]] - elo[col[lo]],
+                     "diff_low": float(np.percentile(d, 2.5)),
+                     "diff_high": float(np.percentile(d, 97.5))})
+    steps = pl.DataFrame(rows, schema={"lower": pl.String, "higher": pl.String,
+                                       "diff": pl.Float64, "diff_low": pl.Float64,
+                                       "diff_high": pl.Float64})
+    h2h = mat.select(pl.col("rung").alias("higher"), pl.col("opponent").alias("lower"),
+                     "win_rate", "ci_low", "ci_high")
+    return rat, steps.join(h2h, on=["lower", "higher"], how="left", maintain_order="left")
 
 
 def family_of(name: str) -> tuple[str, int] | None:
@@ -253,12 +291,15 @@ def skill_curves(mat: pl.DataFrame, names: Sequence[str],
                      how="left", maintain_order="left")
 
 
-def skill_vs_luck(mat: pl.DataFrame, names: Sequence[str], players: int) -> pl.DataFrame:
-    """The declared strongest rung's win rate with one seat against P-1 of the weakest, against
-    1/P (pure luck), and the share of the outcome skill controls, (w - 1/P) / (1 - 1/P): 0
-    where skill does not matter, 1 where the stronger player always wins; its interval is
-    the win rate's mapped through the same line."""
-    cell = mat.filter((pl.col("rung") == names[-1]) & (pl.col("opponent") == names[0]))
+def skill_vs_luck(mat: pl.DataFrame, ranked: Sequence[str], players: int) -> pl.DataFrame:
+    """The highest-rated rung's win rate with one seat against P-1 of the lowest-rated
+    (``ranked``, lowest first, the rungs the data cannot place last), against 1/P (pure luck),
+    and the share of the outcome skill controls, (w - 1/P) / (1 - 1/P): 0 where skill does not
+    matter, 1 where the stronger player always wins; its interval is the win rate's mapped
+    through the same line. The ends are chosen on the same games the figure is read from, so
+    between rungs of near-equal rating it leans above 0: read it beside ``steps``."""
+    placed = [n for n in ranked if mat.filter(pl.col("rung") == n).height]
+    cell = mat.filter((pl.col("rung") == placed[-1]) & (pl.col("opponent") == placed[0]))
     luck = 1 / players
 
     def share(c: str) -> pl.Expr:
@@ -270,17 +311,21 @@ def skill_vs_luck(mat: pl.DataFrame, names: Sequence[str], players: int) -> pl.D
         share("ci_low").alias("skill_share_low"), share("ci_high").alias("skill_share_high"))
 
 
-def order_notes(rat: pl.DataFrame, names: Sequence[str]) -> list[str]:
+def order_notes(rat: pl.DataFrame, names: Sequence[str], steps: pl.DataFrame) -> list[str]:
     """Where the measured ratings do not climb as the rungs were declared (weakest first):
-    each neighbouring pair whose interval says the later rung is weaker, and ratings the data
-    cannot place (``bt_flag``)."""
+    each declared neighbouring pair whose later rung rates lower (the ladder is read in the
+    rated order); each neighbouring pair by rating whose difference's interval holds 0 (the
+    data do not tell them apart); and ratings the data cannot place (``bt_flag``)."""
     out = []
     r = {row["rung"]: row for row in rat.iter_rows(named=True)}
     for lo, hi in zip(names, names[1:], strict=False):
-        if r[hi]["bt_high"] < r[lo]["bt_low"]:
+        if r[hi]["bt_elo"] < r[lo]["bt_elo"] and not (r[hi]["bt_flag"] or r[lo]["bt_flag"]):
             out.append(f"{hi} is declared stronger than {lo} but rates lower "
-                       f"({r[hi]['bt_elo']:+.0f} against {r[lo]['bt_elo']:+.0f}, intervals "
-                       f"apart)")
+                       f"({r[hi]['bt_elo']:+.0f} against {r[lo]['bt_elo']:+.0f}): the ladder "
+                       f"is read in the rated order")
+    out += [f"{s['lower']} and {s['higher']} are not told apart by their ratings (difference "
+            f"{s['diff']:+.0f} [{s['diff_low']:+.0f}, {s['diff_high']:+.0f}])"
+            for s in steps.iter_rows(named=True) if s["diff_low"] <= 0]
     out += [f"{n}: {r[n]['bt_flag']}" for n in names if r[n]["bt_flag"]]
     return out
 

@@ -21,7 +21,8 @@ from .data import (Frame, InputError, collect, columns, detect_game, lazy, requi
 from .event_impact import event_impact
 from .games import game_spec
 from .seats import CONFOUNDED, DESIGN_NOTE, ROTATED, seat_advantage, seat_design
-from .skill import ALPHA, APPEARS, FLIPS, HOLDS, NONE, SOME, VANISHES, SkillVerdicts
+from .skill import (ALPHA, APPEARS, CHANGES, FLIPS, HOLDS, NEGLIGIBLE, STEADY, VANISHES,
+                    SkillVerdicts)
 from .tournament import matrix, meetings, pairwise, ratings
 from .winrates import win_rates
 
@@ -229,10 +230,12 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
     if ladder is not None:
         sec.headlines.append(html.escape(ladder.skill_text()))
         b.append(f'<h3 id="{game}-ladder">'
-                 f"Skill ladder: {' &lt; '.join(html.escape(r) for r in ladder.rungs)}</h3>"
+                 f"Skill ladder: {' &lt; '.join(html.escape(r) for r in ladder.ranked)} "
+                 f"(by rating)</h3>"
                  f"<p class=note>{ladder.players} seats, {ladder.n_games:,} game indices of "
                  f"seed {ladder.seed} per seating: one seat of the row rung against the column "
-                 f"rung in the others, seats rotated ({UNIT}).</p>" + ladder.html())
+                 f"rung in the others, seats rotated ({UNIT}). The rungs are in the order of "
+                 f"their measured ratings, lowest first.</p>" + ladder.html())
         for stem, fig in ladder.figures().items():
             b.append(_figure(fig, out, f"{p}-{stem}.png", stem.replace("-", " ")))
 
@@ -275,8 +278,11 @@ def _characters(lf: pl.LazyFrame, b: list[str], out: Path, p: str, measured: boo
             + _assumption(game, "character", rules_path))
 
 
-SKILL_COUNTS = {HOLDS: "hold at every rung where measured", FLIPS: "flip", VANISHES: "vanish",
-                APPEARS: "appear", SOME: "hold at some rungs only"}
+SKILL_COUNTS = {HOLDS: "hold at every rung where measured",
+                NEGLIGIBLE: "are negligible at every rung where measured",
+                FLIPS: "flip", VANISHES: "vanish", APPEARS: "appear",
+                CHANGES: "change otherwise", STEADY: "show no tested change"}
+MOVES = (FLIPS, VANISHES, APPEARS, CHANGES)
 
 
 def _at_rungs(held: pl.DataFrame, rungs: int) -> str:
@@ -288,48 +294,71 @@ def _at_rungs(held: pl.DataFrame, rungs: int) -> str:
                      for m, n in counts.iter_rows())
 
 
+def _margin_said(margin: dict[str, float]) -> str:
+    """'-/+2.0 points' when every kind has one margin, else each kind's."""
+    values = set(margin.values())
+    if len(values) == 1:
+        return f"-/+{values.pop() * 100:.1f} points"
+    return ", ".join(f"-/+{m * 100:.1f} points ({k})" for k, m in margin.items())
+
+
 def skill_part(sv: SkillVerdicts) -> tuple[str, str]:
     """The verdicts-by-skill part of a game's section: (headline, body)."""
-    rungs = " &lt; ".join(f"<b>{html.escape(r)}</b>" for r in sv.rungs)
+    rungs = ", ".join(f"<b>{html.escape(r)}</b>" for r in sv.rungs)
     s = sv.summary
     said = ", ".join(f"{n} {words}"
                      + (f" ({_at_rungs(group, len(sv.rungs))})" if c == HOLDS else "")
                      for c, words in SKILL_COUNTS.items()
                      if (n := (group := s.filter(pl.col("across") == c)).height))
     seat0 = s.filter(pl.col("kind") == "seat").row(0, named=True)
-    moving = s.filter(pl.col("across").is_in([FLIPS, VANISHES, APPEARS])
-                      & (pl.col("verdict") != seat0["verdict"]))
+    moving = s.filter(pl.col("across").is_in(MOVES) & (pl.col("verdict") != seat0["verdict"]))
     examples = "; ".join(f"{html.escape(r['verdict'])}: {html.escape(r['reading'])}"
                          for r in moving.head(3).iter_rows(named=True))
     more = f" ({moving.height - 3} more in the table)" if moving.height > 3 else ""
-    headline = (f"Verdicts by skill (rungs {rungs}, every seat one rung, "
-                f"{html.escape(sv.games_said())}): of {s.height} verdicts "
-                f"{said or 'none holds at any rung'}. "
+    margin = _margin_said(sv.margin)
+    headline = (f"Verdicts by skill (rungs {rungs} as given, every seat one rung, "
+                f"{html.escape(sv.games_said())}; negligible: within {margin}): of {s.height} "
+                f"verdicts {said}. "
                 f"{html.escape(seat0['verdict'])}: {html.escape(seat0['reading'])}."
-                + (f" Changing with skill: {examples}{more}." if examples else ""))
+                + (f" Changing with skill (tested): {examples}{more}." if examples else
+                   " No other verdict changes with skill by a test of the change."))
     top = "" if sv.top is None else (
-        f" The strongest policy of the tournament, {html.escape(sv.top)}, also plays one seat "
+        f" The highest-rated policy of the tournament, {html.escape(sv.top)}, also plays one seat "
         f"(rotated) against the rung in the others, about as many games as the rung plays (not "
         f"at the rung that is {html.escape(sv.top)} itself).")
     wide = display.skill_table(sv.table, s, list(sv.rungs))
-    held = wide.filter(pl.Series(s["across"] != NONE))
+    shown = wide.filter(pl.Series(s["across"] != NEGLIGIBLE))
+    tested = display.changes_table(sv.changes)
     body = (f"<h3>Verdicts by skill: rungs {rungs}</h3><p class=note>Each rung is one policy "
-            f"spec played by every seat, the rungs from the weakest to the strongest; each "
-            f"plays the first game indices of seed {sv.seed} at {sv.players} seats, "
+            f"spec played by every seat, the rungs in the order given (meant weakest first; "
+            f"the skill ladder below orders rungs by their measured ratings); each plays "
+            f"the first game indices of seed {sv.seed} at {sv.players} seats, "
             f"{html.escape(sv.games_said())} (the same chance at every rung).{top} A verdict is "
             f"a win-rate difference in percentage points with its 95% interval ({UNIT}): each "
             f"seat against its fair share, each thing with minus without (association, as the "
             f"observational table: game-level things per seat, seat-level things over all "
-            f"seats). It <i>holds</i> "
-            f"at a rung when its p-value, Holm-adjusted over one family (all "
-            f"{sv.table['p'].is_not_nan().sum()} tests of the table: every verdict at every "
-            f"rung), is below {ALPHA}. Across the rungs it <i>holds</i> at every rung where it "
-            f"was measured (the headline says at how many), "
-            f"<i>flips</i> (holds with opposite signs at two rungs), <i>vanishes</i> (holds at "
-            f"the weaker rungs only), <i>appears</i> (at the stronger only), or holds at some. "
-            f"Not holding is not absence: read the interval's width.</p>")
-    body += (display.to_html(held) if held.height else
-             "<p>No verdict holds at any rung.</p>") + _details(wide)
+            f"seats). At each rung it <i>holds</i> when its p-value, Holm-adjusted over one "
+            f"family (all {sv.table['p'].is_not_nan().sum()} tests of the table: every verdict "
+            f"at every rung), is below {ALPHA}; it is <i>negligible</i> when an equivalence "
+            f"test (two one-sided t tests at {ALPHA}) shows it within {margin}, even if it "
+            f"differs from 0; otherwise it is <i>undetermined</i>. Each cell gives the rung's "
+            f"minimum detectable effect (MDE: the effect its test finds 80% of the time at "
+            f"{ALPHA}): where a verdict is undetermined, effects below it may go unseen. "
+            f"Which rungs hold says as much about their number of games as about skill, so "
+            f"a verdict changes with skill only where a test of the change says so: the "
+            f"difference between neighbouring rungs, paired on the game indices both played "
+            f"(unpaired where they share none; column <i>shared</i>), Holm-adjusted over all "
+            f"{sv.changes['p'].is_not_nan().sum()} changes. A changed verdict <i>flips</i> "
+            f"(holds at both rungs with opposite signs), <i>vanishes</i> (holds, then is "
+            f"negligible), <i>appears</i> (the other way round) or <i>changes</i> otherwise; "
+            f"without a tested change it holds, is negligible, or shows no change. Verdicts "
+            f"negligible at every rung are in the full table only.</p>")
+    body += (display.to_html(shown) if shown.height else
+             "<p>Every verdict is negligible at every rung.</p>")
+    body += ("<h4>Tested changes between neighbouring rungs</h4>"
+             + (display.to_html(tested.filter(pl.col("changes with skill") == "yes"))
+                if sv.changes["changed"].any() else "<p>No change is significant.</p>")
+             + _details(tested) + _details(wide))
     return headline, body
 
 

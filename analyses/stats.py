@@ -259,6 +259,43 @@ def paired_p(diff: float, se: float, games: int) -> float:
     return 1.0 if diff == 0 else min(1.0, 2.0 * 0.5 ** games)
 
 
+def ratio_influence(y: np.ndarray, n: np.ndarray) -> tuple[float, np.ndarray] | None:
+    """A ratio of sums, sum(y) / sum(n) over clusters (a win rate), and each cluster's
+    influence on it, (y - r n) / sum(n): the ratio's error is the sum of the influences, so two
+    statistics measured on the same clusters are paired by subtracting their influences cluster
+    by cluster. None when sum(n) is 0."""
+    total = float(np.sum(n))
+    if total == 0:
+        return None
+    r = float(np.sum(y)) / total
+    return r, (np.asarray(y, dtype=np.float64) - r * np.asarray(n, dtype=np.float64)) / total
+
+
+def influence_se(psi: np.ndarray) -> float:
+    """Cluster-robust (CR1) standard error from each cluster's influence ``psi`` (influences
+    sum to 0): sqrt(C / (C - 1) sum(psi^2)); NaN under 2 clusters."""
+    c = np.size(psi)
+    return float(np.sqrt(c / (c - 1) * np.sum(np.square(psi)))) if c > 1 else math.nan
+
+
+def detectable(se, c, power: float = 0.8, alpha: float = 0.05) -> np.ndarray:
+    """The minimum detectable effect of a statistic with standard error ``se`` over ``c``
+    clusters: the true effect a two-sided t(C - 1) test at ``alpha`` finds with probability
+    ``power``, (t(1 - alpha/2) + t(power)) se."""
+    dof = np.maximum(np.asarray(c, dtype=np.float64) - 1, 1)
+    return (sp.t.ppf(1 - alpha / 2, dof) + sp.t.ppf(power, dof)) * np.asarray(se, dtype=float)
+
+
+def equivalence_p(est, se, c, margin) -> np.ndarray:
+    """P-value of the two one-sided tests (TOST) that the true value lies within -/+ ``margin``:
+    the larger of the t(C - 1) p-values against each bound; below alpha the statistic is shown
+    to be within the margin (its 1 - 2 alpha interval lies inside it)."""
+    est, se, margin = (np.asarray(x, dtype=np.float64) for x in (est, se, margin))
+    dof = np.maximum(np.asarray(c, dtype=np.float64) - 1, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.maximum(sp.t.sf((est + margin) / se, dof), sp.t.cdf((est - margin) / se, dof))
+
+
 def adjust_table(t: pl.DataFrame, cols: Sequence[str], method: str = "holm") -> pl.DataFrame:
     """Add ``<col>_adj`` for each p-value column of ``cols``, adjusted as ONE family: every
     p-value of the table (all rows, all the columns) counts as one test."""

@@ -189,6 +189,17 @@ def bt_intervals(met: pl.DataFrame, replicates: int = BOOTSTRAP, seed: int = 0
     ``met``: ``meetings(df)``. Columns: policy, bt_elo, bt_low, bt_high, bt_flag
     (``degenerate``: "" where the data place the policy).
     """
+    names, elo, boot, flag = bt_bootstrap(met, replicates, seed)
+    low, high = np.percentile(boot, [2.5, 97.5], axis=0)
+    return pl.DataFrame({"policy": names, "bt_elo": elo, "bt_low": low, "bt_high": high,
+                         "bt_flag": flag})
+
+
+def bt_bootstrap(met: pl.DataFrame, replicates: int = BOOTSTRAP, seed: int = 0
+                 ) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """The fit and the replicates of ``bt_intervals``: (policies sorted by name, their ratings,
+    the bootstrap ratings [replicates, policies], flags), so that any contrast of ratings (the
+    difference of two) gets its interval from the same replicates."""
     names = sorted(set(met["policy"]) | set(met["opponent"]))
     idx = {n: i for i, n in enumerate(names)}
     unit = [c for c in ("seed", "game") if c in met.columns]
@@ -205,9 +216,7 @@ def bt_intervals(met: pl.DataFrame, replicates: int = BOOTSTRAP, seed: int = 0
     rng = np.random.default_rng(seed)
     draws = rng.multinomial(games.size, np.full(games.size, 1 / games.size), size=replicates)
     boot = _fit_bt((draws @ per_game).reshape(replicates, k, k), flag == "")
-    low, high = np.percentile(boot, [2.5, 97.5], axis=0)
-    return pl.DataFrame({"policy": names, "bt_elo": elo, "bt_low": low, "bt_high": high,
-                         "bt_flag": flag})
+    return names, elo, boot, flag
 
 
 def ratings(df: Frame, met: pl.DataFrame | None = None) -> pl.DataFrame:

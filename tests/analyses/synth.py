@@ -44,10 +44,13 @@ def _frame(policies, seat_cols: dict, game_cols: dict, start: int = 0) -> pl.Dat
 
 def bloom_frame(n_games: int, policies=("random",) * 4, seed: int = 0,
                 event_bonus: dict[str, int] | None = None, policy_bonus: dict | None = None,
-                seat_bonus: tuple[float, ...] | None = None, start: int = 0) -> pl.DataFrame:
+                seat_bonus: tuple[float, ...] | None = None, start: int = 0,
+                events_only: bool = False) -> pl.DataFrame:
     """Broom-Service-shaped results. Scores are noise plus planted effects:
     ``event_bonus[e]`` points to seat 0 in games where event ``e`` is drawn,
-    ``policy_bonus[p]`` points to every seat playing ``p``, ``seat_bonus[s]`` points to seat s."""
+    ``policy_bonus[p]`` points to every seat playing ``p``, ``seat_bonus[s]`` points to seat s.
+    ``events_only``: no enchanted roles, deliveries or charmed clouds (a smaller frame, for
+    tests that replicate it many times)."""
     rng = np.random.default_rng(seed)
     players = len(policies)
     score = rng.normal(40, 8, (n_games, players))
@@ -59,12 +62,12 @@ def bloom_frame(n_games: int, policies=("random",) * 4, seed: int = 0,
         game_cols[f"event_{e}"] = rnd
         if event_bonus and e in event_bonus:
             score[:, 0] += np.where(rnd > 0, event_bonus[e], 0)
-    for r in BLOOM_ROLES:
+    for r in [] if events_only else BLOOM_ROLES:
         bits = rng.random((n_games, 7)) < 0.1   # enchanted in about half of the games
         game_cols[f"enchanted_{r}"] = (bits * (1 << np.arange(7))).sum(axis=1).astype(np.uint8)
-    for t in BLOOM_TOWERS:
+    for t in [] if events_only else BLOOM_TOWERS:
         game_cols[f"deliveries_{t}"] = rng.poisson(1.5, n_games).astype(np.int16)
-    for a in BLOOM_CLOUDS:
+    for a in [] if events_only else BLOOM_CLOUDS:
         game_cols[f"charmed_{a}"] = rng.integers(0, 8, n_games).astype(np.int8)
     if policy_bonus:
         for s, p in enumerate(policies):

@@ -70,12 +70,18 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
         assert c.get(link.split("#")[0]).text == text
     # verdicts by skill: the rungs named in each game's section and its headline
     assert text.count("<h3>Verdicts by skill: rungs ") == len(games.names())
-    assert "Verdicts by skill: rungs <b>random</b> &lt; <b>greedy</b></h3>" in text
-    assert "Verdicts by skill (rungs <b>random</b> &lt; <b>greedy</b>, every seat one rung, " \
-        "200 games each)" in text
+    assert "Verdicts by skill: rungs <b>random</b>, <b>greedy</b></h3>" in text
+    assert "Verdicts by skill (rungs <b>random</b>, <b>greedy</b> as given, every seat one rung, " \
+        "200 games each; negligible: within -/+2.0 points)" in text
     skill = pl.read_parquet(tmp_path / "rep" / "bloomsim-skill.parquet")
     assert sorted(skill["rung"].unique()) == ["greedy", "random"]
     assert {"seat", "event", "policy"} <= set(skill["kind"])
+    assert set(skill["status"]) <= {"holds", "negligible", "undetermined"}
+    changes = pl.read_parquet(tmp_path / "rep" / "bloomsim-skill-changes.parquet")
+    # rungs paired on their shared game indices: 200 each, 100 for the top policy's table
+    assert set(changes.group_by("kind").agg(pl.col("shared").max()).iter_rows()) >= {
+        ("seat", 200), ("event", 200), ("policy", 100)}
+    assert changes["from"].to_list()[0] == "random"
     # rapinsim, not named: the tournament's weakest, second strongest and strongest policy
     rapin = pl.read_parquet(tmp_path / "rep" / "rapinsim-skill.parquet")
     # ... then the search rung, on fewer games

@@ -69,7 +69,7 @@ def test_matrix_and_ratings_cover_their_planted_truth():
             est.append(r["win_rate"] - truth)
         for r in lad.ratings.iter_rows(named=True):
             cover_bt.append(r["bt_low"] <= elo[r["rung"]] - centre <= r["bt_high"])
-        ordered += lad.ratings["bt_elo"].is_sorted()
+        ordered += lad.ranked == tuple(RUNGS)
     assert 0.90 <= np.mean(cover_cell) <= 0.99, np.mean(cover_cell)
     assert 0.88 <= np.mean(cover_bt) <= 1.0, np.mean(cover_bt)
     assert abs(np.mean(est)) < 0.01                       # unbiased on average
@@ -199,10 +199,25 @@ def test_skill_curve_per_family_against_the_strongest_other_rung():
     assert family_of("ismcts-x") is None
 
 
-def test_a_rung_declared_stronger_that_rates_lower_is_noted():
+def test_a_rung_declared_stronger_that_rates_lower_is_noted_and_never_called_stronger():
     lad = ladder(gumbel_game(STRENGTH), ["strong", "weak"], 2, 500, 0, progress=False)
-    assert any("weak is declared stronger than strong" in n for n in lad.notes)
+    assert any("weak is declared stronger than strong but rates lower" in n for n in lad.notes)
     assert "declared" in lad.markdown()
+    # the ladder is read in the rated order: the lower-rated rung is the weak end everywhere
+    assert lad.ranked == ("weak", "strong") and lad.ratings["rung"].to_list() == ["weak", "strong"]
+    assert lad.skill.select("strongest", "weakest").row(0) == ("strong", "weak")
+    assert lad.skill_text().startswith("strong (rated highest) with one seat against 1 x weak")
+    assert lad.table()["rung"].to_list() == ["weak", "strong"]
+    step = lad.steps.row(0, named=True)
+    assert (step["lower"], step["higher"]) == ("weak", "strong") and step["diff_low"] > 0
+    assert step["win_rate"] > 0.5
+
+
+def test_rungs_the_ratings_do_not_tell_apart_are_noted():
+    lad = ladder(gumbel_game({"a": 0.2, "b": 0.2}), ["a", "b"], 3, 300, 5, progress=False)
+    step = lad.steps.row(0, named=True)
+    assert step["diff_low"] < step["diff"] < step["diff_high"] and step["diff_low"] < 0
+    assert any("are not told apart by their ratings" in n for n in lad.notes)
 
 
 def test_readable_outputs(tmp_path):

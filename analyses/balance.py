@@ -17,7 +17,7 @@ from simcore.runner import check_int
 from .event_impact import counterfactual_impact, switch_offs
 from .ladder import ladder
 from .report import game_section, staged, write_page
-from .skill import (MARGIN, RUNG_GAMES, SEARCH_GAMES, SEARCH_RUNG, check_playable,
+from .skill import (MARGIN, RUNG_GAMES, SEARCH_GAMES, check_playable,
                     resolve_rungs, skill_verdicts)
 from .tournament import lineups, rotations, tournament
 
@@ -59,7 +59,7 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     strongest, every seat one rung; one list for every game, or a mapping from game name to
     its list; default, and for a game the mapping does not name: the tournament's lowest-,
     second highest- and highest-rated policies and, for a game with search agents,
-    ``skill.SEARCH_RUNG`` on ``search_games`` games), tables in ``out/<game>-skill.parquet``
+    its search rung (``search_rungs``) on ``search_games`` games), tables in ``out/<game>-skill.parquet``
     and, the tested changes between rungs, ``out/<game>-skill-changes.parquet`` (``margin``:
     the equivalence margin of every verdict, ``skill.MARGIN``); then the
     skill ladder (``analyses.ladder``, ``ladder_games`` game indices per seating) of
@@ -125,13 +125,18 @@ def _ladders(rungs: Rungs, players: int, seed: int) -> dict[str, list[Any] | Non
     return ladders
 
 
-def default_rungs(ratings: pl.DataFrame, searches: bool) -> list[str]:
+def default_rungs(ratings: pl.DataFrame, mod: Any) -> list[str]:
     """The weakest, the second strongest and the strongest policy of a tournament
     (``ratings``, by rating): the strongest policy's edge over a field is then measured at two
-    rungs; then, for a game with search agents (``searches``), the search rung
-    ``skill.SEARCH_RUNG``."""
+    rungs; then, for a game with search agents, its search rung (``search_rungs``)."""
     rated = ratings.filter(pl.col("bt_elo").is_not_null()).sort("bt_elo")["policy"].to_list()
-    return list(dict.fromkeys([rated[0], *rated[-2:]])) + [SEARCH_RUNG] * searches
+    return list(dict.fromkeys([rated[0], *rated[-2:]])) + search_rungs(mod)
+
+
+def search_rungs(mod: Any) -> list[str]:
+    """A game's search rung (``agent.strong``: the cheapest agent measured to beat its best
+    heuristic), none for a game without search agents."""
+    return [mod.agent.strong] if hasattr(mod, "agent") else []
 
 
 def _write(out: Path, games: int, players: int, seed: int, counterfactual_games: int,
@@ -168,7 +173,7 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
         cf.write_parquet(out / f"{name}-counterfactual.parquet")
         clock = _lap(log, f"{name}: {cf['thing'].n_unique()} switch-offs x "
                           f"{counterfactual_games:,} counterfactual games played", clock)
-        rungs = ladders.get(name) or default_rungs(t.ratings, hasattr(mod, "agent"))
+        rungs = ladders.get(name) or default_rungs(t.ratings, mod)
         sv = skill_verdicts(mod, rungs, players, rung_games, seed,
                             top=t.ratings["policy"][0], search_games=search_games,
                             margin=margin)
@@ -178,7 +183,7 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
                           f"{sv.games_said()} played", clock)
         rated = t.ratings["policy"].to_list()
         steps = list(dict.fromkeys([rated[-1], rated[0]]))
-        steps += [SEARCH_RUNG] * hasattr(mod, "agent")
+        steps += search_rungs(mod)
         lad = None
         if len(steps) > 1:      # (a game with one policy and no search has no ladder)
             lad = ladder(mod, steps, players, ladder_games, seed)

@@ -21,7 +21,7 @@ from .precise import plan, precise
 from .report import partial_folder, report
 from .seats import seat_advantage
 from .solve import solve
-from .skill import MARGIN, RUNG_GAMES, SEARCH_GAMES, SEARCH_RUNG, parse_rungs
+from .skill import MARGIN, RUNG_GAMES, SEARCH_GAMES, parse_rungs
 from .stats import few_clusters
 from .sweep import CHUNK, variants_of, sweep
 from .sweep import table as sweep_table
@@ -44,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="policy specs every seat plays, weakest first, for the verdicts by "
                         "skill (repeat with GAME= for one game's own list; default: the "
                         "tournament's weakest, second strongest and strongest policy, then "
-                        f"{SEARCH_RUNG} for a game with search agents)")
+                        "the game's search rung (bloomsim.agent.strong) for a game with "
+                        "search agents)")
     b.add_argument("--rung-games", type=int, default=RUNG_GAMES, help="games per rung")
     b.add_argument("--search-games", type=int, default=SEARCH_GAMES,
                    help="games at a search agent's rung (when fewer than --rung-games)")

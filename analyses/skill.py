@@ -39,10 +39,8 @@ from .winrates import win_rates
 
 RUNG_GAMES = 20_000
 """Default games per rung (each verdict's table at one rung)."""
-SEARCH_RUNG = "ismcts-32"
-"""The search rung of the default ladder, for a game with search agents."""
-SEARCH_GAMES = 200
-"""Default games at a search rung (every seat searches: each game costs thousands of the
+SEARCH_GAMES = 1_000
+"""Default games at a search rung (every seat searches: each game costs hundreds of the
 heuristics', so its intervals are wider and fewer verdicts are determined there)."""
 ALPHA = 0.05
 """Level of every test: a verdict holds, is negligible, or changes where its p is below this."""

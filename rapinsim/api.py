@@ -29,9 +29,11 @@ PLAYOUT = "careful"   # search agents' default playout: strong, and 1.6x faster 
 # "The prior").
 BIAS = 1.0
 ADAPTIVE = True
+# The balance report's search rung (docs/search.md, "Strength").
+STRONG = "ismcts-300"
 
 
-agent = agent_maker(POLICIES, PLAYOUT, WEIGHTS, bias=BIAS, adaptive=ADAPTIVE)
+agent = agent_maker(POLICIES, PLAYOUT, WEIGHTS, bias=BIAS, adaptive=ADAPTIVE, strong=STRONG)
 
 
 def _check(policies, rules, characters) -> tuple[Rules, SeatPolicies, np.ndarray]:

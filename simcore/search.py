@@ -238,11 +238,14 @@ def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
 
 
 def agent_maker(playouts, default: str, weights=None, horizon: int | None = None,
-                margin: float = 0.0, bias: float = 0.0, adaptive: bool = False):
+                margin: float = 0.0, bias: float = 0.0, adaptive: bool = False,
+                strong: str = "ismcts-1000"):
     """A game's ``agent(...)``: its playout policies are ``playouts`` (and heuristics with
     other ``weights``), ``default`` the usual; ``horizon`` the usual playout horizon in rounds
     (None: the game has none, playouts run to the end); ``margin``, ``bias`` and ``adaptive``
-    the usual reward margin, prior bias and budget."""
+    the usual reward margin, prior bias and budget. ``strong`` (``agent.strong``): the
+    cheapest agent measured to beat the game's best heuristic, the search rung of the balance
+    report."""
     def agent(algo: str, iterations: int, *, playout: str | None = None, c: float = 0.7,
               determinizations: int = 8, oracle: bool = False,
               horizon: int | None = None, margin: float | None = None,
@@ -269,6 +272,7 @@ def agent_maker(playouts, default: str, weights=None, horizon: int | None = None
                           default_margin=agent.margin, bias=bias, default_bias=agent.bias,
                           adaptive=adaptive, default_adaptive=agent.adaptive)
     agent.horizon, agent.margin, agent.bias, agent.adaptive = horizon, margin, bias, adaptive
+    agent.strong = strong
     agent.parse = lambda spec: parse_agent(spec, playouts, default, horizon, margin, bias,
                                            adaptive)
     agent.parse.__doc__ = "A name such as ``\"ismcts-1000\"`` as this game's ``Agent``."

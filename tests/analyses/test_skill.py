@@ -241,9 +241,13 @@ def test_default_rungs_are_the_weakest_and_the_two_strongest_by_rating():
     from analyses.balance import default_rungs
     ratings = pl.DataFrame({"policy": ["a", "b", "c", "d", "e"],
                             "bt_elo": [120.0, 40.0, None, -30.0, -200.0]})
-    assert default_rungs(ratings, False) == ["e", "b", "a"]
-    assert default_rungs(ratings.head(2), False) == ["b", "a"]
-    assert default_rungs(ratings, True) == ["e", "b", "a", "ismcts-32"]
+    import types
+
+    import bloomsim
+    no_search = types.SimpleNamespace()
+    assert default_rungs(ratings, no_search) == ["e", "b", "a"]
+    assert default_rungs(ratings.head(2), no_search) == ["b", "a"]
+    assert default_rungs(ratings, bloomsim) == ["e", "b", "a", bloomsim.agent.strong]
 
 
 def test_headline_counts_holds_only_over_the_rungs_where_measured(planted):

@@ -58,10 +58,11 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     ``rung_games`` games at each rung of ``rungs`` (policy specs from the weakest to the
     strongest, every seat one rung; one list for every game, or a mapping from game name to
     its list; default, and for a game the mapping does not name: the tournament's lowest-,
-    second highest- and highest-rated policies and, for a game with search agents,
-    its search rung (``search_rungs``) on ``search_games`` games), tables in ``out/<game>-skill.parquet``
-    and, the tested changes between rungs, ``out/<game>-skill-changes.parquet`` (``margin``:
-    the equivalence margin of every verdict, ``skill.MARGIN``); then the
+    second highest- and highest-rated policies and, for a game with search agents, its
+    search rung (``search_rungs``) on ``search_games`` games), tables in
+    ``out/<game>-skill.parquet`` and, the tested changes between rungs,
+    ``out/<game>-skill-changes.parquet`` (``margin``: the equivalence margin of every
+    verdict, ``skill.MARGIN``); then the
     skill ladder (``analyses.ladder``, ``ladder_games`` game indices per seating) of
     the weakest rung, the strongest heuristic and, where the game has search agents, the
     search rung. The report is computed from the frames in memory (the Parquet files are for

@@ -57,7 +57,8 @@ def as_rules(rules) -> Rules:
                      f"got {rules!r}")
 
 
-agent = agent_maker(BUILTIN_IDS, PLAYOUT, WEIGHTS, HORIZON, MARGIN, BIAS, ADAPTIVE, STRONG)
+agent = agent_maker(BUILTIN_IDS, PLAYOUT, WEIGHTS, HORIZON, MARGIN, bias=BIAS, adaptive=ADAPTIVE,
+                    strong=STRONG)
 
 
 def seat_policies(policies: Sequence, rules: Rules) -> SeatPolicies:

@@ -24,7 +24,9 @@ as the batches. So a search cannot peek: the true hidden state is gone at its fi
   determinizations, and who acts next may differ too (it can hang on hidden hands): a node is
   only ever one seat's, credited with that seat's reward. A child's UCB counts the iterations
   in which it was available (availability), as in SO-ISMCTS. Every seat's decisions are in
-  the tree, each valued for the seat that made it (max^n).
+  the tree, each valued for the seat that made it (max^n). With a ``bias``, the option the
+  playout policy would take is expanded first and favoured by ``bias / (visits + 1)``
+  (progressive bias); an ``adaptive`` search stops once its decision is settled.
 
 In the tree (the iteration's first decisions) the engine hands every decision to ``step``;
 once a new node is added, the seats play the ``playout`` heuristic to the end (or to the
@@ -115,6 +117,8 @@ class Agent:
     default_bias: float = 0.0
     adaptive: bool = False
     default_adaptive: bool = False
+    opponents: str = "playout"
+    default_opponents: str = "playout"
 
     def __post_init__(self):
         if self.algo not in ALGOS:
@@ -142,6 +146,9 @@ class Agent:
                              f"(none) to 100, got {self.bias!r}")
         if not isinstance(self.adaptive, bool):
             raise ValueError(f"adaptive must be True or False, got {self.adaptive!r}")
+        if self.opponents not in OPPONENTS:
+            raise ValueError(f"opponents must be one of {list(OPPONENTS)}, "
+                             f"got {self.opponents!r}")
         if self.algo == "pimc" and self.determinizations > self.iterations:
             raise ValueError(f"pimc: {self.determinizations} determinizations need at least "
                              f"as many iterations, got {self.iterations}")
@@ -161,6 +168,8 @@ class Agent:
             extra.append(f"bias={self.bias:g}")
         if self.adaptive != self.default_adaptive:
             extra.append(f"adaptive={'on' if self.adaptive else 'off'}")
+        if self.opponents != self.default_opponents:
+            extra.append(f"opponents={self.opponents}")
         if self.oracle:
             extra.append("oracle")
         return f"{self.algo}-{self.iterations}" + (f"[{','.join(extra)}]" if extra else "")
@@ -185,17 +194,25 @@ class Agent:
                            np.float64(self.c).view(np.int64), self.determinizations,
                            int(self.oracle), self.horizon,
                            np.float64(self.margin).view(np.int64),
-                           np.float64(self.bias).view(np.int64), int(self.adaptive))
+                           np.float64(self.bias).view(np.int64), int(self.adaptive),
+                           OPPONENTS.index(self.opponents))
         row = np.asarray(h.weights if h else weights.other, np.float64)
         out[A_WEIGHTS:A_WEIGHTS + row.size] = row.view(np.int64)
+        out[A_TABLE::1 + MAX_WEIGHTS] = -1      # every seat plays out as the agent's playout
         return out
 
 
 MAX_WEIGHTS = 8
 MAX_HORIZON = 1000
+MAX_SEATS = 8
 (A_ALGO, A_ITER, A_PLAYOUT, A_C, A_DETS, A_ORACLE, A_HORIZON, A_MARGIN, A_BIAS, A_ADAPTIVE,
- A_WEIGHTS) = range(11)
-AGENT_WORDS = A_WEIGHTS + MAX_WEIGHTS
+ A_OPPONENTS, A_WEIGHTS) = range(12)
+A_TABLE = A_WEIGHTS + MAX_WEIGHTS
+"""Then per seat the policy id it plays out with (-1: the agent's playout) and its weights."""
+AGENT_WORDS = A_TABLE + MAX_SEATS * (1 + MAX_WEIGHTS)
+OPPONENTS = ("playout", "table")
+"""How the other seats play out: all as the agent's ``playout``, or each as the built-in
+policy it plays at the table (``model_seat``; the playout where it plays another kind)."""
 _SPEC = re.compile(r"^(flat|pimc|ismcts)-(\d+)$")
 
 
@@ -209,13 +226,14 @@ def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
                default_horizon: int | None = None, margin: float | None = None,
                default_margin: float = 0.0, bias: float | None = None,
                default_bias: float = 0.0, adaptive: bool | None = None,
-               default_adaptive: bool = False) -> Agent:
+               default_adaptive: bool = False, opponents: str | None = None,
+               default_opponents: str = "playout") -> Agent:
     """An ``Agent`` whose playout is one of ``playouts`` (a game's built-in policies) or,
     given the game's ``weights``, a heuristic with other weights (its name, or the object).
     ``default_horizon``: the game's usual playout horizon in rounds; None where the game's
     playouts always run to the end (then only ``horizon`` 0 is accepted); ``default_margin``,
-    ``default_bias`` and ``default_adaptive`` the game's usual ``margin``, ``bias`` and
-    ``adaptive``."""
+    ``default_bias``, ``default_adaptive`` and ``default_opponents`` the game's usual
+    ``margin``, ``bias``, ``adaptive`` and ``opponents``."""
     playout = default if playout is None else getattr(playout, "name", playout)
     if weights is not None and isinstance(playout, str) and "[" in playout:
         weights.heuristic(playout)      # a bad weight is named here
@@ -232,24 +250,27 @@ def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
     margin = default_margin if margin is None else margin
     bias = default_bias if bias is None else bias
     adaptive = default_adaptive if adaptive is None else adaptive
+    opponents = default_opponents if opponents is None else opponents
     return Agent(algo, iterations, playout, c, determinizations, default, oracle, horizon,
                  usual, margin, default_margin, bias, default_bias, adaptive,
-                 default_adaptive)
+                 default_adaptive, opponents, default_opponents)
 
 
 def agent_maker(playouts, default: str, weights=None, horizon: int | None = None,
-                margin: float = 0.0, bias: float = 0.0, adaptive: bool = False,
-                strong: str = "ismcts-1000"):
+                margin: float = 0.0, *, bias: float = 0.0, adaptive: bool = False,
+                opponents: str = "playout", strong: str = "ismcts-1000"):
     """A game's ``agent(...)``: its playout policies are ``playouts`` (and heuristics with
     other ``weights``), ``default`` the usual; ``horizon`` the usual playout horizon in rounds
     (None: the game has none, playouts run to the end); ``margin``, ``bias`` and ``adaptive``
-    the usual reward margin, prior bias and budget. ``strong`` (``agent.strong``): the
+    the usual reward margin, prior bias and budget, ``opponents`` how the other seats play
+    out. ``strong`` (``agent.strong``): the
     cheapest agent measured to beat the game's best heuristic, the search rung of the balance
     report."""
     def agent(algo: str, iterations: int, *, playout: str | None = None, c: float = 0.7,
               determinizations: int = 8, oracle: bool = False,
               horizon: int | None = None, margin: float | None = None,
-              bias: float | None = None, adaptive: bool | None = None) -> Agent:
+              bias: float | None = None, adaptive: bool | None = None,
+              opponents: str | None = None) -> Agent:
         """A search agent (``simcore.search``): ``algo`` one of ``flat``, ``pimc``,
         ``ismcts``; ``iterations`` its budget per decision; ``playout`` the built-in policy
         every seat plays out with; ``c`` the UCB exploration; ``determinizations`` PIMC's
@@ -260,35 +281,41 @@ def agent_maker(playouts, default: str, weights=None, horizon: int | None = None
         tree (the option the playout policy would take is tried first and favoured by
         ``bias / (visits + 1)``; 0: none). ``adaptive``: stop a decision's search once no
         other option can overtake the most visited one in the iterations left (the budget
-        is a most). ``oracle`` (never a default: it measures what
-        hidden information is worth) searches the true position, seeing the other seats'
-        hidden cards and tiles and how the decks lie; only the coming draws are new. Usable
-        wherever a policy is:
+        is a most). ``opponents``: ``"playout"``, every seat plays out with ``playout``, or
+        ``"table"``, each other seat with the built-in policy it plays at the table (known
+        to everyone there, as in a tournament; the playout where it plays a user policy or
+        searches, and wherever the table is unknown, as in ``ForwardGame.search``).
+        ``oracle`` (never a default: it measures what hidden information is worth) searches
+        the true position, seeing the other seats' hidden cards and tiles and how the decks
+        lie; only the coming draws are new. Usable wherever a policy is:
         ``"ismcts-1000"`` is ``agent("ismcts", 1000)``."""
         return make_agent(algo, iterations, playout=playout, playouts=playouts,
                           default=default, weights=weights, c=c,
                           determinizations=determinizations, oracle=oracle, horizon=horizon,
                           default_horizon=agent.horizon, margin=margin,
                           default_margin=agent.margin, bias=bias, default_bias=agent.bias,
-                          adaptive=adaptive, default_adaptive=agent.adaptive)
+                          adaptive=adaptive, default_adaptive=agent.adaptive,
+                          opponents=opponents, default_opponents=agent.opponents)
     agent.horizon, agent.margin, agent.bias, agent.adaptive = horizon, margin, bias, adaptive
+    agent.opponents = opponents
     agent.strong = strong
     agent.parse = lambda spec: parse_agent(spec, playouts, default, horizon, margin, bias,
-                                           adaptive)
+                                           adaptive, opponents)
     agent.parse.__doc__ = "A name such as ``\"ismcts-1000\"`` as this game's ``Agent``."
     agent.__doc__ += f" The default playout is {default!r}" + (
         "; playouts run to the end of the game." if horizon is None else
         f", the default horizon {horizon} ({'to the end' if horizon == 0 else 'rounds'}).") + \
         f" The default margin is {margin:g}, the default bias {bias:g}, adaptive " \
-        f"{'on' if adaptive else 'off'} by default."
+        f"{'on' if adaptive else 'off'} and opponents {opponents!r} by default."
     return agent
 
 
 def parse_agent(spec, playouts, default: str, horizon: int | None = None,
-                margin: float = 0.0, bias: float = 0.0, adaptive: bool = False) -> Agent:
+                margin: float = 0.0, bias: float = 0.0, adaptive: bool = False,
+                opponents: str = "playout") -> Agent:
     """``"ismcts-1000"`` as an ``Agent`` playing out with ``default`` to the game's usual
-    ``horizon``, with its usual ``margin``, ``bias`` and ``adaptive`` (an ``Agent`` as it
-    is)."""
+    ``horizon``, with its usual ``margin``, ``bias``, ``adaptive`` and ``opponents`` (an
+    ``Agent`` as it is)."""
     if isinstance(spec, Agent):
         return spec
     m = _SPEC.match(spec) if isinstance(spec, str) else None
@@ -297,7 +324,34 @@ def parse_agent(spec, playouts, default: str, horizon: int | None = None,
                          f"'flat-200')")
     return make_agent(m.group(1), int(m.group(2)), playout=None, playouts=playouts,
                       default=default, default_horizon=horizon, default_margin=margin,
-                      default_bias=bias, default_adaptive=adaptive)
+                      default_bias=bias, default_adaptive=adaptive,
+                      default_opponents=opponents)
+
+
+@njit(cache=True)
+def model_seat(agent, p, pid, weights):
+    """Where the agent models the table (``opponents="table"``), seat ``p`` plays out with
+    the built-in policy ``pid`` it plays there, with its ``weights`` (float64); a seat that
+    plays no built-in policy (``pid`` < 0) plays out with the agent's playout."""
+    if agent[A_OPPONENTS] and pid >= 0:
+        at = A_TABLE + p * (1 + MAX_WEIGHTS)
+        agent[at] = pid
+        for w in range(min(weights.size, MAX_WEIGHTS)):
+            agent[at + 1 + w] = np.int64(weights[w:w + 1].view(np.int64)[0])
+
+
+@njit(cache=True)
+def seat_playout(agent, p):
+    """The policy id seat ``p`` plays out with (``model_seat``)."""
+    pid = agent[A_TABLE + p * (1 + MAX_WEIGHTS)]
+    return agent[A_PLAYOUT] if pid < 0 else pid
+
+
+@njit(cache=True)
+def seat_weight(agent, p, w):
+    """Weight ``w`` (float64 bits) of the policy seat ``p`` plays out with."""
+    at = A_TABLE + p * (1 + MAX_WEIGHTS)
+    return agent[A_WEIGHTS + w] if agent[at] < 0 else agent[at + 1 + w]
 
 
 @njit(cache=True)

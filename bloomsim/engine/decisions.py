@@ -19,7 +19,7 @@ from .state import (B1, FM_SEAT, GT, G_BEST, G_BEST_V, G_DECISIONS, G_ENCHANTED,
                     G_ERR_CHOICE, G_ERR_KIND, G_ERR_N, G_ERR_SEAT, G_EVENT, G_FM_STOP, G_HALTED,
                     G_HORIZON, G_LAST_ROUND,
                     G_LEADER, G_LOGGED, G_LOG_AT, G_LOG_CAP, G_MARKS, G_NP, G_N_MARKS, G_PEND,
-                    G_PLAYED, G_PLAYOUT, G_ROUND, G_SEARCH, G_SEARCH_FN, G_SELECTING, G_ST, G_TURN,
+                    G_PLAYED, G_PLAYOUTS, G_ROUND, G_SEARCH, G_SEARCH_FN, G_SELECTING, G_ST, G_TURN,
                     G_UF, I8, OBS_LEN, ST, S_BOLTS, S_GREEN, S_HAND, S_NHAND, S_ORANGE, S_PAWN_A,
                     S_PAWN_B, S_PLAYED, S_POLICY, S_PURPLE, S_SCORE, S_WANDS, S_WEIGHTS, TT, sc,
                     search_at)
@@ -163,14 +163,14 @@ def fm_decide(t, g, obs, opts, seat, kind, n):
         for i in range(n):
             g[keys + i] = action_key(kind, opts[i])
         pick = -1
-        if SR.wants_prior(g, base) and g[G_PLAYOUT] > P.RANDOM:
+        if SR.wants_prior(g, base) and g[G_PLAYOUTS + seat] > P.RANDOM:
             w = g.view(np.float64)
             at = sc(seat, S_WEIGHTS)     # the playout's (``search``)
             pick = P._best(opts, n, (w[at], w[at + 1], w[at + 2], w[at + 3]))
         c = SR.step(g, base, n, seat, pick)
         if g[base + SR.H_MODE] == SR.PLAYOUT:
             for p in range(g[G_NP]):
-                g[sc(p, S_POLICY)] = g[G_PLAYOUT]
+                g[sc(p, S_POLICY)] = g[G_PLAYOUTS + p]
         record(g, seat, kind, n, c)
         return c
     g[G_HALTED] = 1

@@ -13,7 +13,7 @@ from ..rules import P_N_ROLES
 from .setup import init_state
 from .state import (FM_SEAT, G_AGENTS, G_FM_STOP, G_GAME, G_GAME_FN, G_HALTED, G_HORIZON,
                     G_KEY, G_LOGGED,
-                    G_LOG_AT, G_LOG_CAP, G_MARKS, G_NP, G_N_MARKS, G_PLAYOUT, G_RESUME, G_SEARCH,
+                    G_LOG_AT, G_LOG_CAP, G_MARKS, G_NP, G_N_MARKS, G_PLAYOUTS, G_RESUME, G_SEARCH,
                     G_SNAP, G_ST, I8, LOG_CAP, MAX_PLAYERS, OBS_LEN, SEARCH_SEAT_SIG, S_POLICY,
                     S_WEIGHTS, State, TT, game_at, sc)
 from .tables import T_LOG, T_MAXO, T_N_REC
@@ -39,9 +39,10 @@ def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
     init_state(t, s, n_players, np.full(n_players, FM_SEAT, np.int64),
                np.zeros(MAX_PLAYERS, np.int64), LOG_CAP, np.zeros(0, np.int64), 0, game_fn)
     g = s.g
-    for p in range(n_players):      # every seat plays out with the playout's weights
+    for p in range(n_players):      # each seat plays out with its playout and its weights
+        g[G_PLAYOUTS + p] = SR.seat_playout(agent, p)
         for w in range(4):
-            g[sc(p, S_WEIGHTS) + w] = agent[SR.A_WEIGHTS + w]
+            g[sc(p, S_WEIGHTS) + w] = SR.seat_weight(agent, p, w)
     k = choices.shape[0]
     for j in range(k):
         g[g[G_LOG_AT] + 4 * j + 3] = choices[j]
@@ -54,7 +55,6 @@ def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
     g[G_N_MARKS] = m + 1
     g[G_FM_STOP] = k
     g[G_SEARCH] = base
-    g[G_PLAYOUT] = agent[SR.A_PLAYOUT]
     g[G_HORIZON] = agent[SR.A_HORIZON]
     g[G_SNAP] = snap
     SR.begin(g, base, agent, maxo, seed)
@@ -92,5 +92,9 @@ def search_seat(t, g, seat, n):
         choices[j] = g[g[G_LOG_AT] + 4 * j + 3]
     seed = SR.decision_seed(g[G_ST:G_ST + 1 + g[G_NP]].view(np.uint64), seat)
     agent = g[G_AGENTS + SR.AGENT_WORDS * seat:G_AGENTS + SR.AGENT_WORDS * (seat + 1)].copy()
+    for p in range(g[G_NP]):
+        if p != seat:
+            SR.model_seat(agent, p, g[sc(p, S_POLICY)],
+                          g.view(np.float64)[sc(p, S_WEIGHTS):sc(p, S_WEIGHTS) + 4])
     return search(t, g[G_KEY:G_KEY + 1].view(np.uint64)[0], g[G_GAME], g[G_NP], choices,
                   np.zeros((0, 3), np.int64), seat, agent, seed, g[G_GAME_FN])

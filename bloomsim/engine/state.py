@@ -74,7 +74,7 @@ G_AGENTS = G.field("agents", SR.AGENT_WORDS * MAX_PLAYERS, "each seat's search a
 G_SEARCH_FN = G.field("search_fn", meaning="search_seat's compiled code (0: no search seat)")
 G_GAME_FN = G.field("game_fn", meaning="play_game's compiled code (for search_seat)")
 G_SEARCH = G.field("search_at", meaning="a scratch state's search region (0: none)")
-G_PLAYOUT = G.field("playout", meaning="the policy id every seat plays out with")
+G_PLAYOUTS = G.field("playouts", MAX_PLAYERS, "the policy id each seat plays out with")
 G_SNAP = G.field("snapshot_at", meaning="where a search keeps the state at the start of the "
                                         "round of its decision (0: none)")
 G_RESUME = G.field("resume", meaning="the round play_game starts at from the snapshot (0: "

@@ -20,7 +20,7 @@ from .tables import (LOG_CAP, MAXN, MO, N_STREAMS, NW, P, PID, R_N, SNAP_AT, SNA
                      W)
 from .state import (BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD, CH_ARG, CH_WHAT, ERR, ERR_CHOICE,
                     ERR_KIND, ERR_N, ERR_SEAT, FACE_UP, FM_HALTED, FM_MARKS, FM_N_MARKS, FM_OBS,
-                    FM_PEND, FM_PLAYOUT, FM_REGION, FM_ROWS, FM_SEARCH, FM_STATE, FM_STOP, GAME_ST,
+                    FM_PEND, FM_PLAYOUTS, FM_REGION, FM_ROWS, FM_SEARCH, FM_STATE, FM_STOP, GAME_ST,
                     HELD, I64, LOG0, NP, OBS, OPTS, OVER, RETURNED, RIZE, SEEN, STATE0, TK, TURNS,
                     VOID, f32_at, f64_at, hand_add, hand_remove, helper, i64_at, on_g, streams,
                     u64_at)
@@ -179,11 +179,11 @@ def fm_decide(G, s, kind, n):
             for i in range(n):
                 reg[keys + i] = action_key(G, kind, i)
             pick = -1
-            if SR.wants_prior(reg, 0) and G[f + FM_PLAYOUT] != RANDOM:
+            if SR.wants_prior(reg, 0) and G[f + FM_PLAYOUTS + s] != RANDOM:
                 observe(G, s)
                 option_rows(G, s, n, False)
                 w = f64_at(G, W + 2 * NW * s)     # the playout's (``search``)
-                pick = choose_weighted(G[f + FM_PLAYOUT], (w[0], w[1], w[2], w[3], w[4], w[5],
+                pick = choose_weighted(G[f + FM_PLAYOUTS + s], (w[0], w[1], w[2], w[3], w[4], w[5],
                                                            w[6]), kind,
                                        carray(f32_at(G, OBS), N_OBS),
                                        carray(f32_at(G, OPTS), (MO, N_FEATURES)), n,
@@ -191,7 +191,7 @@ def fm_decide(G, s, kind, n):
             c = SR.step(reg, 0, n, s, pick)
             if reg[SR.H_MODE] == SR.PLAYOUT:
                 for q in range(G[NP]):
-                    G[PID + q] = G[f + FM_PLAYOUT]
+                    G[PID + q] = G[f + FM_PLAYOUTS + q]
             record(G, s, kind, n, c)
             return c
     G[f + FM_HALTED] = 1

@@ -15,9 +15,9 @@ from .. import stats as S
 from ..policies import data_ptr
 from .tables import (ADDR, AGENTS, KEY, LOG_CAP, LOG_LEN, MO, NW, N_STREAMS, PID, RESUME, RULES_LEN,
                      SNAP_AT, SNAP_TURN, UF, W)
-from .state import (ERR, FM_HALTED, FM_LEN, FM_MARKS, FM_N_MARKS, FM_PLAYOUT, FM_REGION, FM_SEARCH,
+from .state import (ERR, FM_HALTED, FM_LEN, FM_MARKS, FM_N_MARKS, FM_PLAYOUTS, FM_REGION, FM_SEARCH,
                     FM_SEAT, FM_STOP, GAME, GAME_ST, I64, LOG0, NP, PRIM, RANKS, SEARCH_SIG, SECD,
-                    STATE0, game_at, i64_at, streams, u64_at)
+                    STATE0, f64_at, game_at, i64_at, streams, u64_at)
 
 
 @njit(I64(types.int32[::1], types.uint64, I64, I64, types.int64[::1], types.int64[:, ::1], I64,
@@ -42,8 +42,9 @@ def search(head, key, game, n_players, choices, marks, seat, agent, seed):
     G[LOG_CAP] = LOG_LEN
     for q in range(n_players):
         G[PID + q] = FM_SEAT
-        for w in range(NW):         # every seat plays out with the playout's weights
-            i64_at(G, W)[q * NW + w] = agent[SR.A_WEIGHTS + w]
+        G[f + FM_PLAYOUTS + q] = SR.seat_playout(agent, q)
+        for w in range(NW):         # each seat plays out with its playout and its weights
+            i64_at(G, W)[q * NW + w] = SR.seat_weight(agent, q, w)
     i64_at(G, UF)[0] = i64_at(G, ADDR)[2]
     G[SNAP_AT], G[SNAP_TURN], G[RESUME] = snap, -1, 0
     k = choices.shape[0]
@@ -56,7 +57,7 @@ def search(head, key, game, n_players, choices, marks, seat, agent, seed):
             mk[3 * j + w] = marks[j, w]
     mk[3 * m], mk[3 * m + 1] = k, SR.observer(agent, seat)
     G[f + FM_N_MARKS], G[f + FM_STOP] = m + 1, k
-    G[f + FM_SEARCH], G[f + FM_REGION], G[f + FM_PLAYOUT] = at, words, agent[SR.A_PLAYOUT]
+    G[f + FM_SEARCH], G[f + FM_REGION] = at, words
     # a view of Ga, not a pointer into it: numba frees Ga after its last use (in the loop),
     # and the decision after the loop reads the region
     reg = Ga[at:at + 2 * words].view(np.int64)
@@ -97,6 +98,9 @@ def search_seat(G, s, n):
     agent = np.empty(SR.AGENT_WORDS, np.int64)
     for w in range(SR.AGENT_WORDS):
         agent[w] = i64_at(G, AGENTS)[SR.AGENT_WORDS * s + w]
+    for q in range(G[NP]):
+        if q != s:
+            SR.model_seat(agent, q, G[PID + q], carray(f64_at(G, W + 2 * NW * q), NW))
     seed = SR.decision_seed(carray(streams(G), N_STREAMS), s)
     return search(head, u64_at(G, KEY)[0], G[GAME], G[NP], choices, np.zeros((0, 3), np.int64),
                   s, agent, seed)

@@ -76,9 +76,9 @@ STATE0 = RIZE
 # at FM_OBS and the option rows at FM_ROWS (float32)
 FM_SEAT = -1 - MAX_PLAYERS    # (no seat plays a user policy there: UF[0] is fm_decide's address)
 FM_STOP, FM_HALTED, FM_PEND, FM_N_MARKS = 0, 1, 2, 5
-FM_SEARCH, FM_REGION, FM_PLAYOUT = 6, 7, 8   # a search's region (int64 at G[FM_SEARCH], of
-#                                              FM_REGION words; 0: none), its playout policy
-FM_MARKS = 10 + (LOG0 + 10) % 2              # (8-byte alignment: the log's length is even)
+FM_SEARCH, FM_REGION, FM_PLAYOUTS = 6, 7, 8  # a search's region (int64 at G[FM_SEARCH], of
+#                                              FM_REGION words; 0: none), each seat's playout
+FM_MARKS = FM_PLAYOUTS + P + (LOG0 + FM_PLAYOUTS + P) % 2   # (8-byte alignment)
 FM_STATE = FM_MARKS + 2 * 3 * MAX_MARKS
 FM_OBS = FM_STATE + LOG0 - STATE0
 FM_ROWS = FM_OBS + P * N_OBS

@@ -12,10 +12,16 @@ import pytest
 import toydice  # noqa: F401 - registers the toy game
 
 from simcore import games
+from simcore.policy import policy
 from simcore.search import Agent, blend, parse_agent
 
 GAMES = sorted(n for n in games.names() if hasattr(games.get(n).module(), "agent"))
 SPECS = ("ismcts-40", "pimc-32", "flat-24")
+
+
+@policy("first_option")
+def first_option(kind, obs, opts, n_opts, rng):
+    return 0
 
 
 @pytest.fixture(params=GAMES)
@@ -254,3 +260,27 @@ def test_an_adaptive_search_takes_the_full_budgets_decision(game):
             full, early = (g.search(mod.agent("ismcts", 60, bias=bias, adaptive=a), i)
                            for a in (False, True))
             assert full == early
+
+
+def test_opponents_from_the_table_play_out_as_they_play(game):
+    """``opponents="table"``: each other seat plays out with the built-in policy it plays at
+    the table. Against heuristic seats that changes the search; where the table is unknown
+    (a forward game) or the other seats play user policies, it is the usual playout."""
+    mod = game.module()
+    usual = mod.agent.opponents
+    other = "table" if usual == "playout" else "playout"
+    assert mod.agent("ismcts", 24, opponents=other).name == f"ismcts-24[opponents={other}]"
+    with pytest.raises(ValueError, match="opponents must be one of"):
+        mod.agent("ismcts", 10, opponents="mirror")
+    cols = ["game", "seat", "rank", "win", "decisions"]
+
+    def play(opponents, field):
+        return mod.simulate([mod.agent("ismcts", 40, opponents=opponents)] + field, 6, 4,
+                            progress=False)[cols]
+    # the playout is not what the other seats play: modelling them changes the search
+    field = ["random"] * 3 if mod.agent("ismcts", 1).playout != "random" else ["greedy"] * 3
+    assert not play("table", field).equals(play("playout", field))
+    assert play("table", [first_option] * 3).equals(play("playout", [first_option] * 3))
+    for g in _positions(game, 6, 11):
+        assert g.search(mod.agent("ismcts", 40, opponents="table"), 2) == \
+            g.search(mod.agent("ismcts", 40, opponents="playout"), 2)

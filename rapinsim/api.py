@@ -18,6 +18,7 @@ from simcore.search import SEARCH_ID, agent_maker, parse_agent
 from . import engine as E
 from . import reference as ref
 from . import stats as S
+from .distilled import BUNDLED
 from .game import GAME
 from .policies import KIND_NAMES, POLICIES, WEIGHTS
 from .rules import CHARACTERS, Rules, rules_or_default
@@ -32,7 +33,7 @@ agent = agent_maker(POLICIES, PLAYOUT, WEIGHTS)
 def _check(policies, rules, characters) -> tuple[Rules, SeatPolicies, np.ndarray]:
     rules = rules_or_default(rules)
     pol = resolve(policies, POLICIES, "rapinsim", (rules.players_min, rules.players_max),
-                  WEIGHTS, lambda spec: parse_agent(spec, POLICIES, PLAYOUT))
+                  WEIGHTS, lambda spec: parse_agent(spec, POLICIES, PLAYOUT), BUNDLED)
     p = len(pol.names)
     if p >= rules.districts:
         raise ValueError(f"rapinsim: {p} players need more than {rules.districts} districts")

@@ -176,8 +176,11 @@ def _parser() -> argparse.ArgumentParser:
                     help="built-in policies the search seat plays against, one per game in "
                          "turn (default: the game's strongest heuristics)")
     di.add_argument("--players", type=int, default=4)
-    di.add_argument("--l2", type=float, default=1e-3, help="pull of the weights toward the "
+    di.add_argument("--l2", type=float, default=1e-4, help="pull of the weights toward the "
                                                          "heuristic they start from")
+    di.add_argument("--student", metavar="FILE",
+                    help="a weights file whose policy plays the search seat while the search's "
+                         "choices are recorded (DAgger: the positions the student meets)")
     di.add_argument("--out", required=True, help="the weights file (JSON)")
     di.add_argument("--positions", help="folder of the recorded positions (default: OUT's name "
                                         "with .positions)")
@@ -341,7 +344,7 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "distill":
         made = distill(args.game, args.games, args.seed, args.agent, args.out,
                        args.opponents.split(",") if args.opponents else None, args.players,
-                       args.l2, args.positions)
+                       args.l2, args.positions, args.student)
         print(distill_summary(made, args.out))
     elif args.command == "ladder":
         lad = ladder(args.game, [a.strip() for a in args.agents.split(",")], args.players,

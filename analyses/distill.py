@@ -33,9 +33,12 @@ def positions_dir(out: str | Path) -> Path:
 
 
 def distill(game: str, n_games: int, seed: int, agent: str, out: str | Path,
-            opponents: Sequence[str] | None = None, players: int = 4, l2: float = 1e-3,
-            positions: str | Path | None = None, command: str | None = None) -> dict:
-    """Play ``n_games`` games (or continue), fit, write ``out``; returns how it was made."""
+            opponents: Sequence[str] | None = None, players: int = 4, l2: float = 1e-4,
+            positions: str | Path | None = None, student: str | Path | None = None,
+            command: str | None = None) -> dict:
+    """Play ``n_games`` games (or continue), fit, write ``out``; returns how it was made.
+    ``student``: a weights file of this game whose policy plays the search seat while the
+    search's choices are recorded (a round of DAgger: the positions the student meets)."""
     spec = games.get(game)
     mod = spec.module()
     dmod = importlib.import_module(f"{spec.name}.distilled")
@@ -50,12 +53,18 @@ def distill(game: str, n_games: int, seed: int, agent: str, out: str | Path,
                              f"{sorted(mod.POLICIES)}")
     g = mod.new_game(players, seed)     # a bad player count or agent fails here, by name
     g.search(agent, 0)
+    made_by = None
+    if student is not None:
+        W, made_by = D.load(student, dmod.FEATURES)
+        student_policy = D.compile_policy(dmod.FEATURES, W, "student")
     out = Path(out)
     if not out.parent.is_dir():
         raise ValueError(f"--out {out}: folder {out.parent} does not exist")
     folder = Path(positions) if positions else positions_dir(out)
     settings = {"game": spec.name, "seed": seed, "agent": agent, "opponents": opponents,
                 "players": players, "chunk": CHUNK}
+    if made_by is not None:
+        settings["student"] = made_by
     _check_folder(folder, settings)
 
     parts = []
@@ -64,7 +73,8 @@ def distill(game: str, n_games: int, seed: int, agent: str, out: str | Path,
         last = min(first + CHUNK, n_games)
         parts.append(_part(folder, first, last, lambda g: D.play_positions(
             lambda i: mod.new_game(players, seed, i), agent,
-            opponents[g // players % len(opponents)], g % players, seed, g)))
+            opponents[g // players % len(opponents)], g % players, seed, g,
+            student_policy if student is not None else None)))
         print(f"distill {spec.name}: {last:,}/{n_games:,} games, "
               f"{sum(len(p.kinds) for p in parts):,} positions, "
               f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
@@ -75,9 +85,10 @@ def distill(game: str, n_games: int, seed: int, agent: str, out: str | Path,
           flush=True)
     W = D.fit(dmod.FEATURES, train, l2)
     made = {"command": command or _command(spec.name, n_games, seed, agent, out, opponents,
-                                           players, l2),
+                                           players, l2, student),
             "seed": seed, "games": n_games, "players": players, "agent": agent,
             "opponents": opponents, "search_seat": "game g: seat g % players",
+            "student": made_by,
             "positions": int(len(pos.kinds)), "fitted_on": int(len(train.kinds)), "l2": l2,
             "holdout": f"every {HOLDOUT}th game",
             "holdout_agreement": D.accuracy(dmod.FEATURES, W, test) if len(test.kinds) else {},
@@ -127,15 +138,17 @@ def _check_folder(folder: Path, settings: dict) -> None:
 
 
 def _command(game: str, n: int, seed: int, agent: str, out: Path, opponents: list[str],
-             players: int, l2: float) -> str:
+             players: int, l2: float, student: str | Path | None) -> str:
     return shlex.join(["python", "-m", "analyses", "distill", game, "--games", str(n),
                        "--seed", str(seed), "--agent", agent, "--opponents", ",".join(opponents),
-                       "--players", str(players), "--l2", repr(l2), "--out", str(out)])
+                       "--players", str(players), "--l2", repr(l2), "--out", str(out)]
+                      + (["--student", str(student)] if student is not None else []))
 
 
 def summary(made: dict, out: str | Path) -> str:
-    agree = made["holdout_agreement"].get("all", float("nan"))
-    prior = made["holdout_agreement_of_prior"].get("all", float("nan"))
-    return (f"wrote {out}: {made['positions']:,} positions of {made['games']:,} games; "
-            f"takes the search's option at {agree:.1%} of held-out positions (the heuristic "
-            f"it starts from: {prior:.1%})")
+    head = f"wrote {out}: {made['positions']:,} positions of {made['games']:,} games"
+    if not made["holdout_agreement"]:
+        return f"{head}; none held out (fewer than {HOLDOUT} games)"
+    return (f"{head}; takes the search's option at {made['holdout_agreement']['all']:.1%} of "
+            f"held-out positions (the heuristic it starts from: "
+            f"{made['holdout_agreement_of_prior']['all']:.1%})")

@@ -160,23 +160,22 @@ def fit_kind(X: np.ndarray, starts: np.ndarray, chosen: np.ndarray, prior: np.nd
     y = first + chosen
     scale = X.std(axis=0)
     scale[scale < 1e-6] = 1.0
+    Xs, v0 = X / scale, prior * scale    # fitted in units of each feature's spread
 
-    def loss(w):
-        z = X @ w
+    def loss(v):
+        z = Xs @ v
         m = np.maximum.reduceat(z, first)
         e = np.exp(z - np.repeat(m, sizes))
         s = np.add.reduceat(e, first)
         p = e / np.repeat(s, sizes)
         p[y] -= 1.0
-        dw = (w - prior) * scale
-        return ((m + np.log(s) - z[y]).sum() / n + 0.5 * l2 * dw @ dw,
-                X.T @ p / n + l2 * dw * scale)
-    res = minimize(loss, prior.astype(np.float64), jac=True, method="L-BFGS-B",
-                   options={"maxiter": 500})
-    return res.x
+        dv = v - v0
+        return (m + np.log(s) - z[y]).sum() / n + 0.5 * l2 * dv @ dv, Xs.T @ p / n + l2 * dv
+    res = minimize(loss, v0, jac=True, method="L-BFGS-B", options={"maxiter": 500})
+    return res.x / scale
 
 
-def fit(features: Features, pos: Positions, l2: float = 1e-3) -> np.ndarray:
+def fit(features: Features, pos: Positions, l2: float = 1e-4) -> np.ndarray:
     """Weights [kinds, options, contexts] fitted to ``pos`` kind by kind (``fit_kind``); a kind
     with no positions keeps the prior."""
     K, R, C = features.shape
@@ -260,10 +259,12 @@ def search_seed(seed: int, game: int, decision: int) -> int:
 
 
 def play_positions(new_game: Callable[[int], Any], agent: Any, opponent: str, seat: int,
-                   seed: int, game: int) -> Positions:
+                   seed: int, game: int, student: Callable | None = None) -> Positions:
     """Game ``game`` (``new_game(game)``, a ``ForwardGame``) with ``agent`` searching at
     ``seat`` and the built-in ``opponent`` at every other seat; the searching seat's
-    decisions of more than one option."""
+    decisions of more than one option. With a ``student`` policy the seat plays the
+    student's choice and records the search's: the positions the student meets, labelled
+    by the search (DAgger)."""
     g = new_game(game)
     rng = g.streams()
     other = g.builtin(opponent)
@@ -278,6 +279,8 @@ def play_positions(new_game: Callable[[int], Any], agent: Any, opponent: str, se
                 obs.append(g.observation(s))
                 opts.append(g.options())
                 chosen.append(c)
+                if student is not None:
+                    c = int(student(kinds[-1], obs[-1], opts[-1], n, rng[s:s + 1]))
         else:
             c = int(other(g.kind, g.observation(s), g.options(), n, rng[s:s + 1]))
         g.step(c)

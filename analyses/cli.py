@@ -12,6 +12,8 @@ from . import display
 from .balance import COUNTERFACTUAL_GAMES, GAMES_PER_GAME, LADDER_GAMES, balance
 from .compare import compare
 from .data import scan
+from .distill import distill
+from .distill import summary as distill_summary
 from .event_impact import event_impact
 from .ladder import ladder
 from .diff import diff as balance_diff
@@ -169,6 +171,24 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument("--max-games", type=int, default=10_000_000)
     pr.add_argument("--plan", action="store_true",
                     help="only say how many games (and seconds) it would take, from a pilot")
+    di = sub.add_parser("distill", help="fit a fast policy to a search agent's play and write "
+                                        "its weights file (resumable)")
+    di.add_argument("game", choices=games.names())
+    di.add_argument("--games", type=int, required=True, help="games with a search seat")
+    di.add_argument("--seed", type=int, default=0)
+    di.add_argument("--agent", default="ismcts-300", help="the search agent imitated")
+    di.add_argument("--opponents", metavar="A,B,C",
+                    help="built-in policies the search seat plays against, one per game in "
+                         "turn (default: the game's strongest heuristics)")
+    di.add_argument("--players", type=int, default=4)
+    di.add_argument("--l2", type=float, default=1e-4, help="pull of the weights toward the "
+                                                         "heuristic they start from")
+    di.add_argument("--student", metavar="FILE",
+                    help="a weights file whose policy plays the search seat while the search's "
+                         "choices are recorded (DAgger: the positions the student meets)")
+    di.add_argument("--out", required=True, help="the weights file (JSON)")
+    di.add_argument("--positions", help="folder of the recorded positions (default: OUT's name "
+                                        "with .positions)")
     tu = sub.add_parser("tune", help="tune a heuristic's weights against a field (NTBEA), and "
                                      "check the gain over the untuned one on fresh games")
     tu.add_argument("game", choices=games.names())
@@ -327,6 +347,11 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "tournament":
         t = tournament(args.game, args.policy, args.players, args.games, args.seed)
         print(display.to_text(display.head_to_head_table(t.matrix, t.ratings)))
+    elif args.command == "distill":
+        made = distill(args.game, args.games, args.seed, args.agent, args.out,
+                       args.opponents.split(",") if args.opponents else None, args.players,
+                       args.l2, args.positions, args.student)
+        print(distill_summary(made, args.out))
     elif args.command == "ladder":
         lad = ladder(args.game, [a.strip() for a in args.agents.split(",")], args.players,
                      args.games, args.seed, threads=args.threads, reference=args.reference)

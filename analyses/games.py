@@ -64,9 +64,9 @@ def check_policies(mod: Any, policies: Sequence[Any], least: int,
     policies = [mod.heuristic(p) if isinstance(p, str) and "[" in p and hasattr(mod, "heuristic")
                 else p for p in policies]
     for p in policies:
-        if isinstance(p, str) and p not in mod.POLICIES and not (searches and is_agent_spec(p)):
-            raise ValueError(f"unknown policy {p!r}; built-in policies are "
-                             f"{sorted(mod.POLICIES)}"
+        shipped = [*mod.POLICIES, *getattr(mod, "BUNDLED", ())]
+        if isinstance(p, str) and p not in shipped and not (searches and is_agent_spec(p)):
+            raise ValueError(f"unknown policy {p!r}; built-in policies are {sorted(shipped)}"
                              + ("; search agents are named like 'ismcts-1000', 'pimc-500', "
                                 "'flat-200'" if searches else ""))
     names = [policy_name(p) for p in policies]

@@ -23,6 +23,7 @@ from simcore.search import agent_maker
 
 from . import engine as E
 from . import reference as ref
+from .distilled import BUNDLED
 from .game import GAME
 from .policies import BUILTIN_IDS, KIND_NAMES, POLICIES, WEIGHTS, weighted
 from .rules import Rules, default_rules, load_rules
@@ -65,7 +66,7 @@ agent = agent_maker(BUILTIN_IDS, PLAYOUT, WEIGHTS, HORIZON, MARGIN, bias=BIAS, a
 def seat_policies(policies: Sequence, rules: Rules) -> SeatPolicies:
     return resolve(policies, BUILTIN_IDS, "bloomsim",
                    (rules.players["min"], rules.players["max"]), WEIGHTS,
-                   agent.parse)
+                   agent.parse, BUNDLED)
 
 
 def flat_tables(rules: Rules) -> np.ndarray:

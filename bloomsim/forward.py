@@ -15,6 +15,7 @@ from simcore.rng import root_key, seed_streams
 
 from . import engine as E
 from .api import LOG_CAP, Batch, _empty, as_rules, flat_tables, to_frame
+from .distilled import BUNDLED
 from .game import GAME
 from .policies import (ALTERNATIVE, BID, BUILTIN_IDS, CHARM, COLOUR, DELIVER, F_BRAVE, F_PASS,
                        F_ROLE, F_TARGET, FOLLOW, GATHER, KIND_NAMES, LEAD, MOVE, N_FEATURES, PAY,
@@ -89,8 +90,11 @@ class Engine:
         return st[1:].copy()
 
     def policy(self, name: str):
+        if name in BUNDLED:
+            return BUNDLED[name]()
         if name not in POLICIES:
-            raise ValueError(f"unknown policy {name!r}; built-in policies: {list(POLICIES)}")
+            raise ValueError(f"unknown policy {name!r}; built-in policies: "
+                             f"{[*POLICIES, *BUNDLED]}")
         return POLICIES[name]
 
     def frame(self, halt: Halt):

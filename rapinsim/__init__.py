@@ -14,9 +14,11 @@ forget_stale(Path(__file__).parent)   # before any kernel loads from the cache
 from simcore.policy import policy
 
 from .api import agent, replay, simulate
+from .distilled import BUNDLED
 from .forward import env, new_game
 from .policies import POLICIES, WEIGHTS, heuristic
 from .rules import Rules, load_rules
 
 __all__ = ["WEIGHTS", "heuristic", "agent",
-           "POLICIES", "Rules", "env", "load_rules", "new_game", "policy", "replay", "simulate"]
+           "POLICIES", "BUNDLED", "Rules", "env", "load_rules", "new_game", "policy",
+           "replay", "simulate"]

@@ -18,6 +18,7 @@ from simcore.search import SEARCH_ID, agent_maker
 from . import engine as E
 from . import reference as ref
 from . import stats as S
+from .distilled import BUNDLED
 from .game import GAME
 from .policies import KIND_NAMES, POLICIES, WEIGHTS
 from .rules import CHARACTERS, Rules, rules_or_default
@@ -43,7 +44,7 @@ agent = agent_maker(POLICIES, PLAYOUT, WEIGHTS, bias=BIAS, adaptive=ADAPTIVE, st
 def _check(policies, rules, characters) -> tuple[Rules, SeatPolicies, np.ndarray]:
     rules = rules_or_default(rules)
     pol = resolve(policies, POLICIES, "rapinsim", (rules.players_min, rules.players_max),
-                  WEIGHTS, agent.parse)
+                  WEIGHTS, agent.parse, BUNDLED)
     p = len(pol.names)
     if p >= rules.districts:
         raise ValueError(f"rapinsim: {p} players need more than {rules.districts} districts")

@@ -15,6 +15,7 @@ from simcore.rng import root_key, seed_streams
 from . import engine as E
 from . import stats as S
 from .api import LOG_LEN, _check
+from .distilled import BUNDLED
 from .game import GAME
 from .policies import (CHARACTER, F_ARG, F_DISTRICT, F_HOUSE, F_KNOWN, F_SUB, F_TILE, F_VALUE,
                        F_WHAT, KIND_NAMES, MAX_OPTS, N_FEATURES, N_OBS, O_CHARACTER, O_DISTRICT,
@@ -89,8 +90,11 @@ class Engine:
 
     def policy(self, name: str):
         """The built-in policy ``name`` as a function (``choose_builtin``)."""
+        if name in BUNDLED:
+            return BUNDLED[name]()
         if name not in POLICIES:
-            raise ValueError(f"unknown policy {name!r}; built-in policies: {list(POLICIES)}")
+            raise ValueError(f"unknown policy {name!r}; built-in policies: "
+                             f"{[*POLICIES, *BUNDLED]}")
         pid = POLICIES[name]
         return lambda kind, obs, opts, n, rng: choose_builtin(pid, kind, obs, opts, n, rng)
 

@@ -113,6 +113,21 @@ class ForwardGame:
         return None if h.done else (h.seat, h.n)
 
     @property
+    def kind(self) -> int | None:
+        """The pending decision's kind as the policies get it (an int), None once over."""
+        h = self._at
+        return None if h.done else h.kind
+
+    def streams(self) -> np.ndarray:
+        """Each seat's policy stream at the start of the game, as the batch engine seeds them
+        (a seat's policy draws from ``streams[seat:seat + 1]``)."""
+        return self._engine.streams()
+
+    def builtin(self, name: str) -> Callable:
+        """The game's built-in policy ``name`` as a function ``f(kind, obs, opts, n, rng)``."""
+        return self._engine.policy(name)
+
+    @property
     def current(self) -> Decision | None:
         """The pending decision, None once the game is over."""
         h = self._at

@@ -283,10 +283,13 @@ class SeatPolicies:
 
 def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
             n_players: tuple[int, int], weights: Weights | None = None,
-            agent: Callable[[Any], Any] | None = None) -> SeatPolicies:
+            agent: Callable[[Any], Any] | None = None,
+            bundled: Mapping[str, Callable[[], UserPolicy]] | None = None) -> SeatPolicies:
     """Turn one entry per seat (a built-in name, a heuristic with other weights, its name
-    ``base[name=value,...]``, a user policy or, where the game has ``agent``, a search agent
-    or its name such as ``"ismcts-1000"``) into engine ids and each seat's weights."""
+    ``base[name=value,...]``, a user policy, the name of one the game ships as data
+    (``bundled``: name -> the policy, such as ``"distilled"``) or, where the game has
+    ``agent``, a search agent or its name such as ``"ismcts-1000"``) into engine ids and each
+    seat's weights."""
     from .search import SEARCH_ID, Agent, is_agent_spec
     if isinstance(policies, (str, bytes)) or not isinstance(policies, Sequence):
         raise ValueError(f"{game}: policies must be a list with one entry per seat, "
@@ -296,8 +299,11 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
         raise ValueError(f"{game} is played by {lo} to {hi} players, but {len(policies)} "
                          f"policies were given (one per seat)")
     ids, names, pys, rows, heur, agents = [], [], [], [], [], []
+    bundled = bundled or {}
     for seat, p in enumerate(policies):
         agents.append(None)
+        if isinstance(p, str) and p in bundled:
+            p = bundled[p]()
         if agent is not None and is_agent_spec(p) and p not in builtins:
             agents[-1] = a = p if isinstance(p, Agent) else agent(p)
             rows.append(None if weights is None else weights.other)
@@ -319,7 +325,7 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
         if isinstance(p, str):
             if p not in builtins:
                 raise ValueError(f"{game}: unknown policy {p!r} at seat {seat}; built-in "
-                                 f"policies are {sorted(builtins)}")
+                                 f"policies are {sorted([*builtins, *bundled])}")
             ids.append(builtins[p])
             names.append(p)
             continue

@@ -1,0 +1,76 @@
+"""The ``distilled`` policy of Broom Service: search's play fitted over the option features
+(``simcore.distill``), its weights in ``data/distilled.json``."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from simcore.distill import Features, bundled
+
+from .policies import (CLOUD_W, F_BRAVE, F_GAIN_POTIONS, F_GAIN_WANDS, F_LIGHTNING, F_PASS,
+                       F_PAY_POTIONS, F_PAY_WANDS, F_PENALTY, F_POINTS, F_RISK, F_ROLE,
+                       F_TARGET, KIND_NAMES, O_PLAYERS, O_ROUND, O_SEATS, S_GREEN, S_ORANGE,
+                       S_PURPLE, S_SCORE, S_WANDS, SEAT_FIELDS, _value)
+
+FILE = Path(__file__).parent / "data" / "distilled.json"
+OPPONENTS = ("cloud", "careful", "greedy")
+"""The opponents of the search seat whose decisions are recorded (``analyses.distill``)."""
+N_ROLES = 10   # the default rules' roles; a role index past them adds no role feature
+
+OPTION = ("cloud", "points", "penalty", "gain_potions", "gain_wands", "lightning", "pay",
+          "brave", "brave_risk", "brave_risk_above_0", "brave_risk_above_half", "pass",
+          "target") + tuple(f"role_{r}" for r in range(N_ROLES))
+_f = np.float64   # every feature a float64, so the features are one tuple type
+CONTEXT = ("1", "round/7", "lead/10", "potions/5", "wands/3")
+
+
+@njit(cache=True)
+def _option(kind, obs, o, ctx):
+    """The option row's features (``OPTION``): ``cloud`` is the cloud heuristic's value."""
+    brave = o[F_BRAVE] > 0
+    risk = o[F_RISK] if brave else 0.0
+    role = int(o[F_ROLE])
+    cloud = _value(o, CLOUD_W[0], CLOUD_W[1], CLOUD_W[2])
+    return (_f(cloud), _f(o[F_POINTS]), _f(o[F_PENALTY]), _f(o[F_GAIN_POTIONS]),
+            _f(o[F_GAIN_WANDS]), _f(o[F_LIGHTNING]), _f(o[F_PAY_POTIONS] + o[F_PAY_WANDS]),
+            _f(brave), _f(risk),
+            _f(risk > 0.0), _f(risk > CLOUD_W[3]), _f(o[F_PASS]), _f(o[F_TARGET]),
+            _f(role == 0), _f(role == 1), _f(role == 2), _f(role == 3),
+            _f(role == 4), _f(role == 5), _f(role == 6), _f(role == 7),
+            _f(role == 8), _f(role == 9))
+
+
+@njit(cache=True)
+def _context(kind, obs, opts, n_opts):
+    """The seat's standing (``CONTEXT``): the round, its lead over the best other score, its
+    potions and wands."""
+    best = -1e9
+    for k in range(1, int(obs[O_PLAYERS])):
+        best = max(best, obs[O_SEATS + k * SEAT_FIELDS + S_SCORE])
+    own = O_SEATS
+    potions = obs[own + S_GREEN] + obs[own + S_PURPLE] + obs[own + S_ORANGE]
+    return (1.0, _f(obs[O_ROUND]) / 7.0, _f(obs[own + S_SCORE] - best) / 10.0,
+            _f(potions) / 5.0, _f(obs[own + S_WANDS]) / 3.0)
+
+
+def _prior() -> np.ndarray:
+    """The cloud heuristic in these features: its value, and never a brave option past its
+    risk."""
+    W = np.zeros((len(KIND_NAMES), len(OPTION), len(CONTEXT)))
+    W[:, OPTION.index("cloud"), 0] = 1.0
+    W[:, OPTION.index("brave_risk_above_half"), 0] = -100.0
+    return W
+
+
+FEATURES = Features("bloomsim", 1, KIND_NAMES, OPTION, CONTEXT, _option, _context, _prior)
+
+
+def distilled():
+    """The shipped distilled policy (compiled on first use)."""
+    return bundled(FEATURES, FILE)
+
+
+BUNDLED = {"distilled": distilled}
+"""Policies the game ships as data, by name: they play wherever a built-in name does."""

@@ -1,0 +1,105 @@
+"""Distilled policies (``simcore.distill``): the fit finds a planted policy, the shipped
+policies play legal games wherever a built-in name does, their weights files say how they were
+made and a bad file is named, and ``python -m analyses distill`` writes a file and resumes."""
+import json
+
+import numpy as np
+import pytest
+
+import bloomsim
+import rapinsim
+from analyses import distill as AD
+from analyses.cli import main as analyses_main
+from simcore import cli
+from simcore import distill as D
+
+GAMES = {"bloomsim": (bloomsim, "cloud"), "rapinsim": (rapinsim, "keeper")}
+
+
+def test_the_fit_recovers_a_planted_linear_policy():
+    rng = np.random.default_rng(0)
+    n, k = 3000, 6
+    sizes = rng.integers(2, 8, n)
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    X = rng.normal(size=(starts[-1], k))
+    planted = np.array([2.0, -1.0, 0.5, 0.0, 1.5, -2.0])
+    z = X @ planted
+    chosen = np.array([rng.choice(sizes[d], p=np.exp(z[starts[d]:starts[d + 1]])
+                                  / np.exp(z[starts[d]:starts[d + 1]]).sum())
+                       for d in range(n)])
+    w = D.fit_kind(X, starts, chosen, np.zeros(k), 1e-6)
+    assert np.abs(w - planted).max() < 0.25
+
+
+def test_a_kind_without_positions_keeps_the_prior():
+    from rapinsim.distilled import FEATURES
+    empty = D.Positions(np.zeros(0, np.int64), np.zeros((0, 1), np.float32),
+                        np.zeros((0, 13), np.float32), np.zeros(1, np.int64),
+                        np.zeros(0, np.int64), np.zeros(0, np.int64))
+    pos = D.play_positions(lambda g: rapinsim.new_game(3, 1, g), "ismcts-8", "careful", 0, 1,
+                           0)
+    W = D.fit(FEATURES, D.Positions.concat([empty, pos]), 1e-3)
+    missing = [k for k in range(len(FEATURES.kinds)) if not (pos.kinds == k).any()]
+    assert missing and np.array_equal(W[missing], FEATURES.prior()[missing])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_distilled_plays_legal_games_wherever_a_built_in_name_does(game, tmp_path):
+    mod, other = GAMES[game]
+    seats = ["distilled", other, other, other]
+    df = mod.simulate(seats, 8, 3)
+    assert df["policy"].to_list()[:4] == seats and df.height == 32
+    assert df.equals(mod.simulate(seats, 8, 3, engine="reference"))
+    assert mod.new_game(4, 3).play("distilled").done
+    assert cli.main(game, ["simulate", "--policy", "distilled", "--policy", other,
+                           "--games", "4", "--seed", "1"]) == 0
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_weights_file_says_how_it_was_made(game):
+    import importlib
+    dmod = importlib.import_module(f"{game}.distilled")
+    W, made = D.load(dmod.FILE, dmod.FEATURES)
+    assert W.shape == dmod.FEATURES.shape
+    assert made["command"].startswith(f"python -m analyses distill {game} ")
+    assert {"seed", "games", "agent", "opponents", "positions"} <= set(made)
+    assert dmod.FILE.stat().st_size < 100_000
+
+
+@pytest.mark.parametrize("text, why", [("{not json", "cannot be read"),
+                                      ('{"format": "other"}', "not a simcore.distill/1 file")])
+def test_a_malformed_weights_file_is_a_one_line_error_naming_it(tmp_path, text, why):
+    from bloomsim.distilled import FEATURES
+    path = tmp_path / "w.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=why) as e:
+        D.load(path, FEATURES)
+    assert str(path) in str(e.value) and "\n" not in str(e.value)
+    doc = {"format": D.FORMAT, "game": "bloomsim", "version": FEATURES.version,
+           "weights": [[1.0]]}
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="weights of shape"):
+        D.load(path, FEATURES)
+
+
+def test_the_distill_command_writes_a_loadable_file_and_resumes(tmp_path, monkeypatch,
+                                                                 capsys):
+    from rapinsim.distilled import FEATURES
+    out = tmp_path / "w.json"
+    args = ["distill", "rapinsim", "--seed", "3", "--agent", "ismcts-8", "--players", "3",
+            "--out", str(out)]
+    assert analyses_main([*args, "--games", "2"]) == 0
+    assert "wrote" in capsys.readouterr().out
+    first, made = D.load(out, FEATURES)
+    assert made["games"] == 2 and made["agent"] == "ismcts-8"
+    played = []
+    real = D.play_positions
+    monkeypatch.setattr(D, "play_positions", lambda *a: played.append(a[5]) or real(*a))
+    assert analyses_main([*args, "--games", "3"]) == 0
+    assert played == [2]        # games 0 and 1 were read back, not played again
+    assert [p.name for p in AD.positions_dir(out).glob("part-*")] == ["part-000000-000003.npz"]
+    assert analyses_main([*args, "--games", "2", "--opponents", "careful"]) == 2
+    assert "other settings" in capsys.readouterr().err
+    assert analyses_main(["distill", "rapinsim", "--games", "2", "--agent", "keeper",
+                          "--out", str(out)]) == 2
+    assert "search agent" in capsys.readouterr().err

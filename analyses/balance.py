@@ -59,7 +59,7 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     strongest, every seat one rung; one list for every game, or a mapping from game name to
     its list; default, and for a game the mapping does not name: the tournament's lowest-,
     second highest- and highest-rated policies and, for a game with search agents, its
-    search rung (``search_rungs``) on ``search_games`` games (None: the game's own,
+    search rung (``strong_rungs``) on ``search_games`` games (None: the game's own,
     ``agent.strong_games``)), tables in
     ``out/<game>-skill.parquet`` and, the tested changes between rungs,
     ``out/<game>-skill-changes.parquet`` (``margin``: the equivalence margin of every
@@ -131,19 +131,22 @@ def _ladders(rungs: Rungs, players: int, seed: int) -> dict[str, list[Any] | Non
 def default_rungs(ratings: pl.DataFrame, mod: Any) -> list[str]:
     """The weakest, the second strongest and the strongest policy of a tournament
     (``ratings``, by rating): the strongest policy's edge over a field is then measured at two
-    rungs; then, for a game with search agents, its search rung (``search_rungs``)."""
+    rungs; then the policies the game ships (``BUNDLED``: the distilled policy) and, for a
+    game with search agents, its search rung (``strong_rungs``)."""
     rated = ratings.filter(pl.col("bt_elo").is_not_null()).sort("bt_elo")["policy"].to_list()
-    return list(dict.fromkeys([rated[0], *rated[-2:]])) + search_rungs(mod)
+    return list(dict.fromkeys([rated[0], *rated[-2:]])) + strong_rungs(mod)
 
 
 def _strong_games(mod: Any) -> int:
     return mod.agent.strong_games if hasattr(mod, "agent") else SEARCH_GAMES
 
 
-def search_rungs(mod: Any) -> list[str]:
-    """A game's search rung (``agent.strong``: the cheapest agent measured to beat its best
-    heuristic), none for a game without search agents."""
-    return [mod.agent.strong] if hasattr(mod, "agent") else []
+def strong_rungs(mod: Any) -> list[str]:
+    """The rungs above the heuristics: the policies the game ships (``BUNDLED``, played as
+    many games as a heuristic), then its search rung (``agent.strong``: the cheapest agent
+    measured to beat its best heuristic), where it has search agents."""
+    return sorted(getattr(mod, "BUNDLED", ())) + ([mod.agent.strong] if hasattr(mod, "agent")
+                                                  else [])
 
 
 def _write(out: Path, games: int, players: int, seed: int, counterfactual_games: int,
@@ -192,7 +195,7 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
                           f"{sv.games_said()} played", clock)
         rated = t.ratings["policy"].to_list()
         steps = list(dict.fromkeys([rated[-1], rated[0]]))
-        steps += search_rungs(mod)
+        steps += strong_rungs(mod)
         lad = None
         if len(steps) > 1:      # (a game with one policy and no search has no ladder)
             lad = ladder(mod, steps, players, ladder_games, seed)

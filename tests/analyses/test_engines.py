@@ -84,16 +84,17 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     assert changes["from"].to_list()[0] == "random"
     # rapinsim, not named: the tournament's weakest, second strongest and strongest policy
     rapin = pl.read_parquet(tmp_path / "rep" / "rapinsim-skill.parquet")
-    # ... then the search rung, on fewer games
-    assert rapin["rung"].n_unique() == 4 and "random" in rapin["rung"].to_list()
+    # ... then the distilled policy and the search rung, on fewer games
+    assert rapin["rung"].n_unique() == 5 and "random" in rapin["rung"].to_list()
+    assert rapin["rung"].unique(maintain_order=True).to_list()[-2] == "distilled"
     import rapinsim
     assert rapin["rung"].unique(maintain_order=True).to_list()[-1] == rapinsim.agent.strong
     assert any("rapinsim: verdicts at rungs random, " in m for m in lines)
-    # the skill ladder: weakest, strongest heuristic, then the search rung
+    # the skill ladder: weakest, strongest heuristic, then the distilled and the search rung
     for game in ("bloomsim", "rapinsim"):
         lad = pl.read_parquet(tmp_path / "rep" / f"{game}-ladder.parquet")
         strong = games.get(game).module().agent.strong
-        assert strong in set(lad["policy"].cast(pl.String))
+        assert {strong, "distilled"} <= set(lad["policy"].cast(pl.String))
         assert f'src="{game}-ladder-matrix.png"' in text
     assert sum(text.count(f'<h3 id="{g}-ladder">Skill ladder: ') for g in games.names()) \
         == len(games.names())

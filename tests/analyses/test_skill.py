@@ -247,7 +247,8 @@ def test_default_rungs_are_the_weakest_and_the_two_strongest_by_rating():
     no_search = types.SimpleNamespace()
     assert default_rungs(ratings, no_search) == ["e", "b", "a"]
     assert default_rungs(ratings.head(2), no_search) == ["b", "a"]
-    assert default_rungs(ratings, bloomsim) == ["e", "b", "a", bloomsim.agent.strong]
+    assert default_rungs(ratings, bloomsim) == ["e", "b", "a", "distilled",
+                                                bloomsim.agent.strong]
 
 
 def test_headline_counts_holds_only_over_the_rungs_where_measured(planted):

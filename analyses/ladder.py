@@ -1,6 +1,6 @@
 """The skill ladder: rungs of growing skill played one against the others on shared seeds, read
 as a win-rate matrix, a rating per rung (which orders the rungs), a skill curve per family of
-budgets, and how much of the outcome skill controls (the skill-vs-luck figure)."""
+budgets, and between neighbouring competent rungs the x%-chess weight of their head-to-head."""
 from __future__ import annotations
 
 import html
@@ -23,6 +23,9 @@ from .games import check_players, check_policies, check_run, game_module, play, 
 from .tournament import bt_bootstrap, meetings
 from .winrates import win_rates
 
+BASELINE = "random"
+"""The uniform-random policy: a floor, not a player; it never enters a headline pair."""
+
 FAMILY = re.compile(r"^(?P<family>.+)-(?P<budget>[0-9]+)$")
 """A rung named ``<family>-<integer>`` (``ismcts-1000``) is its family at that budget."""
 
@@ -38,9 +41,8 @@ class Ladder:
     results: pl.DataFrame    # every game of every seating (``seating`` names it)
     matrix: pl.DataFrame     # rung (one seat) vs opponent (P-1 seats): win rate, 95% interval
     ratings: pl.DataFrame    # per rung: Bradley-Terry (Elo scale) with a 95% bootstrap interval
-    steps: pl.DataFrame      # per neighbouring pair by rating: difference and head-to-head
+    steps: pl.DataFrame      # per neighbouring pair by rating: difference, head-to-head, x%-chess
     curves: pl.DataFrame     # per family and budget: win rate against its reference rung
-    skill: pl.DataFrame      # one row: highest- vs lowest-rated, against 1/P, share of skill
     notes: tuple[str, ...]   # what a reader must know (a rated order that differs, ...)
 
     def table(self) -> pl.DataFrame:
@@ -49,17 +51,23 @@ class Ladder:
         the column's rung."""
         return wide(self.matrix, self.ranked)
 
-    def skill_text(self) -> str:
-        """The skill-vs-luck figure in one sentence."""
-        r = self.skill.row(0, named=True)
+    def chess_text(self) -> str:
+        """The x%-chess weight of the top neighbouring pair of competent rungs, in one
+        sentence that says what it measures."""
+        top = self.steps.filter(pl.col("competent")).tail(1)
+        if not top.height:
+            return (f"x%-chess: not computable: fewer than two competent rungs the ratings place "
+                    f"({BASELINE!r} is a floor, never one end of the pair)")
+        r = top.row(0, named=True)
         w = _pct(r["win_rate"], r["ci_low"], r["ci_high"])
-        share = _pct(r["skill_share"], r["skill_share_low"], r["skill_share_high"])
-        return (f"{r['strongest']} (rated highest) with one seat against {self.players - 1} x "
-                f"{r['weakest']} (rated lowest) "
-                f"wins {w} of games, against {r['luck']:.1%} by pure luck (1/{self.players}):"
-                f" skill controls {share} of the outcome ((w - 1/P) / (1 - 1/P), 95% "
-                f"interval; {r['games']:,} games on "
-                f"{r['clusters']:,} game indices)")
+        x = _pct(r["x_chess"], r["x_chess_low"], r["x_chess_high"])
+        return (f"Between the two highest-rated competent rungs, {r['higher']} with one seat "
+                f"against {self.players - 1} x {r['lower']} wins {w} of games (fair share "
+                f"1/{self.players} = {1 / self.players:.1%}): as often as in a game that the "
+                f"higher rung wins outright in {x} of games and a fair lottery decides in the "
+                f"rest (the x%-chess weight of this pair, (w - 1/P) / (1 - 1/P), 95% "
+                f"interval; {r['games']:,} games on {r['clusters']:,} game indices). It "
+                f"describes this pair only, not the game's share of skill")
 
     def tables(self) -> dict[str, pl.DataFrame]:
         """The readable tables, by title (what ``markdown`` and ``html`` print)."""
@@ -71,14 +79,17 @@ class Ladder:
                        "rung", display.num_ci("bt_elo", "bt_low", "bt_high", 0).alias(
                            "Bradley-Terry, Elo scale [95% CI]"),
                        pl.col("bt_flag").alias("the data cannot place it")),
-               "Neighbouring rungs by rating: the difference (bootstrap 95% interval) and the "
-               "higher rung's win rate with one seat against P-1 of the lower":
+               "Neighbouring rungs by rating: the difference (bootstrap 95% interval), the "
+               "higher rung's win rate with one seat against P-1 of the lower, and its x%-chess "
+               "weight (w - 1/P) / (1 - 1/P)":
                    self.steps.select(
                        "lower", "higher",
                        display.num_ci("diff", "diff_low", "diff_high", 0).alias(
                            "rating difference, Elo [95% CI]"),
                        display.rate_ci("win_rate", "ci_low", "ci_high").alias(
-                           "head-to-head win rate [95% CI]"))}
+                           "head-to-head win rate [95% CI]"),
+                       display.rate_ci("x_chess", "x_chess_low", "x_chess_high").alias(
+                           "x%-chess [95% CI]"))}
         if self.curves.height:
             out["Skill curve per family (win rate against the reference rung)"] = \
                 self.curves.select("family", "budget", "reference", "games", display.rate_ci(
@@ -88,7 +99,7 @@ class Ladder:
     def markdown(self) -> str:
         """Headline, notes and tables as Markdown."""
         parts = [f"Skill ladder: {self.game}, {self.players} players, {self.n_games:,} game "
-                 f"indices per seating, seed {self.seed}", "", self.skill_text()]
+                 f"indices per seating, seed {self.seed}", "", self.chess_text()]
         if self.notes:
             parts += ["", *(f"- {n}" for n in self.notes)]
         for title, t in self.tables().items():
@@ -96,7 +107,7 @@ class Ladder:
         return "\n".join(parts) + "\n"
 
     def html(self) -> str:
-        """Notes and tables as an HTML fragment (the headline: ``skill_text``; figures:
+        """Notes and tables as an HTML fragment (the headline: ``chess_text``; figures:
         ``figures``)."""
         parts = [f"<p class=note>{html.escape(n)}</p>" for n in self.notes]
         for title, t in self.tables().items():
@@ -114,7 +125,7 @@ class Ladder:
                 plt.close(fig)
                 imgs.append(f'<p><img src="{stem}.png" alt="{stem}"></p>')
             sec = Section(self.game, f"Skill ladder: {self.game}, {self.players} players",
-                          [html.escape(self.skill_text())], [self.html(), *imgs])
+                          [html.escape(self.chess_text())], [self.html(), *imgs])
             write_page([sec], folder, f"Skill ladder: {self.game}")
             (folder / "ladder.md").write_text(self.markdown(), encoding="utf-8")
             self.results.write_parquet(folder / "results.parquet")
@@ -169,9 +180,9 @@ def ladder(game: Any, agents: Sequence[Any], players: int, n_games: int, seed: i
     family, so that all families share it; else the strongest outside the family; else its
     smallest budget). The rungs are read in the order of their measured ratings (``ranked``;
     ``notes`` say where it differs from the declared order), so a rung that rates lower is
-    never called stronger: the ends of the skill-vs-luck figure are the highest- and the
-    lowest-rated rungs, and ``steps`` gives each neighbouring pair's rating difference with its
-    bootstrap interval beside their head-to-head win rate.
+    never called stronger: ``steps`` gives each neighbouring pair's rating difference with its
+    bootstrap interval beside their head-to-head win rate and its x%-chess weight, and the
+    headline pair is the top pair of competent rungs (``BASELINE`` is never one of its ends).
     """
     mod = game_module(game)
     rungs = _check_rungs(mod, agents)
@@ -200,8 +211,8 @@ def ladder(game: Any, agents: Sequence[Any], players: int, n_games: int, seed: i
     ranked = tuple(rat["rung"])
     curves = skill_curves(mat, names, reference)
     return Ladder(getattr(mod, "__name__", str(mod)), players, names, ranked,
-                  n_games, seed, results, mat, rat, steps, curves,
-                  skill_vs_luck(mat, ranked, players), tuple(order_notes(rat, names, steps)))
+                  n_games, seed, results, mat, rat, x_chess(steps, players), curves,
+                  tuple(order_notes(rat, names, steps)))
 
 
 def _check_rungs(mod: Any, agents: Sequence[Any]) -> list[Any]:
@@ -258,7 +269,7 @@ def rung_ratings(results: pl.DataFrame, names: Sequence[str], mat: pl.DataFrame
                                        "diff": pl.Float64, "diff_low": pl.Float64,
                                        "diff_high": pl.Float64})
     h2h = mat.select(pl.col("rung").alias("higher"), pl.col("opponent").alias("lower"),
-                     "win_rate", "ci_low", "ci_high")
+                     "games", "clusters", "win_rate", "ci_low", "ci_high")
     return rat, steps.join(h2h, on=["lower", "higher"], how="left", maintain_order="left")
 
 
@@ -291,24 +302,20 @@ def skill_curves(mat: pl.DataFrame, names: Sequence[str],
                      how="left", maintain_order="left")
 
 
-def skill_vs_luck(mat: pl.DataFrame, ranked: Sequence[str], players: int) -> pl.DataFrame:
-    """The highest-rated rung's win rate with one seat against P-1 of the lowest-rated
-    (``ranked``, lowest first, the rungs the data cannot place last), against 1/P (pure luck),
-    and the share of the outcome skill controls, (w - 1/P) / (1 - 1/P): 0 where skill does not
-    matter, 1 where the stronger player always wins; its interval is the win rate's mapped
-    through the same line. The ends are chosen on the same games the figure is read from, so
-    between rungs of near-equal rating it leans above 0: read it beside ``steps``."""
-    placed = [n for n in ranked if mat.filter(pl.col("rung") == n).height]
-    cell = mat.filter((pl.col("rung") == placed[-1]) & (pl.col("opponent") == placed[0]))
+def x_chess(steps: pl.DataFrame, players: int) -> pl.DataFrame:
+    """``steps`` with each pair's x%-chess weight, (w - 1/P) / (1 - 1/P) of the higher rung's
+    head-to-head win rate w (Duersch, Lambrecht & Oechssler): the share of games a game that
+    is won outright by the better player or else by a fair lottery would have to give the
+    higher rung to match w (0: no more than 1/P; 1: it always wins); its interval is w's mapped
+    through the same line. ``competent``: neither rung is ``BASELINE``, whose pairs only show
+    that any policy beats a random one (near 1 in both games), so they never headline."""
     luck = 1 / players
 
-    def share(c: str) -> pl.Expr:
+    def weight(c: str) -> pl.Expr:
         return (pl.col(c) - luck) / (1 - luck)
-    return cell.select(
-        pl.col("rung").alias("strongest"), pl.col("opponent").alias("weakest"),
-        pl.lit(players).alias("players"), "games", "clusters", "win_rate", "ci_low", "ci_high",
-        pl.lit(luck).alias("luck"), share("win_rate").alias("skill_share"),
-        share("ci_low").alias("skill_share_low"), share("ci_high").alias("skill_share_high"))
+    return steps.with_columns(
+        x_chess=weight("win_rate"), x_chess_low=weight("ci_low"), x_chess_high=weight("ci_high"),
+        competent=(pl.col("lower") != BASELINE) & (pl.col("higher") != BASELINE))
 
 
 def order_notes(rat: pl.DataFrame, names: Sequence[str], steps: pl.DataFrame) -> list[str]:

@@ -26,6 +26,9 @@ from .winrates import win_rates
 BASELINE = "random"
 """The uniform-random policy: a floor, not a player; it never enters a headline pair."""
 
+BOOT = 1000
+"""Bootstrap resamples of game indices behind the variance share's interval."""
+
 FAMILY = re.compile(r"^(?P<family>.+)-(?P<budget>[0-9]+)$")
 """A rung named ``<family>-<integer>`` (``ismcts-1000``) is its family at that budget."""
 
@@ -43,6 +46,7 @@ class Ladder:
     ratings: pl.DataFrame    # per rung: Bradley-Terry (Elo scale) with a 95% bootstrap interval
     steps: pl.DataFrame      # per neighbouring pair by rating: difference, head-to-head, x%-chess
     curves: pl.DataFrame     # per family and budget: win rate against its reference rung
+    variance: pl.DataFrame   # one row: share of outcome variance due to skill, 95% interval
     notes: tuple[str, ...]   # what a reader must know (a rated order that differs, ...)
 
     def table(self) -> pl.DataFrame:
@@ -50,6 +54,18 @@ class Ladder:
         "41.2% [39.0, 43.5]"; a row is the rung's win rate with one seat against P-1 copies of
         the column's rung."""
         return wide(self.matrix, self.ranked)
+
+    def variance_text(self) -> str:
+        """The share of outcome variance due to skill, in one sentence that says among whom
+        and what it measures."""
+        r = self.variance.row(0, named=True)
+        share = _pct(r["share"], r["share_low"], r["share_high"])
+        return (f"Share of the outcome variance due to skill among {r['population']}: {share}"
+                f" (the variance of the seats' true win probabilities, seats rotated so that "
+                f"the seat is luck, over the variance of one game's outcome, "
+                f"{r['var_observed']:.4f}; the true variance is the observed variance of the "
+                f"{r['cells']} pairings' win rates less their sampling variance, as in Getty "
+                f"et al. 2018; 95% bootstrap interval over {r['clusters']:,} game indices)")
 
     def chess_text(self) -> str:
         """The x%-chess weight of the top neighbouring pair of competent rungs, in one
@@ -99,7 +115,8 @@ class Ladder:
     def markdown(self) -> str:
         """Headline, notes and tables as Markdown."""
         parts = [f"Skill ladder: {self.game}, {self.players} players, {self.n_games:,} game "
-                 f"indices per seating, seed {self.seed}", "", self.chess_text()]
+                 f"indices per seating, seed {self.seed}", "", self.variance_text(), "",
+                 self.chess_text()]
         if self.notes:
             parts += ["", *(f"- {n}" for n in self.notes)]
         for title, t in self.tables().items():
@@ -107,7 +124,8 @@ class Ladder:
         return "\n".join(parts) + "\n"
 
     def html(self) -> str:
-        """Notes and tables as an HTML fragment (the headline: ``chess_text``; figures:
+        """Notes and tables as an HTML fragment (the headlines: ``variance_text`` and
+        ``chess_text``; figures:
         ``figures``)."""
         parts = [f"<p class=note>{html.escape(n)}</p>" for n in self.notes]
         for title, t in self.tables().items():
@@ -125,7 +143,8 @@ class Ladder:
                 plt.close(fig)
                 imgs.append(f'<p><img src="{stem}.png" alt="{stem}"></p>')
             sec = Section(self.game, f"Skill ladder: {self.game}, {self.players} players",
-                          [html.escape(self.chess_text())], [self.html(), *imgs])
+                          [html.escape(self.variance_text()), html.escape(self.chess_text())],
+                          [self.html(), *imgs])
             write_page([sec], folder, f"Skill ladder: {self.game}")
             (folder / "ladder.md").write_text(self.markdown(), encoding="utf-8")
             self.results.write_parquet(folder / "results.parquet")
@@ -183,6 +202,8 @@ def ladder(game: Any, agents: Sequence[Any], players: int, n_games: int, seed: i
     never called stronger: ``steps`` gives each neighbouring pair's rating difference with its
     bootstrap interval beside their head-to-head win rate and its x%-chess weight, and the
     headline pair is the top pair of competent rungs (``BASELINE`` is never one of its ends).
+    ``variance`` is the share of outcome variance due to skill among the competent rungs
+    (``skill_variance``; all rungs where fewer than two are competent).
     """
     mod = game_module(game)
     rungs = _check_rungs(mod, agents)
@@ -210,8 +231,11 @@ def ladder(game: Any, agents: Sequence[Any], players: int, n_games: int, seed: i
     rat, steps = rung_ratings(results, names, mat)
     ranked = tuple(rat["rung"])
     curves = skill_curves(mat, names, reference)
+    population = [n for n in ranked if n != BASELINE]
+    variance = skill_variance(results, pairs, population if len(population) > 1 else ranked,
+                              players, seed)
     return Ladder(getattr(mod, "__name__", str(mod)), players, names, ranked,
-                  n_games, seed, results, mat, rat, x_chess(steps, players), curves,
+                  n_games, seed, results, mat, rat, x_chess(steps, players), curves, variance,
                   tuple(order_notes(rat, names, steps)))
 
 
@@ -316,6 +340,53 @@ def x_chess(steps: pl.DataFrame, players: int) -> pl.DataFrame:
     return steps.with_columns(
         x_chess=weight("win_rate"), x_chess_low=weight("ci_low"), x_chess_high=weight("ci_high"),
         competent=(pl.col("lower") != BASELINE) & (pl.col("higher") != BASELINE))
+
+
+def skill_variance(results: pl.DataFrame, pairs: pl.DataFrame, population: Sequence[str],
+                   players: int, seed: int, boot: int = BOOT) -> pl.DataFrame:
+    """The share of outcome variance due to skill among the rungs of ``population``, as Getty
+    et al. (SIAM Review 2018) measure it: the variance of true win probabilities over the
+    observed variance of outcomes. Why this and not a pair's x%-chess: it answers "how much
+    of what happens at these tables is who plays" for a whole population of policies, with 0
+    for equal players whatever their number.
+
+    The outcomes are every seat-game of the pairings among ``population`` (one seat A, P-1
+    seats B, A rotated, so the seat advantage is luck, not skill). A seat's true win
+    probability is its pairing's w for A and (1 - w)/(P - 1) for each B, so over these
+    seat-games var(true p) = mean over pairings of (w - 1/P)^2 / (P - 1); each (w - 1/P)^2 is
+    estimated without bias as the observed square less the rate's cluster-robust sampling
+    variance. The observed variance is the win shares' own (1/P (1 - 1/P) without ties). The
+    interval is the 2.5 and 97.5 percentiles of ``boot`` resamples of game indices (the unit:
+    every seating of an index shares its chance), the estimate recomputed in each; estimate
+    and bounds are clipped to [0, 1]."""
+    pop = set(population)
+    rows = (results.join(pairs, on="seating")
+            .filter(pl.col("rung").is_in(pop) & pl.col("opponent").is_in(pop)))
+    games = np.sort(rows["game"].unique().to_numpy())
+    col = {g: i for i, g in enumerate(games)}
+    a = (rows.filter(pl.col("policy") == pl.col("rung"))
+         .group_by("rung", "opponent", "game").agg(y=pl.col("win").sum(), n=pl.len()))
+    cell = a.select(pl.struct("rung", "opponent").rank("dense").alias("k") - 1)["k"].to_numpy()
+    idx = np.array([col[g] for g in a["game"]])
+    y, n = (np.zeros((cell.max() + 1, games.size)) for _ in range(2))
+    y[cell, idx], n[cell, idx] = a["y"].to_numpy(), a["n"].to_numpy()
+    o = rows.group_by("game").agg(q=(pl.col("win").cast(pl.Float64) ** 2).sum(), m=pl.len())
+    q, m = np.zeros(games.size), np.zeros(games.size)
+    q[[col[g] for g in o["game"]]], m[[col[g] for g in o["game"]]] = o["q"], o["m"]
+    c = games.size
+    rng = np.random.default_rng(seed)
+    w = np.vstack([np.ones(c), rng.multinomial(c, np.full(c, 1 / c), size=boot)])
+    sy, sn, syy, syn, snn = (w @ v.T for v in (y, n, y * y, y * n, n * n))   # [B, cells]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = sy / sn
+        v = c / (c - 1) * (syy - 2 * r * syn + r * r * snn) / sn ** 2
+        true = np.mean((r - 1 / players) ** 2 - v, axis=1) / (players - 1)
+        observed = (w @ q) / (w @ m) - 1 / players ** 2
+        share = np.clip(true / observed, 0, 1)
+    low, high = np.percentile(share[1:], [2.5, 97.5])
+    return pl.DataFrame({"population": ", ".join(n for n in population), "cells": y.shape[0],
+                         "clusters": c, "var_true": true[0], "var_observed": observed[0],
+                         "share": share[0], "share_low": low, "share_high": high})
 
 
 def order_notes(rat: pl.DataFrame, names: Sequence[str], steps: pl.DataFrame) -> list[str]:

@@ -132,6 +132,47 @@ def test_the_random_floor_is_never_an_end_of_the_headline_pair():
     assert two.chess_text().startswith("x%-chess: not computable: fewer than two competent")
 
 
+def test_variance_share_recovers_a_planted_skill_spread():
+    """40 ladders of 200 game indices: the share of outcome variance due to skill is
+    unbiased for the planted share and its bootstrap interval covers it about 95% of the
+    time. Planted: at these tables a seat's true win probability is w for the one seat of a
+    pairing and (1 - w)/(P - 1) for the others, so the share is the mean over pairings of
+    ((w - 1/P) / (1 - 1/P))^2 (the observed variance being 1/P (1 - 1/P))."""
+    x = np.array([(true_cell(STRENGTH, (0, 0, 0), a, b, 3) - 1 / 3) / (2 / 3)
+                  for a in RUNGS for b in RUNGS if a != b])
+    planted = float(np.mean(x ** 2))                     # 4.3%
+    rows = [ladder(gumbel_game(STRENGTH), RUNGS, 3, 200, 300 + rep, progress=False)
+            .variance.row(0, named=True) for rep in range(40)]
+    est = np.array([r["share"] for r in rows])
+    assert abs(est.mean() - planted) < 3 * est.std() / math.sqrt(len(est)), (est.mean(), planted)
+    cover = np.mean([r["share_low"] <= planted <= r["share_high"] for r in rows])
+    assert 0.85 <= cover <= 1.0, cover
+    r = rows[0]
+    assert (r["population"], r["cells"], r["clusters"]) == ("weak, mid, strong", 6, 200)
+    assert r["var_observed"] == pytest.approx(2 / 9)      # no ties: 1/P (1 - 1/P)
+
+
+def test_variance_share_of_equal_players_is_zero():
+    """Three rungs of equal strength: every interval starts at 0 and the estimates are near
+    0 (the observed variance is all sampling variance)."""
+    rows = [ladder(gumbel_game({"a": 0.2, "b": 0.2, "c": 0.2}), ["a", "b", "c"], 3, 150, rep,
+                   progress=False).variance.row(0, named=True) for rep in range(20)]
+    assert all(r["share_low"] == 0 <= r["share"] <= r["share_high"] < 0.03 for r in rows)
+    assert np.mean([r["share"] for r in rows]) < 0.005
+
+
+def test_variance_share_leaves_the_random_floor_out_of_its_population():
+    strength = {"random": -3.0, "mid": 0.4, "strong": 0.9}
+    lad = ladder(gumbel_game(strength), ["random", "mid", "strong"], 3, 100, 0, progress=False)
+    assert lad.variance["population"][0] == "mid, strong" and lad.variance["cells"][0] == 2
+    assert lad.variance_text().startswith("Share of the outcome variance due to skill among "
+                                          "mid, strong: ")
+    md = lad.markdown()
+    assert md.index("Share of the outcome variance") < md.index("x%-chess")
+    two = ladder(gumbel_game(strength), ["random", "strong"], 3, 50, 0, progress=False)
+    assert two.variance["population"][0] == "random, strong"
+
+
 def test_rungs_that_play_alike_win_exactly_one_in_p_with_a_finite_interval():
     """Two names for one way of playing: rotated over the seats of a game index that shares
     all its luck, the one seat wins exactly 1/P of each index (zero variance between

@@ -19,6 +19,7 @@ from simcore.progress import Progress, ProgressArg
 from simcore.runner import check_int
 
 from . import display
+from .stats import few_clusters
 from .games import check_players, check_policies, check_run, game_module, play, policy_name
 from .tournament import bt_bootstrap, meetings
 from .winrates import win_rates
@@ -65,7 +66,8 @@ class Ladder:
                 f"the seat is luck, over the variance of one game's outcome, "
                 f"{r['var_observed']:.4f}; the true variance is the observed variance of the "
                 f"{r['cells']} pairings' win rates less their sampling variance, as in Getty "
-                f"et al. 2018; 95% bootstrap interval over {r['clusters']:,} game indices)")
+                f"et al. 2018; 95% bootstrap interval over {r['clusters']:,} game indices)"
+                + _caution(r["clusters"]))
 
     def chess_text(self) -> str:
         """The x%-chess weight of the top neighbouring pair of competent rungs, in one
@@ -83,7 +85,8 @@ class Ladder:
                 f"higher rung wins outright in {x} of games and a fair lottery decides in the "
                 f"rest (the x%-chess weight of this pair, (w - 1/P) / (1 - 1/P), 95% "
                 f"interval; {r['games']:,} games on {r['clusters']:,} game indices). It "
-                f"describes this pair only, not the game's share of skill")
+                f"describes this pair only, not the game's share of skill"
+                + _caution(r["clusters"]))
 
     def tables(self) -> dict[str, pl.DataFrame]:
         """The readable tables, by title (what ``markdown`` and ``html`` print)."""
@@ -160,6 +163,12 @@ class Ladder:
             out["ladder-skill-curve"] = skill_curve_plot(self.curves, self.players,
                                                          f"Skill curve: {self.game}")
         return out
+
+
+def _caution(clusters: int) -> str:
+    """``stats.few_clusters``' caution as the end of a headline sentence, or ""."""
+    caution = few_clusters(clusters)
+    return f" ({caution})" if caution else ""
 
 
 def _pct(v: float, low: float, high: float) -> str:

@@ -173,6 +173,15 @@ def test_variance_share_leaves_the_random_floor_out_of_its_population():
     assert two.variance["population"][0] == "random, strong"
 
 
+def test_luck_headlines_caution_under_20_game_indices():
+    lad = ladder(gumbel_game(STRENGTH), RUNGS, 3, 12, 0, progress=False)
+    for text in (lad.variance_text(), lad.chess_text()):
+        assert text.endswith("(only 12 game indices (fewer than 20): intervals and tests are "
+                             "approximate)")
+    assert "approximate" not in ladder(gumbel_game(STRENGTH), RUNGS, 3, 20, 0,
+                                       progress=False).variance_text()
+
+
 def test_rungs_that_play_alike_win_exactly_one_in_p_with_a_finite_interval():
     """Two names for one way of playing: rotated over the seats of a game index that shares
     all its luck, the one seat wins exactly 1/P of each index (zero variance between

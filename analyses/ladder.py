@@ -1,6 +1,7 @@
 """The skill ladder: rungs of growing skill played one against the others on shared seeds, read
 as a win-rate matrix, a rating per rung (which orders the rungs), a skill curve per family of
-budgets, and between neighbouring competent rungs the x%-chess weight of their head-to-head."""
+budgets, the share of outcome variance due to skill among the rungs, and between neighbouring
+rungs the x%-chess weight of their head-to-head."""
 from __future__ import annotations
 
 import html
@@ -19,8 +20,8 @@ from simcore.progress import Progress, ProgressArg
 from simcore.runner import check_int
 
 from . import display
-from .stats import few_clusters
 from .games import check_players, check_policies, check_run, game_module, play, policy_name
+from .stats import few_clusters
 from .tournament import bt_bootstrap, meetings
 from .winrates import win_rates
 
@@ -128,8 +129,7 @@ class Ladder:
 
     def html(self) -> str:
         """Notes and tables as an HTML fragment (the headlines: ``variance_text`` and
-        ``chess_text``; figures:
-        ``figures``)."""
+        ``chess_text``; figures: ``figures``)."""
         parts = [f"<p class=note>{html.escape(n)}</p>" for n in self.notes]
         for title, t in self.tables().items():
             parts.append(f"<h3>{html.escape(title)}</h3>{display.to_html(t)}")

@@ -152,6 +152,17 @@ def test_variance_share_recovers_a_planted_skill_spread():
     assert r["var_observed"] == pytest.approx(2 / 9)      # no ties: 1/P (1 - 1/P)
 
 
+def test_variance_share_at_two_players_where_a_seating_serves_two_pairs():
+    """At 2 players the table (A, B) is both A's pairing and B's: the share still hits its
+    planted value (within 3.3 of its bootstrap standard errors on this one seed)."""
+    x = np.array([2 * true_cell(STRENGTH, (0, 0), a, b, 2) - 1
+                  for a in RUNGS for b in RUNGS if a != b])
+    r = ladder(gumbel_game(STRENGTH), RUNGS, 2, 1000, 7, progress=False).variance.row(0, named=True)
+    se = (r["share_high"] - r["share_low"]) / (2 * 1.96)
+    assert abs(r["share"] - np.mean(x ** 2)) < 3.3 * se, (r, np.mean(x ** 2))
+    assert r["cells"] == 6 and r["var_observed"] == pytest.approx(0.25)
+
+
 def test_variance_share_of_equal_players_is_zero():
     """Three rungs of equal strength: every interval starts at 0 and the estimates are near
     0 (the observed variance is all sampling variance)."""

@@ -61,6 +61,10 @@ class Ladder:
         """The share of outcome variance due to skill, in one sentence that says among whom
         and what it measures."""
         r = self.variance.row(0, named=True)
+        if r["clusters"] < 2:
+            return (f"Share of the outcome variance due to skill among {r['population']}: not "
+                    f"computable from {r['clusters']} game index (its sampling variance needs "
+                    f"2 or more)")
         share = _pct(r["share"], r["share_low"], r["share_high"])
         return (f"Share of the outcome variance due to skill among {r['population']}: {share}"
                 f" (the variance of the seats' true win probabilities, seats rotated so that "
@@ -388,7 +392,7 @@ def skill_variance(results: pl.DataFrame, pairs: pl.DataFrame, population: Seque
     sy, sn, syy, syn, snn = (w @ v.T for v in (y, n, y * y, y * n, n * n))   # [B, cells]
     with np.errstate(invalid="ignore", divide="ignore"):
         r = sy / sn
-        v = c / (c - 1) * (syy - 2 * r * syn + r * r * snn) / sn ** 2
+        v = (c / (c - 1) if c > 1 else np.nan) * (syy - 2 * r * syn + r * r * snn) / sn ** 2
         true = np.mean((r - 1 / players) ** 2 - v, axis=1) / (players - 1)
         observed = (w @ q) / (w @ m) - 1 / players ** 2
         share = np.clip(true / observed, 0, 1)

@@ -191,6 +191,9 @@ def test_luck_headlines_caution_under_20_game_indices():
                              "approximate)")
     assert "approximate" not in ladder(gumbel_game(STRENGTH), RUNGS, 3, 20, 0,
                                        progress=False).variance_text()
+    one = ladder(gumbel_game(STRENGTH), RUNGS, 3, 1, 0, progress=False).variance_text()
+    assert one.endswith(": not computable from 1 game index (its sampling variance needs 2 or "
+                        "more)")
 
 
 def test_rungs_that_play_alike_win_exactly_one_in_p_with_a_finite_interval():

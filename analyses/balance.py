@@ -42,7 +42,7 @@ Rungs = Sequence[Any] | Mapping[str, Sequence[Any]] | None
 def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, players: int = 4,
             seed: int = 0, counterfactual_games: int = COUNTERFACTUAL_GAMES,
             log: Callable[[str], None] = say, *, rungs: Rungs = None,
-            rung_games: int = RUNG_GAMES, search_games: int = SEARCH_GAMES,
+            rung_games: int = RUNG_GAMES, search_games: int | None = None,
             ladder_games: int = LADDER_GAMES, margin: float = MARGIN) -> Path:
     """Run every registered game and write ``out/index.html`` (swapped in whole when done: an
     interrupted run leaves ``out`` as it was and its finished results in ``OUT.partial``).
@@ -59,7 +59,8 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     strongest, every seat one rung; one list for every game, or a mapping from game name to
     its list; default, and for a game the mapping does not name: the tournament's lowest-,
     second highest- and highest-rated policies and, for a game with search agents, its
-    search rung (``search_rungs``) on ``search_games`` games), tables in
+    search rung (``search_rungs``) on ``search_games`` games (None: the game's own,
+    ``agent.strong_games``)), tables in
     ``out/<game>-skill.parquet`` and, the tested changes between rungs,
     ``out/<game>-skill-changes.parquet`` (``margin``: the equivalence margin of every
     verdict, ``skill.MARGIN``); then the
@@ -71,7 +72,8 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     check_int("counterfactual_games", counterfactual_games)
     check_int("players", players, 2)
     check_int("rung_games", rung_games)
-    check_int("search_games", search_games)
+    if search_games is not None:
+        check_int("search_games", search_games)
     check_int("ladder_games", ladder_games)
     if not 0 < margin < 1:
         raise ValueError(f"margin must be a win-rate difference between 0 and 1 (--margin: "
@@ -134,6 +136,10 @@ def default_rungs(ratings: pl.DataFrame, mod: Any) -> list[str]:
     return list(dict.fromkeys([rated[0], *rated[-2:]])) + search_rungs(mod)
 
 
+def _strong_games(mod: Any) -> int:
+    return mod.agent.strong_games if hasattr(mod, "agent") else SEARCH_GAMES
+
+
 def search_rungs(mod: Any) -> list[str]:
     """A game's search rung (``agent.strong``: the cheapest agent measured to beat its best
     heuristic), none for a game without search agents."""
@@ -142,7 +148,8 @@ def search_rungs(mod: Any) -> list[str]:
 
 def _write(out: Path, games: int, players: int, seed: int, counterfactual_games: int,
            log: Callable[[str], None], ladders: dict[str, list[Any] | None],
-           rung_games: int, search_games: int, ladder_games: int, margin: float) -> Path:
+           rung_games: int, search_games: int | None, ladder_games: int,
+           margin: float) -> Path:
     sections = []
     specs = registry.all_games()
     for spec in specs:
@@ -176,7 +183,8 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
                           f"{counterfactual_games:,} counterfactual games played", clock)
         rungs = ladders.get(name) or default_rungs(t.ratings, mod)
         sv = skill_verdicts(mod, rungs, players, rung_games, seed,
-                            top=t.ratings["policy"][0], search_games=search_games,
+                            top=t.ratings["policy"][0],
+                            search_games=search_games or _strong_games(mod),
                             margin=margin)
         sv.table.write_parquet(out / f"{name}-skill.parquet")
         sv.changes.write_parquet(out / f"{name}-skill-changes.parquet")

@@ -21,7 +21,7 @@ from .precise import plan, precise
 from .report import partial_folder, report
 from .seats import seat_advantage
 from .solve import solve
-from .skill import MARGIN, RUNG_GAMES, SEARCH_GAMES, parse_rungs
+from .skill import MARGIN, RUNG_GAMES, parse_rungs
 from .stats import few_clusters
 from .sweep import CHUNK, variants_of, sweep
 from .sweep import table as sweep_table
@@ -47,8 +47,9 @@ def _parser() -> argparse.ArgumentParser:
                         "the game's search rung (bloomsim.agent.strong) for a game with "
                         "search agents)")
     b.add_argument("--rung-games", type=int, default=RUNG_GAMES, help="games per rung")
-    b.add_argument("--search-games", type=int, default=SEARCH_GAMES,
-                   help="games at a search agent's rung (when fewer than --rung-games)")
+    b.add_argument("--search-games", type=int, default=None,
+                   help="games at a search agent's rung (when fewer than --rung-games; "
+                        "default: the game's own, bloomsim.agent.strong_games)")
     b.add_argument("--ladder-games", type=int, default=LADDER_GAMES,
                    help="game indices per seating of the skill ladder")
     b.add_argument("--margin", type=float, default=MARGIN * 100,

@@ -43,6 +43,7 @@ ADAPTIVE = True
 # The balance report's search rung: with the prior it wins about 69% against three `cloud`
 # seats (docs/search.md, "Strength").
 STRONG = "ismcts-100"
+STRONG_GAMES = 1000
 
 
 def as_rules(rules) -> Rules:
@@ -58,7 +59,7 @@ def as_rules(rules) -> Rules:
 
 
 agent = agent_maker(BUILTIN_IDS, PLAYOUT, WEIGHTS, HORIZON, MARGIN, bias=BIAS, adaptive=ADAPTIVE,
-                    strong=STRONG)
+                    strong=STRONG, strong_games=STRONG_GAMES)
 
 
 def seat_policies(policies: Sequence, rules: Rules) -> SeatPolicies:

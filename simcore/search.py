@@ -258,14 +258,16 @@ def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
 
 def agent_maker(playouts, default: str, weights=None, horizon: int | None = None,
                 margin: float = 0.0, *, bias: float = 0.0, adaptive: bool = False,
-                opponents: str = "playout", strong: str = "ismcts-1000"):
+                opponents: str = "playout", strong: str = "ismcts-1000",
+                strong_games: int = 1000):
     """A game's ``agent(...)``: its playout policies are ``playouts`` (and heuristics with
     other ``weights``), ``default`` the usual; ``horizon`` the usual playout horizon in rounds
     (None: the game has none, playouts run to the end); ``margin``, ``bias`` and ``adaptive``
     the usual reward margin, prior bias and budget, ``opponents`` how the other seats play
     out. ``strong`` (``agent.strong``): the
     cheapest agent measured to beat the game's best heuristic, the search rung of the balance
-    report."""
+    report, played there on ``strong_games`` games (``agent.strong_games``) with every seat
+    searching."""
     def agent(algo: str, iterations: int, *, playout: str | None = None, c: float = 0.7,
               determinizations: int = 8, oracle: bool = False,
               horizon: int | None = None, margin: float | None = None,
@@ -298,7 +300,7 @@ def agent_maker(playouts, default: str, weights=None, horizon: int | None = None
                           opponents=opponents, default_opponents=agent.opponents)
     agent.horizon, agent.margin, agent.bias, agent.adaptive = horizon, margin, bias, adaptive
     agent.opponents = opponents
-    agent.strong = strong
+    agent.strong, agent.strong_games = strong, strong_games
     agent.parse = lambda spec: parse_agent(spec, playouts, default, horizon, margin, bias,
                                            adaptive, opponents)
     agent.parse.__doc__ = "A name such as ``\"ismcts-1000\"`` as this game's ``Agent``."

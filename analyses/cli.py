@@ -82,7 +82,9 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--games", type=int, required=True, help="games per seating")
     t.add_argument("--seed", type=int, default=0)
     la = sub.add_parser("ladder", help="the skill ladder: rungs against each other on shared "
-                                       "seeds, a rating per rung and the skill-vs-luck figure")
+                                       "seeds, a rating per rung, the x%%-chess weight of "
+                                       "neighbouring rungs and the share of variance due to "
+                                       "skill")
     la.add_argument("game", choices=games.names())
     la.add_argument("--agents", required=True, metavar="A,B,C",
                     help="the rungs, weakest first (policy specs; NAME-BUDGET is a family)")

@@ -1,6 +1,7 @@
 """The skill ladder: rungs of growing skill played one against the others on shared seeds, read
 as a win-rate matrix, a rating per rung (which orders the rungs), a skill curve per family of
-budgets, and how much of the outcome skill controls (the skill-vs-luck figure)."""
+budgets, the share of outcome variance due to skill among the rungs, and between neighbouring
+rungs the x%-chess weight of their head-to-head."""
 from __future__ import annotations
 
 import html
@@ -20,8 +21,15 @@ from simcore.runner import check_int
 
 from . import display
 from .games import check_players, check_policies, check_run, game_module, play, policy_name
+from .stats import few_clusters
 from .tournament import bt_bootstrap, meetings
 from .winrates import win_rates
+
+BASELINE = "random"
+"""The uniform-random policy: a floor, not a player; it never enters a headline pair."""
+
+BOOT = 1000
+"""Bootstrap resamples of game indices behind the variance share's interval."""
 
 FAMILY = re.compile(r"^(?P<family>.+)-(?P<budget>[0-9]+)$")
 """A rung named ``<family>-<integer>`` (``ismcts-1000``) is its family at that budget."""
@@ -38,9 +46,9 @@ class Ladder:
     results: pl.DataFrame    # every game of every seating (``seating`` names it)
     matrix: pl.DataFrame     # rung (one seat) vs opponent (P-1 seats): win rate, 95% interval
     ratings: pl.DataFrame    # per rung: Bradley-Terry (Elo scale) with a 95% bootstrap interval
-    steps: pl.DataFrame      # per neighbouring pair by rating: difference and head-to-head
+    steps: pl.DataFrame      # per neighbouring pair by rating: difference, head-to-head, x%-chess
     curves: pl.DataFrame     # per family and budget: win rate against its reference rung
-    skill: pl.DataFrame      # one row: highest- vs lowest-rated, against 1/P, share of skill
+    variance: pl.DataFrame   # one row: share of outcome variance due to skill, 95% interval
     notes: tuple[str, ...]   # what a reader must know (a rated order that differs, ...)
 
     def table(self) -> pl.DataFrame:
@@ -49,17 +57,41 @@ class Ladder:
         the column's rung."""
         return wide(self.matrix, self.ranked)
 
-    def skill_text(self) -> str:
-        """The skill-vs-luck figure in one sentence."""
-        r = self.skill.row(0, named=True)
+    def variance_text(self) -> str:
+        """The share of outcome variance due to skill, in one sentence that says among whom
+        and what it measures."""
+        r = self.variance.row(0, named=True)
+        if r["clusters"] < 2:
+            return (f"Share of the outcome variance due to skill among {r['population']}: not "
+                    f"computable from {r['clusters']} game index (its sampling variance needs "
+                    f"2 or more)")
+        share = _pct(r["share"], r["share_low"], r["share_high"])
+        return (f"Share of the outcome variance due to skill among {r['population']}: {share}"
+                f" (the variance of the seats' true win probabilities, seats rotated so that "
+                f"the seat is luck, over the variance of one game's outcome, "
+                f"{r['var_observed']:.4f}; the true variance is the observed variance of the "
+                f"{r['cells']} pairings' win rates less their sampling variance, as in Getty "
+                f"et al. 2018; 95% bootstrap interval over {r['clusters']:,} game indices)"
+                + _caution(r["clusters"]))
+
+    def chess_text(self) -> str:
+        """The x%-chess weight of the top neighbouring pair of competent rungs, in one
+        sentence that says what it measures."""
+        top = self.steps.filter(pl.col("competent")).tail(1)
+        if not top.height:
+            return (f"x%-chess: not computable: fewer than two competent rungs the ratings place "
+                    f"({BASELINE!r} is a floor, never one end of the pair)")
+        r = top.row(0, named=True)
         w = _pct(r["win_rate"], r["ci_low"], r["ci_high"])
-        share = _pct(r["skill_share"], r["skill_share_low"], r["skill_share_high"])
-        return (f"{r['strongest']} (rated highest) with one seat against {self.players - 1} x "
-                f"{r['weakest']} (rated lowest) "
-                f"wins {w} of games, against {r['luck']:.1%} by pure luck (1/{self.players}):"
-                f" skill controls {share} of the outcome ((w - 1/P) / (1 - 1/P), 95% "
-                f"interval; {r['games']:,} games on "
-                f"{r['clusters']:,} game indices)")
+        x = _pct(r["x_chess"], r["x_chess_low"], r["x_chess_high"])
+        return (f"Between the two highest-rated competent rungs, {r['higher']} with one seat "
+                f"against {self.players - 1} x {r['lower']} wins {w} of games (fair share "
+                f"1/{self.players} = {1 / self.players:.1%}): as often as in a game that the "
+                f"higher rung wins outright in {x} of games and a fair lottery decides in the "
+                f"rest (the x%-chess weight of this pair, (w - 1/P) / (1 - 1/P), 95% "
+                f"interval; {r['games']:,} games on {r['clusters']:,} game indices). It "
+                f"describes this pair only, not the game's share of skill"
+                + _caution(r["clusters"]))
 
     def tables(self) -> dict[str, pl.DataFrame]:
         """The readable tables, by title (what ``markdown`` and ``html`` print)."""
@@ -71,14 +103,17 @@ class Ladder:
                        "rung", display.num_ci("bt_elo", "bt_low", "bt_high", 0).alias(
                            "Bradley-Terry, Elo scale [95% CI]"),
                        pl.col("bt_flag").alias("the data cannot place it")),
-               "Neighbouring rungs by rating: the difference (bootstrap 95% interval) and the "
-               "higher rung's win rate with one seat against P-1 of the lower":
+               "Neighbouring rungs by rating: the difference (bootstrap 95% interval), the "
+               "higher rung's win rate with one seat against P-1 of the lower, and its x%-chess "
+               "weight (w - 1/P) / (1 - 1/P)":
                    self.steps.select(
                        "lower", "higher",
                        display.num_ci("diff", "diff_low", "diff_high", 0).alias(
                            "rating difference, Elo [95% CI]"),
                        display.rate_ci("win_rate", "ci_low", "ci_high").alias(
-                           "head-to-head win rate [95% CI]"))}
+                           "head-to-head win rate [95% CI]"),
+                       display.rate_ci("x_chess", "x_chess_low", "x_chess_high").alias(
+                           "x%-chess [95% CI]"))}
         if self.curves.height:
             out["Skill curve per family (win rate against the reference rung)"] = \
                 self.curves.select("family", "budget", "reference", "games", display.rate_ci(
@@ -88,7 +123,8 @@ class Ladder:
     def markdown(self) -> str:
         """Headline, notes and tables as Markdown."""
         parts = [f"Skill ladder: {self.game}, {self.players} players, {self.n_games:,} game "
-                 f"indices per seating, seed {self.seed}", "", self.skill_text()]
+                 f"indices per seating, seed {self.seed}", "", self.variance_text(), "",
+                 self.chess_text()]
         if self.notes:
             parts += ["", *(f"- {n}" for n in self.notes)]
         for title, t in self.tables().items():
@@ -96,8 +132,8 @@ class Ladder:
         return "\n".join(parts) + "\n"
 
     def html(self) -> str:
-        """Notes and tables as an HTML fragment (the headline: ``skill_text``; figures:
-        ``figures``)."""
+        """Notes and tables as an HTML fragment (the headlines: ``variance_text`` and
+        ``chess_text``; figures: ``figures``)."""
         parts = [f"<p class=note>{html.escape(n)}</p>" for n in self.notes]
         for title, t in self.tables().items():
             parts.append(f"<h3>{html.escape(title)}</h3>{display.to_html(t)}")
@@ -114,7 +150,8 @@ class Ladder:
                 plt.close(fig)
                 imgs.append(f'<p><img src="{stem}.png" alt="{stem}"></p>')
             sec = Section(self.game, f"Skill ladder: {self.game}, {self.players} players",
-                          [html.escape(self.skill_text())], [self.html(), *imgs])
+                          [html.escape(self.variance_text()), html.escape(self.chess_text())],
+                          [self.html(), *imgs])
             write_page([sec], folder, f"Skill ladder: {self.game}")
             (folder / "ladder.md").write_text(self.markdown(), encoding="utf-8")
             self.results.write_parquet(folder / "results.parquet")
@@ -130,6 +167,12 @@ class Ladder:
             out["ladder-skill-curve"] = skill_curve_plot(self.curves, self.players,
                                                          f"Skill curve: {self.game}")
         return out
+
+
+def _caution(clusters: int) -> str:
+    """``stats.few_clusters``' caution as the end of a headline sentence, or ""."""
+    caution = few_clusters(clusters)
+    return f" ({caution})" if caution else ""
 
 
 def _pct(v: float, low: float, high: float) -> str:
@@ -169,9 +212,11 @@ def ladder(game: Any, agents: Sequence[Any], players: int, n_games: int, seed: i
     family, so that all families share it; else the strongest outside the family; else its
     smallest budget). The rungs are read in the order of their measured ratings (``ranked``;
     ``notes`` say where it differs from the declared order), so a rung that rates lower is
-    never called stronger: the ends of the skill-vs-luck figure are the highest- and the
-    lowest-rated rungs, and ``steps`` gives each neighbouring pair's rating difference with its
-    bootstrap interval beside their head-to-head win rate.
+    never called stronger: ``steps`` gives each neighbouring pair's rating difference with its
+    bootstrap interval beside their head-to-head win rate and its x%-chess weight, and the
+    headline pair is the top pair of competent rungs (``BASELINE`` is never one of its ends).
+    ``variance`` is the share of outcome variance due to skill among the competent rungs
+    (``skill_variance``; all rungs where fewer than two are competent).
     """
     mod = game_module(game)
     rungs = _check_rungs(mod, agents)
@@ -199,9 +244,12 @@ def ladder(game: Any, agents: Sequence[Any], players: int, n_games: int, seed: i
     rat, steps = rung_ratings(results, names, mat)
     ranked = tuple(rat["rung"])
     curves = skill_curves(mat, names, reference)
+    population = [n for n in ranked if n != BASELINE]
+    variance = skill_variance(results, pairs, population if len(population) > 1 else ranked,
+                              players, seed)
     return Ladder(getattr(mod, "__name__", str(mod)), players, names, ranked,
-                  n_games, seed, results, mat, rat, steps, curves,
-                  skill_vs_luck(mat, ranked, players), tuple(order_notes(rat, names, steps)))
+                  n_games, seed, results, mat, rat, x_chess(steps, players), curves, variance,
+                  tuple(order_notes(rat, names, steps)))
 
 
 def _check_rungs(mod: Any, agents: Sequence[Any]) -> list[Any]:
@@ -258,7 +306,7 @@ def rung_ratings(results: pl.DataFrame, names: Sequence[str], mat: pl.DataFrame
                                        "diff": pl.Float64, "diff_low": pl.Float64,
                                        "diff_high": pl.Float64})
     h2h = mat.select(pl.col("rung").alias("higher"), pl.col("opponent").alias("lower"),
-                     "win_rate", "ci_low", "ci_high")
+                     "games", "clusters", "win_rate", "ci_low", "ci_high")
     return rat, steps.join(h2h, on=["lower", "higher"], how="left", maintain_order="left")
 
 
@@ -291,24 +339,67 @@ def skill_curves(mat: pl.DataFrame, names: Sequence[str],
                      how="left", maintain_order="left")
 
 
-def skill_vs_luck(mat: pl.DataFrame, ranked: Sequence[str], players: int) -> pl.DataFrame:
-    """The highest-rated rung's win rate with one seat against P-1 of the lowest-rated
-    (``ranked``, lowest first, the rungs the data cannot place last), against 1/P (pure luck),
-    and the share of the outcome skill controls, (w - 1/P) / (1 - 1/P): 0 where skill does not
-    matter, 1 where the stronger player always wins; its interval is the win rate's mapped
-    through the same line. The ends are chosen on the same games the figure is read from, so
-    between rungs of near-equal rating it leans above 0: read it beside ``steps``."""
-    placed = [n for n in ranked if mat.filter(pl.col("rung") == n).height]
-    cell = mat.filter((pl.col("rung") == placed[-1]) & (pl.col("opponent") == placed[0]))
+def x_chess(steps: pl.DataFrame, players: int) -> pl.DataFrame:
+    """``steps`` with each pair's x%-chess weight, (w - 1/P) / (1 - 1/P) of the higher rung's
+    head-to-head win rate w (Duersch, Lambrecht & Oechssler): the share of games a game that
+    is won outright by the better player or else by a fair lottery would have to give the
+    higher rung to match w (0: no more than 1/P; 1: it always wins); its interval is w's mapped
+    through the same line. ``competent``: neither rung is ``BASELINE``, whose pairs only show
+    that any policy beats a random one (near 1 in both games), so they never headline."""
     luck = 1 / players
 
-    def share(c: str) -> pl.Expr:
+    def weight(c: str) -> pl.Expr:
         return (pl.col(c) - luck) / (1 - luck)
-    return cell.select(
-        pl.col("rung").alias("strongest"), pl.col("opponent").alias("weakest"),
-        pl.lit(players).alias("players"), "games", "clusters", "win_rate", "ci_low", "ci_high",
-        pl.lit(luck).alias("luck"), share("win_rate").alias("skill_share"),
-        share("ci_low").alias("skill_share_low"), share("ci_high").alias("skill_share_high"))
+    return steps.with_columns(
+        x_chess=weight("win_rate"), x_chess_low=weight("ci_low"), x_chess_high=weight("ci_high"),
+        competent=(pl.col("lower") != BASELINE) & (pl.col("higher") != BASELINE))
+
+
+def skill_variance(results: pl.DataFrame, pairs: pl.DataFrame, population: Sequence[str],
+                   players: int, seed: int, boot: int = BOOT) -> pl.DataFrame:
+    """The share of outcome variance due to skill among the rungs of ``population``, as Getty
+    et al. (SIAM Review 2018) measure it: the variance of true win probabilities over the
+    observed variance of outcomes. Why this and not a pair's x%-chess: it answers "how much
+    of what happens at these tables is who plays" for a whole population of policies, with 0
+    for equal players whatever their number.
+
+    The outcomes are every seat-game of the pairings among ``population`` (one seat A, P-1
+    seats B, A rotated, so the seat advantage is luck, not skill). A seat's true win
+    probability is its pairing's w for A and (1 - w)/(P - 1) for each B, so over these
+    seat-games var(true p) = mean over pairings of (w - 1/P)^2 / (P - 1); each (w - 1/P)^2 is
+    estimated without bias as the observed square less the rate's cluster-robust sampling
+    variance. The observed variance is the win shares' own (1/P (1 - 1/P) without ties). The
+    interval is the 2.5 and 97.5 percentiles of ``boot`` resamples of game indices (the unit:
+    every seating of an index shares its chance), the estimate recomputed in each; estimate
+    and bounds are clipped to [0, 1]."""
+    pop = set(population)
+    rows = (results.join(pairs, on="seating")
+            .filter(pl.col("rung").is_in(pop) & pl.col("opponent").is_in(pop)))
+    games = np.sort(rows["game"].unique().to_numpy())
+    col = {g: i for i, g in enumerate(games)}
+    a = (rows.filter(pl.col("policy") == pl.col("rung"))
+         .group_by("rung", "opponent", "game").agg(y=pl.col("win").sum(), n=pl.len()))
+    cell = a.select(pl.struct("rung", "opponent").rank("dense").alias("k") - 1)["k"].to_numpy()
+    idx = np.array([col[g] for g in a["game"]])
+    y, n = (np.zeros((cell.max() + 1, games.size)) for _ in range(2))
+    y[cell, idx], n[cell, idx] = a["y"].to_numpy(), a["n"].to_numpy()
+    o = rows.group_by("game").agg(q=(pl.col("win").cast(pl.Float64) ** 2).sum(), m=pl.len())
+    q, m = np.zeros(games.size), np.zeros(games.size)
+    q[[col[g] for g in o["game"]]], m[[col[g] for g in o["game"]]] = o["q"], o["m"]
+    c = games.size
+    rng = np.random.default_rng(seed)
+    w = np.vstack([np.ones(c), rng.multinomial(c, np.full(c, 1 / c), size=boot)])
+    sy, sn, syy, syn, snn = (w @ v.T for v in (y, n, y * y, y * n, n * n))   # [B, cells]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = sy / sn
+        v = (c / (c - 1) if c > 1 else np.nan) * (syy - 2 * r * syn + r * r * snn) / sn ** 2
+        true = np.mean((r - 1 / players) ** 2 - v, axis=1) / (players - 1)
+        observed = (w @ q) / (w @ m) - 1 / players ** 2
+        share = np.clip(true / observed, 0, 1)
+    low, high = np.percentile(share[1:], [2.5, 97.5])
+    return pl.DataFrame({"population": ", ".join(n for n in population), "cells": y.shape[0],
+                         "clusters": c, "var_true": true[0], "var_observed": observed[0],
+                         "share": share[0], "share_low": low, "share_high": high})
 
 
 def order_notes(rat: pl.DataFrame, names: Sequence[str], steps: pl.DataFrame) -> list[str]:

@@ -228,7 +228,7 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         sec.headlines.append(headline)
         b.append(body)
     if ladder is not None:
-        sec.headlines.append(html.escape(ladder.skill_text()))
+        sec.headlines += [html.escape(ladder.variance_text()), html.escape(ladder.chess_text())]
         b.append(f'<h3 id="{game}-ladder">'
                  f"Skill ladder: {' &lt; '.join(html.escape(r) for r in ladder.ranked)} "
                  f"(by rating)</h3>"

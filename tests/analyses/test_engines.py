@@ -98,6 +98,9 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
         assert f'src="{game}-ladder-matrix.png"' in text
     assert sum(text.count(f'<h3 id="{g}-ladder">Skill ladder: ') for g in games.names()) \
         == len(games.names())
+    # the luck part leads with the variance share; random is never an end of the x%-chess
+    assert text.count("Share of the outcome variance due to skill among ") == len(games.names())
+    assert "skill controls" not in text and "against 1 x random" not in text
 
 
 @pytest.mark.parametrize("kw, name", [(dict(games=0), "games"),

@@ -76,11 +76,11 @@ def test_matrix_and_ratings_cover_their_planted_truth():
     assert ordered == reps
 
 
-def test_rotation_cancels_a_seat_advantage_and_skill_vs_luck_hits_its_planted_value():
+def test_rotation_cancels_a_seat_advantage_and_x_chess_hits_its_planted_value():
     """A large start-seat bonus: each cell estimates the mean over the rotated seats (within
     3.3 standard errors, a 99.9% band, on this one seed: the 95% coverage is checked over
-    replicates above and below), and the skill-vs-luck share is (w - 1/P) / (1 - 1/P) with
-    the planted value in the same band."""
+    replicates above and below), and each neighbouring pair's x%-chess weight is
+    (w - 1/P) / (1 - 1/P) with the planted value in the same band."""
     bonus = (0.8, 0.0, -0.3, 0.0)
     lad = ladder(gumbel_game(STRENGTH, bonus), RUNGS, 4, 2000, 3, progress=False)
 
@@ -89,35 +89,111 @@ def test_rotation_cancels_a_seat_advantage_and_skill_vs_luck_hits_its_planted_va
     for r in lad.matrix.iter_rows(named=True):
         truth = true_cell(STRENGTH, bonus, r["rung"], r["opponent"], 4)
         assert z(r["win_rate"], r["ci_low"], r["ci_high"], truth) < 3.3, (r, truth)
-    s = lad.skill.row(0, named=True)
-    truth = true_cell(STRENGTH, bonus, "strong", "weak", 4)
-    assert (s["strongest"], s["weakest"], s["luck"]) == ("strong", "weak", 0.25)
-    share = (truth - 0.25) / 0.75
-    assert z(s["skill_share"], s["skill_share_low"], s["skill_share_high"], share) < 3.3
-    assert s["skill_share"] == pytest.approx((s["win_rate"] - 0.25) / 0.75)
-    assert s["skill_share_low"] == pytest.approx((s["ci_low"] - 0.25) / 0.75)
-    assert s["games"] == 4 * 2000 and s["clusters"] == 2000
-    assert "skill controls" in lad.skill_text()
+    assert lad.steps.select("lower", "higher").rows() == [("weak", "mid"), ("mid", "strong")]
+    for s in lad.steps.iter_rows(named=True):
+        share = (true_cell(STRENGTH, bonus, s["higher"], s["lower"], 4) - 0.25) / 0.75
+        assert z(s["x_chess"], s["x_chess_low"], s["x_chess_high"], share) < 3.3
+        assert s["x_chess"] == pytest.approx((s["win_rate"] - 0.25) / 0.75)
+        assert s["x_chess_low"] == pytest.approx((s["ci_low"] - 0.25) / 0.75)
+        assert s["games"] == 4 * 2000 and s["clusters"] == 2000 and s["competent"]
+    assert lad.chess_text().startswith("Between the two highest-rated competent rungs, strong "
+                                       "with one seat against 3 x mid wins ")
+    assert "x%-chess weight of this pair" in lad.chess_text()
 
 
-def test_skill_vs_luck_interval_covers_its_planted_value():
-    """40 ladders with a seat advantage: the skill-vs-luck interval covers the planted share
+def test_x_chess_interval_covers_its_planted_value():
+    """40 ladders with a seat advantage: the x%-chess interval covers the planted weight
     about 95% of the time."""
     bonus = (0.8, 0.0, -0.3)
     game = gumbel_game({"weak": 0.0, "strong": 0.7}, bonus)
     share = (true_cell({"weak": 0.0, "strong": 0.7}, bonus, "strong", "weak", 3) - 1 / 3) / (2 / 3)
-    hits = [s["skill_share_low"] <= share <= s["skill_share_high"]
+    hits = [s["x_chess_low"] <= share <= s["x_chess_high"]
             for s in (ladder(game, ["weak", "strong"], 3, 200, 100 + rep, progress=False)
-                      .skill.row(0, named=True) for rep in range(40))]
+                      .steps.row(0, named=True) for rep in range(40))]
     assert 0.85 <= np.mean(hits) <= 1.0, np.mean(hits)
 
 
 def test_equal_rungs_show_pure_luck():
-    """Rungs of equal strength: every cell near 1/P and the skill share's interval holds 0."""
+    """Rungs of equal strength: every cell near 1/P and the x%-chess interval holds 0."""
     lad = ladder(gumbel_game({"a": 0.2, "b": 0.2}), ["a", "b"], 3, 1500, 5, progress=False)
-    s = lad.skill.row(0, named=True)
-    assert s["skill_share_low"] < 0 < s["skill_share_high"]
+    s = lad.steps.row(0, named=True)
+    assert s["x_chess_low"] < 0 < s["x_chess_high"]
     assert (lad.matrix["ci_low"] < 1 / 3).all() and (lad.matrix["ci_high"] > 1 / 3).all()
+
+
+def test_the_random_floor_is_never_an_end_of_the_headline_pair():
+    """Any policy beats ``random`` (an x%-chess near 1 in both games): the headline pair is
+    the top pair of the others, and with one other rung there is none."""
+    strength = {"random": -3.0, "mid": 0.4, "strong": 0.9}
+    lad = ladder(gumbel_game(strength), ["random", "mid", "strong"], 3, 200, 0, progress=False)
+    assert lad.steps["competent"].to_list() == [False, True]
+    assert "strong with one seat against 2 x mid" in lad.chess_text()
+    two = ladder(gumbel_game(strength), ["random", "strong"], 3, 50, 0, progress=False)
+    assert two.chess_text().startswith("x%-chess: not computable: fewer than two competent")
+
+
+def test_variance_share_recovers_a_planted_skill_spread():
+    """40 ladders of 200 game indices: the share of outcome variance due to skill is
+    unbiased for the planted share and its bootstrap interval covers it about 95% of the
+    time. Planted: at these tables a seat's true win probability is w for the one seat of a
+    pairing and (1 - w)/(P - 1) for the others, so the share is the mean over pairings of
+    ((w - 1/P) / (1 - 1/P))^2 (the observed variance being 1/P (1 - 1/P))."""
+    x = np.array([(true_cell(STRENGTH, (0, 0, 0), a, b, 3) - 1 / 3) / (2 / 3)
+                  for a in RUNGS for b in RUNGS if a != b])
+    planted = float(np.mean(x ** 2))                     # 4.3%
+    rows = [ladder(gumbel_game(STRENGTH), RUNGS, 3, 200, 300 + rep, progress=False)
+            .variance.row(0, named=True) for rep in range(40)]
+    est = np.array([r["share"] for r in rows])
+    assert abs(est.mean() - planted) < 3 * est.std() / math.sqrt(len(est)), (est.mean(), planted)
+    cover = np.mean([r["share_low"] <= planted <= r["share_high"] for r in rows])
+    assert 0.85 <= cover <= 1.0, cover
+    r = rows[0]
+    assert (r["population"], r["cells"], r["clusters"]) == ("weak, mid, strong", 6, 200)
+    assert r["var_observed"] == pytest.approx(2 / 9)      # no ties: 1/P (1 - 1/P)
+
+
+def test_variance_share_at_two_players_where_a_seating_serves_two_pairs():
+    """At 2 players the table (A, B) is both A's pairing and B's: the share still hits its
+    planted value (within 3.3 of its bootstrap standard errors on this one seed)."""
+    x = np.array([2 * true_cell(STRENGTH, (0, 0), a, b, 2) - 1
+                  for a in RUNGS for b in RUNGS if a != b])
+    r = ladder(gumbel_game(STRENGTH), RUNGS, 2, 1000, 7, progress=False).variance.row(0, named=True)
+    se = (r["share_high"] - r["share_low"]) / (2 * 1.96)
+    assert abs(r["share"] - np.mean(x ** 2)) < 3.3 * se, (r, np.mean(x ** 2))
+    assert r["cells"] == 6 and r["var_observed"] == pytest.approx(0.25)
+
+
+def test_variance_share_of_equal_players_is_zero():
+    """Three rungs of equal strength: every interval starts at 0 and the estimates are near
+    0 (the observed variance is all sampling variance)."""
+    rows = [ladder(gumbel_game({"a": 0.2, "b": 0.2, "c": 0.2}), ["a", "b", "c"], 3, 150, rep,
+                   progress=False).variance.row(0, named=True) for rep in range(20)]
+    assert all(r["share_low"] == 0 <= r["share"] <= r["share_high"] < 0.03 for r in rows)
+    assert np.mean([r["share"] for r in rows]) < 0.005
+
+
+def test_variance_share_leaves_the_random_floor_out_of_its_population():
+    strength = {"random": -3.0, "mid": 0.4, "strong": 0.9}
+    lad = ladder(gumbel_game(strength), ["random", "mid", "strong"], 3, 100, 0, progress=False)
+    assert lad.variance["population"][0] == "mid, strong" and lad.variance["cells"][0] == 2
+    assert lad.variance_text().startswith("Share of the outcome variance due to skill among "
+                                          "mid, strong: ")
+    md = lad.markdown()
+    assert md.index("Share of the outcome variance") < md.index("x%-chess")
+    two = ladder(gumbel_game(strength), ["random", "strong"], 3, 50, 0, progress=False)
+    assert two.variance["population"][0] == "random, strong"
+
+
+def test_luck_headlines_caution_under_20_game_indices():
+    lad = ladder(gumbel_game(STRENGTH), RUNGS, 3, 12, 0, progress=False)
+    for text in (lad.variance_text(), lad.chess_text()):
+        assert text.endswith("(only 12 game indices (fewer than 20): intervals and tests are "
+                             "approximate)")
+    assert "approximate" not in ladder(gumbel_game(STRENGTH), RUNGS, 3, 20, 0,
+                                       progress=False).variance_text()
+    one = ladder(gumbel_game(STRENGTH), RUNGS, 3, 1, 0, progress=False).variance_text()
+    assert one.endswith(": not computable from 1 game index (its sampling variance needs 2 or "
+                        "more)")
 
 
 def test_rungs_that_play_alike_win_exactly_one_in_p_with_a_finite_interval():
@@ -205,8 +281,8 @@ def test_a_rung_declared_stronger_that_rates_lower_is_noted_and_never_called_str
     assert "declared" in lad.markdown()
     # the ladder is read in the rated order: the lower-rated rung is the weak end everywhere
     assert lad.ranked == ("weak", "strong") and lad.ratings["rung"].to_list() == ["weak", "strong"]
-    assert lad.skill.select("strongest", "weakest").row(0) == ("strong", "weak")
-    assert lad.skill_text().startswith("strong (rated highest) with one seat against 1 x weak")
+    assert lad.chess_text().startswith("Between the two highest-rated competent rungs, strong "
+                                       "with one seat against 1 x weak")
     assert lad.table()["rung"].to_list() == ["weak", "strong"]
     step = lad.steps.row(0, named=True)
     assert (step["lower"], step["higher"]) == ("weak", "strong") and step["diff_low"] > 0
@@ -226,10 +302,10 @@ def test_readable_outputs(tmp_path):
     assert t.columns == ["rung", *RUNGS] and t["rung"].to_list() == RUNGS
     assert t.filter(pl.col("rung") == "mid")["mid"][0] == ""
     md = lad.markdown()
-    assert "| weak" in md and "Bradley-Terry" in md and "skill controls" in md
+    assert "| weak" in md and "Bradley-Terry" in md and "x%-chess" in md
     page = lad.write(tmp_path / "lad")
     text = page.read_text()
-    assert "ladder-matrix.png" in text and "skill controls" in text
+    assert "ladder-matrix.png" in text and "x%-chess" in text
     assert (tmp_path / "lad" / "ladder.md").read_text() == md
     assert pl.read_parquet(tmp_path / "lad" / "results.parquet").height == lad.results.height
 
@@ -263,7 +339,8 @@ def test_small_real_ladder(game):
     lad = ladder(game, ["random", "greedy"], 3, 40, 1, progress=False)
     assert lad.results["seating"].n_unique() == 6
     assert lad.matrix.height == 2 and (lad.matrix["games"] == 120).all()
-    assert lad.skill["strongest"][0] == "greedy" and lad.skill["luck"][0] == pytest.approx(1 / 3)
+    assert not lad.steps["competent"].any()
+    assert lad.chess_text().startswith("x%-chess: not computable")
     assert lad.ratings["rung"].to_list() == ["random", "greedy"]
     # reproducible on any thread count
     again = ladder(game, ["random", "greedy"], 3, 40, 1, threads=1, progress=False)
@@ -279,7 +356,7 @@ def test_cli_prints_the_ladder_and_writes_its_page(tmp_path, capsys):
     assert main(["ladder", game, "--agents", "random,greedy", "--players", "3", "--games", "20",
                  "--seed", "4", "--out", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "skill controls" in text and "one seat \\ P-1 seats" in text
+    assert "x%-chess" in text and "one seat \\ P-1 seats" in text
     assert (out / "index.html").exists() and (out / "ladder-matrix.png").exists()
     assert main(["ladder", game, "--agents", "random", "--players", "3", "--games", "5"]) == 2
     err = capsys.readouterr().err.strip()

@@ -9,7 +9,7 @@ from scipy import stats
 
 import fakegame
 from analyses import compare, tournament
-from analyses.compare import _sprt_stop, seatings, sprt_interval
+from analyses.compare import _sprt_stop, bias_adjusted, seatings, sprt_interval
 from analyses.tournament import NEVER_AHEAD, bradley_terry, bt_intervals, lineups, rotations
 
 
@@ -184,6 +184,21 @@ def test_the_sprt_s_interval_and_p_agree_with_its_decision():
     assert all((p <= 0.05) == (d == "A better") for d, _, _, p, _ in null + at)
 
 
+def test_the_bias_adjusted_estimate_removes_the_stopping_rule_s_bias():
+    # at the target difference the mean at the stop overstates it (by about +26%, 600 runs);
+    # Whitehead's estimate is within a few percent of it (measured -1%)
+    rng = np.random.default_rng(11)
+    raw, adjusted = [], []
+    for _ in range(60):
+        run = np.where(rng.random((3000, 2)) < 0.55, 1.0, -1.0).mean(axis=-1)
+        stop, _ = _sprt_stop(run, 0, 0.1, 0.05, 0.05)
+        raw.append(run[:stop].mean())
+        adjusted.append(bias_adjusted(run[:stop], 3000, 0.1, 0.05, 0.05))
+    assert np.mean(adjusted) < np.mean(raw) - 0.015
+    assert abs(np.mean(adjusted) - 0.1) < 0.02
+    assert np.isnan(bias_adjusted(np.zeros(100), 3000, 0.1, 0.05, 0.05))
+
+
 def test_an_sprt_on_no_spread_is_not_computable_and_decides_nothing():
     assert _sprt_stop(np.zeros(500), 0, 0.05, 0.05, 0.05) == (500, None)
     assert all(np.isnan(sprt_interval(np.zeros(500), 0.05, 0.05, 0.05)))
@@ -196,6 +211,7 @@ def test_sequential_compare_reports_the_sequence_and_the_error_rates():
     assert res.interval.startswith("any-time interval and p-value of the SPRT")
     assert "alpha = 0.05" in res.error_rates and "beta = 0.05" in res.error_rates
     assert 0 < res.ci_low < res.diff < res.ci_high and 0 < res.p_value <= 0.05
+    assert 0 < res.diff_adjusted < res.diff
     assert res.score_ci_low < res.score_diff < res.score_ci_high
 
 

@@ -178,8 +178,9 @@ def sprt_interval(d: np.ndarray, delta: float, alpha: float,
     if not ok.any():
         return math.nan, math.nan, math.nan
     n, mean, var = n[ok], mean[ok], var[ok]
-    low = float(np.max(mean - delta / 2 - var * math.log(1 / alpha) / (delta * n)))
-    high = float(np.min(mean + delta / 2 + var * math.log(1 / beta) / (delta * n)))
+    # D is a difference of win shares: clipped to [-1, 1], which changes no comparison above
+    low = max(-1.0, float(np.max(mean - delta / 2 - var * math.log(1 / alpha) / (delta * n))))
+    high = min(1.0, float(np.min(mean + delta / 2 + var * math.log(1 / beta) / (delta * n))))
     llr = float(np.max(delta / var * n * (mean - delta / 2)))
     return low, high, min(1.0, math.exp(-llr))
 

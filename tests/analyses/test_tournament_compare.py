@@ -202,6 +202,9 @@ def test_the_bias_adjusted_estimate_removes_the_stopping_rule_s_bias():
 def test_an_sprt_on_no_spread_is_not_computable_and_decides_nothing():
     assert _sprt_stop(np.zeros(500), 0, 0.05, 0.05, 0.05) == (500, None)
     assert all(np.isnan(sprt_interval(np.zeros(500), 0.05, 0.05, 0.05)))
+    # a policy that nearly always wins: the bound stays at the largest difference there is
+    lo, hi, _ = sprt_interval(np.r_[np.ones(26), 0.0], 0.1, 0.05, 0.05)
+    assert 0 < lo < hi == 1.0
 
 
 def test_sequential_compare_reports_the_sequence_and_the_error_rates():

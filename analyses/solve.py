@@ -99,8 +99,8 @@ class Solution:
         band = f"{self.target:.4g} +- {self.tolerance:.4g}"
         v = self.verification
         if self.value is None:
-            worst = float(np.nanmax(v["p_outside"].to_numpy()))
             if self.status == "none of the values tried":
+                worst = float(v["p_outside"].max())
                 return (f"none of the values tried brings the metric to {band}: the search left "
                         f"every value, and on fresh seeds each is verified outside (Holm over "
                         f"{v.height} values, largest adjusted p = {worst:.3g})")

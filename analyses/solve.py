@@ -115,8 +115,8 @@ class Solution:
         if self.status == "verified inside":
             return f"verified inside {band}: {what}, equivalence p = {r['p_inside']:.3g}"
         if self.status == "verified outside":
-            return (f"verified outside {band}: {what}, p = {r['p_outside']:.3g}; no value tried "
-                    f"is shown inside")
+            return (f"verified outside {band}: {what}, p = {r['p_outside']:.3g}; the search "
+                    f"found no value nearer the target")
         why = (r["verdict"] if r["verdict"].startswith("not computable") else
                f"neither inside (p = {r['p_inside']:.3g}) nor outside (p = "
                f"{r['p_outside']:.3g}) at {self.alpha}")

@@ -137,6 +137,8 @@ def _parser() -> argparse.ArgumentParser:
     so.add_argument("--seed", type=int, default=0)
     so.add_argument("--start-games", type=int, default=1_000)
     so.add_argument("--max-games", type=int, default=64_000)
+    so.add_argument("--alpha", type=float, default=0.05,
+                    help="error rate of the verified status (fresh seeds)")
     so.add_argument("--scheduler", default="inprocess",
                     help="as for sweep (default here: inprocess)")
     wi = sub.add_parser("whatif", help="serve the what-if page: change rules values in a "
@@ -370,8 +372,11 @@ def _run(args: argparse.Namespace) -> None:
         sol = solve(args.game, args.parameter, _candidates(args.values), target,
                     policies=args.policy, players=args.players, tolerance=args.tolerance,
                     seed=args.seed, start_games=args.start_games, max_games=args.max_games,
-                    scheduler=args.scheduler)
+                    alpha=args.alpha, scheduler=args.scheduler)
+        print("search (chooses what to verify):")
         print(display.to_text(sol.history))
+        print("verification on fresh seeds (sets the status):")
+        print(display.to_text(sol.verification))
         print(sol.text())
     elif args.command == "precise" and args.plan:
         p = plan(args.game, args.policy, args.precision, seed=args.seed, by=args.by)

@@ -29,9 +29,10 @@ class Comparison:
     seeds: int                 # game indices used (each one played in every seating)
     games: int                 # games used: seeds x seatings
     diff: float                # mean of (A's win share - B's win share) per game
+    diff_adjusted: float       # sequential: diff less the stopping rule's bias (else diff)
     ci_low: float              # interval: see ``interval``
     ci_high: float
-    p_value: float             # two-sided, H0: diff = 0 (sequential: any-time valid)
+    p_value: float             # two-sided, H0: diff = 0 (sequential: one-sided, any-time)
     win_rate_a: float
     win_rate_b: float
     score_diff: float          # mean of (A's score - B's score) per game
@@ -74,16 +75,17 @@ def compare(game: Any, a: Any, b: Any, *, field: Sequence[Any] = (), n_games: in
 
     ``sequential=True`` runs Wald's SPRT on D (normal approximation, variance estimated as it
     goes) for H0: mean D = 0 against H1: mean D = ``delta``, stopping at the first game index
-    where the log-likelihood ratio leaves (log(beta/(1-alpha)), log((1-beta)/alpha)):
-    "A better" (accept H1; chosen with probability <= alpha when A is no better) or "A not
-    better" (accept H0; chosen with probability <= beta when A is better by delta); then
-    ``n_games`` is the most it may use ("undecided" if reached). What is valid after such a
-    stop is reported: the decision with its error rates (``error_rates``), and for the win and
-    score differences a 95% confidence sequence (``interval``; ``confidence_sequence``),
-    valid at whatever game index the test stopped, with the any-time p-value it implies. The
-    fixed-sample interval would not be: stopping when the running difference crosses a bound
-    makes it cover about 85-92% and overstates the difference near the bound; ``diff`` is the
-    mean at the stop and shares that bias, which the wider sequence covers.
+    where the log-likelihood ratio leaves (log(beta), log(1/alpha)): "A better" (chosen with
+    probability <= alpha when A is no better) or "A not better" (chosen with probability
+    <= beta when A is better by delta); then ``n_games`` is the most it may use
+    ("undecided" if reached). The bounds are Ville's, not Wald's approximate ones, so that
+    the printed results agree with the decision (``sprt_interval``): the any-time p-value
+    is 1 / the largest likelihood ratio so far (at most alpha exactly when "A better"), and
+    the interval inverts the same test shifted to every value: its lower bound is above 0
+    exactly when "A better", its upper bound below ``delta`` exactly when "A not better".
+    ``diff`` is the mean at the stop, biased away from 0 by the stopping rule (measured in
+    docs/analyses.md). The score difference gets a 95% confidence sequence
+    (``confidence_sequence``): no test is run on it.
     """
     mod = game_module(game)
     check_policies(mod, [a, b], 2)
@@ -106,7 +108,6 @@ def compare(game: Any, a: Any, b: Any, *, field: Sequence[Any] = (), n_games: in
         d, s, wa, wb = _paired(mod, order, policy_name(a), policy_name(b), max_seeds, seed,
                                rules, score)
         return _summary(order, a, b, d, s, wa, wb, None, len(d) * len(order), None)
-    upper, lower = math.log((1 - beta) / alpha), math.log(beta / (1 - alpha))
     parts: list[tuple[np.ndarray, ...]] = []
     batch, used, decision = 64, 0, "undecided"
     while used < max_seeds:
@@ -115,7 +116,7 @@ def compare(game: Any, a: Any, b: Any, *, field: Sequence[Any] = (), n_games: in
         sub = int(np.random.SeedSequence([seed, len(parts)]).generate_state(1, np.uint32)[0])
         parts.append(_paired(mod, order, policy_name(a), policy_name(b), n, sub, rules, score))
         d = np.concatenate([p[0] for p in parts])
-        stop, decided = _sprt_stop(d, used, delta, lower, upper)
+        stop, decided = _sprt_stop(d, used, delta, alpha, beta)
         used += n
         batch = min(batch * 2, 4096)
         if decided is not None:
@@ -128,24 +129,91 @@ def compare(game: Any, a: Any, b: Any, *, field: Sequence[Any] = (), n_games: in
     design = (f"alpha = {alpha} (P(A better) when A is no better), beta = {beta} "
               f"(P(A not better) when A is better by delta = {delta})")
     return _summary(order, a, b, d, s, wa, wb, decision, played,
-                    (alpha, design, math.sqrt(MIN_SEEDS * max_seeds)))
+                    (sprt_interval(d, delta, alpha, beta), design,
+                     math.sqrt(MIN_SEEDS * max_seeds),
+                     bias_adjusted(d, max_seeds, delta, alpha, beta)))
 
 
-def _sprt_stop(d: np.ndarray, start: int, delta: float, lower: float,
-               upper: float) -> tuple[int, str | None]:
-    """First n > start (n >= MIN_SEEDS) where the LLR crosses a bound: (n, decision)."""
+def _llr(d: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """After each game index t: (t, mean, variance, whether the SPRT may look there: t >=
+    MIN_SEEDS and the variance is positive, since with no spread the normal likelihood ratio
+    is not computable)."""
     n = np.arange(1, d.size + 1)
     s1 = np.cumsum(d)
-    s2 = np.cumsum(d * d)
     with np.errstate(invalid="ignore", divide="ignore"):
-        var = (s2 - s1 * s1 / n) / np.maximum(n - 1, 1)
-        llr = delta / np.maximum(var, 1e-9) * (s1 - n * delta / 2)
-    ok = (n > start) & (n >= MIN_SEEDS)
-    hit = np.flatnonzero(ok & ((llr >= upper) | (llr <= lower)))
+        var = (np.cumsum(d * d) - s1 * s1 / n) / np.maximum(n - 1, 1)
+    var = np.where(var > 1e-12, var, 0.0)
+    return n, s1 / n, var, (n >= MIN_SEEDS) & (var > 0)
+
+
+def _sprt_stop(d: np.ndarray, start: int, delta: float, alpha: float,
+               beta: float) -> tuple[int, str | None]:
+    """First n > start where the LLR of mean delta against mean 0 leaves
+    (log(beta), log(1/alpha)): (n, decision)."""
+    n, mean, var, ok = _llr(d, delta)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        llr = np.where(ok, delta / np.where(ok, var, 1.0) * n * (mean - delta / 2), 0.0)
+    hit = np.flatnonzero(ok & (n > start) & ((llr >= -math.log(alpha)) | (llr <= math.log(beta))))
     if hit.size == 0:
         return d.size, None
     k = hit[0]
-    return k + 1, ("A better" if llr[k] >= upper else "A not better")
+    return k + 1, ("A better" if llr[k] > 0 else "A not better")
+
+
+def sprt_interval(d: np.ndarray, delta: float, alpha: float,
+                  beta: float) -> tuple[float, float, float]:
+    """What the SPRT on ``d`` (up to its stop) shows, by Ville's inequality: (low, high, p).
+
+    The test of mean theta against theta + delta has log-likelihood ratio
+    t delta / var (mean - theta - delta / 2) after t game indices; it exceeds log(1/alpha) at
+    some look with probability at most alpha when the mean is theta. ``low`` is the largest
+    theta any look rejected so (the 1 - alpha any-time lower bound), ``high`` likewise from
+    the test of theta against theta - delta at beta (the 1 - beta upper bound), so
+    [low, high] covers the mean with probability at least 1 - alpha - beta at any stop.
+    ``p`` = min(1, 1 / the largest ratio for theta = 0): the one-sided any-time p-value of
+    "A is no better". "A better" is exactly p <= alpha and low >= 0, "A not better"
+    exactly high <= delta. NaN where no look could be made (fewer than MIN_SEEDS game
+    indices, or D the same in every one)."""
+    n, mean, var, ok = _llr(d, delta)
+    if not ok.any():
+        return math.nan, math.nan, math.nan
+    n, mean, var = n[ok], mean[ok], var[ok]
+    # D is a difference of win shares: clipped to [-1, 1], which changes no comparison above
+    low = max(-1.0, float(np.max(mean - delta / 2 - var * math.log(1 / alpha) / (delta * n))))
+    high = min(1.0, float(np.min(mean + delta / 2 + var * math.log(1 / beta) / (delta * n))))
+    llr = float(np.max(delta / var * n * (mean - delta / 2)))
+    return low, high, min(1.0, math.exp(-llr))
+
+
+def bias_adjusted(d: np.ndarray, cap: int, delta: float, alpha: float, beta: float,
+                  paths: int = 400) -> float:
+    """Whitehead's (1986) bias-adjusted estimate of the mean of ``d`` at the SPRT's stop: the
+    theta whose expected mean at the stop equals the observed mean. The expectation is
+    simulated: normal D with the observed spread, the same looks, bounds and cap (``paths``
+    paths, the same draws for every theta, so it rises smoothly with theta), out to four times
+    the observed stop (a path still running there counts with its mean at that point). NaN
+    where the SPRT could not look (``sprt_interval``)."""
+    sd = float(d.std(ddof=1)) if d.size > 1 else 0.0
+    if d.size < MIN_SEEDS or not sd > 0:
+        return math.nan
+    horizon = min(cap, max(4 * d.size, 1_000))
+    z = np.random.default_rng(0).standard_normal((paths, horizon))
+    n = np.arange(1, horizon + 1)
+
+    def expected(theta: float) -> float:
+        x = theta + sd * z
+        s1 = np.cumsum(x, axis=1)
+        var = (np.cumsum(x * x, axis=1) - s1 * s1 / n) / np.maximum(n - 1, 1)
+        llr = delta / np.maximum(var, 1e-12) * (s1 - n * delta / 2)
+        hit = (n >= MIN_SEEDS) & ((llr >= -math.log(alpha)) | (llr <= math.log(beta)))
+        stop = np.where(hit.any(axis=1), hit.argmax(axis=1), horizon - 1)
+        return float(np.mean(s1[np.arange(paths), stop] / (stop + 1)))
+
+    target, low, high = float(d.mean()), -1.0, 1.0
+    for _ in range(20):                  # to about 2e-6
+        mid = (low + high) / 2
+        low, high = (mid, high) if expected(mid) < target else (low, mid)
+    return (low + high) / 2
 
 
 def _paired(mod: Any, order: list[tuple[Any, ...]], a: str, b: str, n: int, seed: int,
@@ -172,23 +240,31 @@ def _paired(mod: Any, order: list[tuple[Any, ...]], a: str, b: str, n: int, seed
 
 
 def _summary(order, a, b, d, s, wa, wb, decision, played, sequential) -> Comparison:
-    """The table of a comparison; ``sequential``: (alpha, error rates, tuning game indices)
-    of the SPRT that stopped, whose intervals are confidence sequences."""
+    """The table of a comparison; ``sequential``: ((low, high, p) of ``sprt_interval``, error
+    rates, tuning game indices of the score's confidence sequence, ``bias_adjusted``) of the
+    SPRT that stopped."""
     n = d.size
+    adjusted = float(d.mean())
     if sequential is None:
         (lo, hi, p), (slo, shi, _) = (fixed_interval(x) for x in (d, s))
         label, errors = "95% fixed-sample normal interval (paired game indices)", ""
     else:
-        _, errors, tuned = sequential
-        (lo, hi, p), (slo, shi, _) = (confidence_sequence(x, tuned) for x in (d, s))
-        label = (f"95% confidence sequence, valid at the sequential stop (asymptotic, tuned "
-                 f"for {tuned:.0f} game indices) and its any-time p-value, both more cautious "
-                 f"than the decision (whose error rates are the design's); diff is the mean "
-                 f"at the stop (biased away from 0 by the stopping rule)")
+        (lo, hi, p), errors, tuned, adjusted = sequential
+        slo, shi, _ = confidence_sequence(s, tuned)
+        label = ("any-time interval and p-value of the SPRT itself (its test inverted: the "
+                 "lower bound is above 0 exactly when 'A better', the upper below delta "
+                 "exactly when 'A not better'; p is one-sided, H0: A no better); diff is the "
+                 "mean at the stop (biased away from 0 by the stopping rule), diff_adjusted "
+                 "less that bias (Whitehead's estimate, by simulation); score: 95% "
+                 f"confidence sequence tuned for {tuned:.0f} game indices")
+        if math.isnan(p):
+            label = ("not computable: D was the same in every game index, so the SPRT had no "
+                     "spread to test with; " + label)
     return Comparison(
         a=policy_name(a), b=policy_name(b),
         seatings=tuple("|".join(policy_name(p) for p in o) for o in order), seeds=n,
-        games=n * len(order), diff=float(d.mean()), ci_low=lo, ci_high=hi, p_value=p,
+        games=n * len(order), diff=float(d.mean()), diff_adjusted=adjusted, ci_low=lo,
+        ci_high=hi, p_value=p,
         win_rate_a=float(wa.mean()), win_rate_b=float(wb.mean()), score_diff=float(s.mean()),
         score_ci_low=slo, score_ci_high=shi, decision=decision, games_played=played,
         interval=label, error_rates=errors)

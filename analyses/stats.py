@@ -296,6 +296,18 @@ def equivalence_p(est, se, c, margin) -> np.ndarray:
         return np.maximum(sp.t.sf((est + margin) / se, dof), sp.t.cdf((est - margin) / se, dof))
 
 
+def outside_p(est, se, c, margin) -> np.ndarray:
+    """P-value of the test that the true value lies outside -/+ ``margin``: the one-sided
+    t(C - 1) test beyond the bound nearer ``est`` (below alpha the 1 - 2 alpha interval lies
+    wholly beyond that bound). The complement of ``equivalence_p``: at most one of the two is
+    below 0.5."""
+    est, se, margin = (np.asarray(x, dtype=np.float64) for x in (est, se, margin))
+    dof = np.maximum(np.asarray(c, dtype=np.float64) - 1, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(est < 0, sp.t.cdf((est + margin) / se, dof),
+                        sp.t.sf((est - margin) / se, dof))
+
+
 def adjust_table(t: pl.DataFrame, cols: Sequence[str], method: str = "holm") -> pl.DataFrame:
     """Add ``<col>_adj`` for each p-value column of ``cols``, adjusted as ONE family: every
     p-value of the table (all rows, all the columns) counts as one test."""

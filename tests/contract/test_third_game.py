@@ -72,15 +72,17 @@ def test_the_solver_finds_the_known_answer_and_says_when_there_is_none():
     # seats are symmetric but for first_bonus: only 0 makes the start seat fair
     sol = solve("toydice", "first_bonus", range(-3, 4), "fair", policies=["bold"], players=2,
                 tolerance=0.03, seed=3, start_games=400, max_games=6400)
-    assert sol.status == "found" and sol.value == 0
-    assert sol.met and sol.verified.games >= 400
+    assert sol.status == "verified inside" and sol.value == 0
+    assert sol.verification["verdict"].to_list() == ["inside"]
+    assert sol.verification["games"][0] >= 400
     # the candidates far from the answer left early: games went where it was uncertain
     h = sol.history
     assert h.filter(pl.col("value") == "3")["games"].max() < h["games"].max()
     none = solve("toydice", "first_bonus", [4, 5], "fair", policies=["bold"], players=2,
                  tolerance=0.02, seed=3, start_games=400)
-    assert none.status == "none in range" and none.value is None and none.met is None
-    assert "no value of first_bonus" in none.text()
+    assert none.status == "none of the values tried" and none.value is None
+    assert none.verification["verdict"].to_list() == ["outside", "outside"]
+    assert none.text().startswith("none of the values tried brings the metric to 0.5 +- 0.02")
 
 
 def test_a_precision_target_is_met_and_its_intervals_cover_at_their_rate():

@@ -213,7 +213,11 @@ AGENT_WORDS = A_TABLE + MAX_SEATS * (1 + MAX_WEIGHTS)
 OPPONENTS = ("playout", "table")
 """How the other seats play out: all as the agent's ``playout``, or each as the built-in
 policy it plays at the table (``model_seat``; the playout where it plays another kind)."""
-_SPEC = re.compile(r"^(flat|pimc|ismcts)-(\d+)$")
+_SPEC = re.compile(r"^(flat|pimc|ismcts)-(\d+)(?:\[(.*)\])?$")
+_WORDS = {"playout": str, "c": float, "determinizations": int, "horizon": int,
+          "margin": float, "bias": float, "adaptive": {"on": True, "off": False}.get,
+          "opponents": str}
+"""The settings an agent's name may carry (``Agent.name``), and how each is read back."""
 
 
 def is_agent_spec(p) -> bool:
@@ -302,7 +306,7 @@ def agent_maker(playouts, default: str, weights=None, horizon: int | None = None
     agent.opponents = opponents
     agent.strong, agent.strong_games = strong, strong_games
     agent.parse = lambda spec: parse_agent(spec, playouts, default, horizon, margin, bias,
-                                           adaptive, opponents)
+                                           adaptive, opponents, weights)
     agent.parse.__doc__ = "A name such as ``\"ismcts-1000\"`` as this game's ``Agent``."
     agent.__doc__ += f" The default playout is {default!r}" + (
         "; playouts run to the end of the game." if horizon is None else
@@ -314,20 +318,52 @@ def agent_maker(playouts, default: str, weights=None, horizon: int | None = None
 
 def parse_agent(spec, playouts, default: str, horizon: int | None = None,
                 margin: float = 0.0, bias: float = 0.0, adaptive: bool = False,
-                opponents: str = "playout") -> Agent:
+                opponents: str = "playout", weights=None) -> Agent:
     """``"ismcts-1000"`` as an ``Agent`` playing out with ``default`` to the game's usual
     ``horizon``, with its usual ``margin``, ``bias``, ``adaptive`` and ``opponents`` (an
-    ``Agent`` as it is)."""
+    ``Agent`` as it is); a name with settings, as ``Agent.name`` writes them
+    (``"ismcts-300[bias=0,horizon=0]"``), is that agent."""
     if isinstance(spec, Agent):
         return spec
     m = _SPEC.match(spec) if isinstance(spec, str) else None
     if m is None:
         raise ValueError(f"not a search agent: {spec!r} (e.g. 'ismcts-1000', 'pimc-500', "
-                         f"'flat-200')")
-    return make_agent(m.group(1), int(m.group(2)), playout=None, playouts=playouts,
+                         f"'flat-200', 'ismcts-300[bias=0]')")
+    return make_agent(m.group(1), int(m.group(2)), playouts=playouts, weights=weights,
                       default=default, default_horizon=horizon, default_margin=margin,
                       default_bias=bias, default_adaptive=adaptive,
-                      default_opponents=opponents)
+                      default_opponents=opponents, **_settings(spec, m.group(3)))
+
+
+def _settings(spec: str, text: str | None) -> dict:
+    """The settings in an agent's name (``_WORDS``), one-line errors naming the bad one."""
+    out = {"playout": None}
+    parts, depth, word = [], 0, ""
+    for ch in text or "":
+        depth += (ch == "[") - (ch == "]")
+        if ch == "," and depth == 0:
+            parts.append(word)
+            word = ""
+        else:
+            word += ch
+    for part in parts + ([word] if text else []):
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if key == "oracle" and not eq:
+            out["oracle"] = True
+            continue
+        if key not in _WORDS or not eq:
+            raise ValueError(f"agent {spec!r}: unknown setting {part!r}; settings: "
+                             f"{sorted(_WORDS)} as name=value, and oracle")
+        try:
+            read = _WORDS[key](value.strip())
+        except ValueError:
+            read = None
+        if read is None:
+            want = "on or off" if key == "adaptive" else f"a {_WORDS[key].__name__}"
+            raise ValueError(f"agent {spec!r}: {key}={value!r} is not {want}")
+        out[key] = read
+    return out
 
 
 @njit(cache=True)

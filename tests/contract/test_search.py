@@ -2,6 +2,7 @@
 like any other, the same game on any thread count and batch split, and honest (a choice never
 depends on what the acting seat cannot see)."""
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -73,6 +74,16 @@ def test_agents_by_name_and_with_parameters(game):
     df = mod.simulate([b, "careful", "careful"], 2, 1)
     assert df.filter(pl.col("seat") == 0)["policy"].to_list() == [b.name] * 2
     assert mod.agent("ismcts", 20, oracle=True).name == "ismcts-20[oracle]"
+    # a name with settings is the agent it names, wherever a policy is named
+    for a in (b, mod.agent("ismcts", 30, c=0.5, bias=0.0, adaptive=False, oracle=True),
+              mod.agent("flat", 12, opponents="table", margin=0.25)):
+        assert mod.agent.parse(a.name) == a
+    assert mod.simulate([b.name, "careful", "careful"], 2, 1).equals(df)
+    for bad, match in (("ismcts-3[x=1]", "unknown setting 'x=1'"),
+                       ("ismcts-3[bias=high]", "bias='high' is not a float"),
+                       ("ismcts-3[adaptive=yes]", "adaptive='yes' is not on or off")):
+        with pytest.raises(ValueError, match=re.escape(match)):
+            mod.agent.parse(bad)
 
 
 def test_an_oracle_sees_the_hidden_state(game):

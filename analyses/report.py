@@ -394,13 +394,14 @@ def _rests_on(game: str, rules_path: str | None) -> list[tuple[str, dict]]:
 
 def _assumption(game: str, kind: str, things: tuple[str, ...], rules_path: str | None) -> str:
     """The gaps, readings and inventions a headline about ``things`` of ``kind`` rests on (the
-    family's own entry and each thing's, ``Game.provenance_keys``), said beside it."""
+    family's own entry and each thing's, ``Game.provenance_keys``), said beside it, tag and
+    note (the assumptions box has their grounds)."""
     key = game_spec(game).provenance_keys.get(kind)
-    names = [key] + [f"{key}.{t}" for t in things] if key else []
+    mine = [f"{key}.{t}" for t in things] if key else []
     hits = [(k, e) for k, e in _rests_on(game, rules_path)
-            if any(k == n or k.startswith(n + ".") for n in names)]
-    return (" <i>Rests on: " + "; ".join(html.escape(provenance.line(k, e)) for k, e in hits)
-            + ".</i>") if hits else ""
+            if k == key or any(k == n or k.startswith(n + ".") for n in mine)]
+    return (" <i>Rests on: " + "; ".join(html.escape(f"[{e['tag']}] {k}: {e['note']}")
+                                         for k, e in hits) + ".</i>") if hits else ""
 
 
 def _balance_headlines(observed: pl.DataFrame, replayed: pl.DataFrame | None, game: str,

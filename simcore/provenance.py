@@ -91,10 +91,10 @@ def line(key: str, e: dict) -> str:
     return f"[{e['tag']}] {key}: {e['note']} ({why(e)})"
 
 
-def assumptions(prov: dict[str, dict], prefix: str = "") -> list[tuple[str, dict]]:
+def assumptions(prov: dict[str, dict]) -> list[tuple[str, dict]]:
     """The entries the rules rest on that no seed states (every tag but ``seed``), in file
-    order; ``prefix``: only those under it (``events.``)."""
-    return [(k, e) for k, e in prov.items() if e["tag"] != "seed" and k.startswith(prefix)]
+    order: what the balance report's assumptions box lists."""
+    return [(k, e) for k, e in prov.items() if e["tag"] != "seed"]
 
 
 def rules_lines(prov: dict[str, dict], values: dict[str, Any]) -> list[str]:

@@ -204,3 +204,13 @@ def test_seat_plot_names_the_test_and_claims_no_equality():
     fig = seat_plot(seat_advantage(bloom_frame(4000, seed=100)))
     words = " ".join(ax.get_xlabel() for ax in fig.axes)
     assert "test of equal seats: p = 0." in words and "seats equal)" not in words
+
+
+def test_a_headline_names_the_provenance_entries_of_its_things():
+    from analyses.report import _assumption
+    said = _assumption("rapinsim", "character", ("cocoa",), None)
+    assert "[invention] characters: a roster of six" in said          # the family's own entry
+    assert "[invention] characters.cocoa:" in said and "chimame" not in said
+    assert "characters.inaba.skill" in _assumption("rapinsim", "character", ("inaba",), None)
+    assert _assumption("bloomsim", "event", ("rounds",), None) == ""   # events: a seed entry
+    assert _assumption("rapinsim", "character", ("cocoa",), "my-rules.json") == ""

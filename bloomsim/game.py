@@ -50,8 +50,7 @@ def switch_offs(rules: Any, players: int | None = None, events: str = "replace"
 def rules_text(rules: Any) -> str:
     """The rules in force as JSON (a rules file to edit), then each value with its provenance
     tag."""
-    return "\n".join([json.dumps(rules.to_dict(), indent=1), "",
-                      provenance.rules_text(GAME, rules)])
+    return provenance.rules_text(GAME, rules, json.dumps(rules.to_dict(), indent=1))
 
 
 def board(rules: Any) -> dict:

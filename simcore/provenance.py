@@ -120,10 +120,11 @@ LEGEND = ("tags: seed (a seed text says so), reading (the seed is ambiguous; the
           "no seed)")
 
 
-def rules_text(game: Any, rules: Any) -> str:
-    """What ``GAME rules`` prints: each rules value in force with its tag and note."""
-    return "\n".join([f"# rules from {rules.source}", f"# {LEGEND}"]
-                     + rules_lines(load(game), game.rules_data(rules)))
+def rules_text(game: Any, rules: Any, data: str = "") -> str:
+    """What ``GAME rules`` prints: each rules value in force with its tag and note, after
+    ``data`` (the rules as a file, where the game prints them) if given."""
+    return "\n".join([f"# rules from {rules.source}"] + ([data, ""] if data else [])
+                     + [f"# {LEGEND}"] + rules_lines(load(game), game.rules_data(rules)))
 
 
 def table(prov: dict[str, dict]) -> str:

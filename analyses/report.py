@@ -20,6 +20,7 @@ from .data import (Frame, InputError, collect, columns, detect_game, lazy, requi
                    score_column)
 from .event_impact import event_impact
 from .games import game_spec
+from simcore import provenance
 from .seats import CONFOUNDED, DESIGN_NOTE, ROTATED, seat_advantage, seat_design
 from .skill import (ALPHA, APPEARS, CHANGES, FLIPS, HOLDS, NEGLIGIBLE, STEADY, VANISHES,
                     SkillVerdicts)
@@ -239,15 +240,17 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         for stem, fig in ladder.figures().items():
             b.append(_figure(fig, out, f"{p}-{stem}.png", stem.replace("-", " ")))
 
-    if rules_path is None and spec.assumption_note:
+    rests = _rests_on(game, rules_path)
+    if rests:
         sec.headlines.insert(0, f"<i>Every {html.escape(spec.title)} figure here rests on the "
-                                f"default rules data's assumptions: "
-                                f"{html.escape(spec.assumption_note, quote=False)}</i>")
+                                f"default rules data, and these {len(rests)} of its values and "
+                                f"readings are no seed's word (<code>{game} rules</code> "
+                                f"prints every value's tag):</i><ul>"
+                                + "".join(f"<li>{html.escape(provenance.line(k, e))}</li>"
+                                          for k, e in rests) + "</ul>")
     board = board_data(game, rules_path) if board is None else board
     if board is not None and spec.board_plot is not None:
         b.append(f'<h3 id="{game}-board">The board</h3>')
-        if rules_path is None and spec.assumption_note:
-            b.append(f"<p class=note>{html.escape(spec.assumption_note, quote=False)}</p>")
         b.append(_figure(spec.board_plot(board, lf, rules_path is None), out, f"{p}-board.png",
                          "board usage"))
     return sec
@@ -275,7 +278,7 @@ def _characters(lf: pl.LazyFrame, b: list[str], out: Path, p: str, measured: boo
             f"{_interval(top['win_rate'], top['ci_low'], top['ci_high'])}; weakest: "
             f"<b>{html.escape(low['character'])}</b> "
             f"{_interval(low['win_rate'], low['ci_low'], low['ci_high'])}."
-            + _assumption(game, "character", rules_path))
+            + _assumption(game, "character", (top["character"], low["character"]), rules_path))
 
 
 SKILL_COUNTS = {HOLDS: "hold at every rung where measured",
@@ -379,13 +382,26 @@ def seat_headline(g: pl.DataFrame) -> str:
             f"({best['win_rate']:.1%}); {display.seat_verdict(first, '<b>{}</b>')}{caution}.")
 
 
-def _assumption(game: str, kind: str, rules_path: str | None) -> str:
-    """The rules assumption a headline about things of ``kind`` rests on, as the game declares
-    it (``simcore.games.Game.assumptions``), said beside it (default rules only: a rules file
-    given by the user is theirs to know)."""
-    note = None if rules_path is not None else game_spec(game).assumptions.get(kind)
-    return f" <i>Rests on a rules assumption: {html.escape(note, quote=False)}.</i>" if note \
-        else ""
+def _rests_on(game: str, rules_path: str | None) -> list[tuple[str, dict]]:
+    """The provenance entries (``simcore.provenance``) the default rules rest on that no seed
+    states: gaps, readings, inventions. None for a rules file given by the user (theirs to
+    know) or a game without provenance data."""
+    spec = game_spec(game)
+    if rules_path is not None or not spec.provenance:
+        return []
+    return provenance.assumptions(provenance.load(spec))
+
+
+def _assumption(game: str, kind: str, things: tuple[str, ...], rules_path: str | None) -> str:
+    """The gaps, readings and inventions a headline about ``things`` of ``kind`` rests on (the
+    family's own entry and each thing's, ``Game.provenance_keys``), said beside it, tag and
+    note (the assumptions box has their grounds)."""
+    key = game_spec(game).provenance_keys.get(kind)
+    mine = [f"{key}.{t}" for t in things] if key else []
+    hits = [(k, e) for k, e in _rests_on(game, rules_path)
+            if k == key or any(k == n or k.startswith(n + ".") for n in mine)]
+    return (" <i>Rests on: " + "; ".join(html.escape(f"[{e['tag']}] {k}: {e['note']}")
+                                         for k, e in hits) + ".</i>") if hits else ""
 
 
 def _balance_headlines(observed: pl.DataFrame, replayed: pl.DataFrame | None, game: str,
@@ -434,8 +450,10 @@ def _balance_headlines(observed: pl.DataFrame, replayed: pl.DataFrame | None, ga
     sides = moves(most) if up["win_diff"] <= 0 or down["win_diff"] >= 0 else \
         f"{moves(up)} and {moves(down)}"
     least = largest(rows).row(-1, named=True)
-    rests = _assumption(game, "event", rules_path) if "event" in (most["kind"], least["kind"]) \
-        else ""
+    named: dict[str, tuple[str, ...]] = {}
+    for r in (most, least):
+        named[r["kind"]] = named.get(r["kind"], ()) + (r["thing"],)
+    rests = "".join(_assumption(game, kind, things, rules_path) for kind, things in named.items())
     return [f"Least balanced ({how[most['table']]}): {name(most)} moves {sides}. "
             f"Most balanced: {name(least)}: no group's win rate moves by more than "
             f"{least['size'] * 100:.1f} percentage points with it, "

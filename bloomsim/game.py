@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from simcore import provenance
 from simcore.games import Game, Things, Variant, default_players, register
 
 from .rules import PERILOUS_OPTIONS, RESHUFFLE_OPTIONS, START_PLAYER_OPTIONS
@@ -47,11 +48,9 @@ def switch_offs(rules: Any, players: int | None = None, events: str = "replace"
 
 
 def rules_text(rules: Any) -> str:
-    """The rules in force as JSON, then each assumption and rules option."""
-    from .rules import ASSUMPTIONS
-    return "\n".join([f"# rules from {rules.source}", json.dumps(rules.to_dict(), indent=1),
-                      "\n# assumptions and rules options (replace them in your own rules "
-                      "file):"] + [f"- {k}: {v}" for k, v in ASSUMPTIONS.items()])
+    """The rules in force as JSON (a rules file to edit), then each value with its provenance
+    tag."""
+    return provenance.rules_text(GAME, rules, json.dumps(rules.to_dict(), indent=1))
 
 
 def board(rules: Any) -> dict:
@@ -71,11 +70,7 @@ GAME = register(Game(
             Things("enchanted", "prefix", "enchanted_", seat_level=False,
                    label="enchanted role")),
     switch_offs=switch_offs, board=board, board_plot=board_plot,
-    assumption_note="The board is the rules data's default approximation of the printed map, "
-                    "not the map itself; the cloud tiles, the lightning table and several "
-                    "event values are assumptions too (docs/bloomsim-rules.md).",
-    assumptions={"event": "the event cards' numbers are assumptions of the rules data "
-                          "(bloomsim rules)"},
+    provenance="data/provenance.json", provenance_keys={"event": "events"},
     speed_goal=100_000, lengths=("decisions", "rounds"), lead="led_rounds",
     rules_data=lambda rules: rules.to_dict(), rules_text=rules_text,
     rules_guide="data/guide.json",

@@ -48,33 +48,6 @@ MAX_ROLES = 16
 MAX_CLOUD_TILES = 1000  # each game holds and shuffles the whole deck: it bounds a game's cost
 MAX_TERRAINS = 31      # castle, water and the land terrains: a role's are an int32 bitmask
 
-# Values the spec marks ASSUMPTION (or [D]ecision options): shown by `bloomsim rules`.
-ASSUMPTIONS = {
-    "board": "an approximation of the printed map (6x7 grid with a lake), not the map itself; "
-             "one cloud per cloud space (an area named k times in cloud_spaces holds k clouds)",
-    "cloud_tiles": "mix of 24 tiles: 8 each of (1 star, 1 bolt), (2, 2), (3, 3)",
-    "lightning_points": "end-game table on total bolts",
-    "lightning_points_beyond_table": "points per bolt beyond the table",
-    "roles": "gatherer amounts (cowardly 1 potion; brave 2 potions + 1 wand); druid terrains",
-    "events": "every event's numbers (and the empty tenth card), except Perilous Places' "
-              "forest -1 and meadow -3 (seed 001's example, read as losses) and the sums of "
-              "Protected Places' example; Perilous hill and mountain -2 are assumptions",
-    "score_floor": "the track cannot go below 0 (null or \"none\": no floor)",
-    "enchanted_reshuffle": "[D] option: roles revealed this round are set aside when the "
-                           "enchanted deck is reshuffled mid-reveal ('all_roles': reshuffle all)",
-    "druid_needs_terrain": "[D] option: a druid delivers only from a pawn's area of one of "
-                           "its terrains (the spec); false: from any area holding a pawn "
-                           "(seed 000 names no terrain)",
-    "enchanted_deck": "option: the roles whose cards form the enchanted deck (null: every "
-                      "role); a role left out is never enchanted",
-    "next_start_player": "[D] option: 'last_brave' (seed 000): the player who last acted "
-                         "bravely this round starts the next (nobody brave: the start player "
-                         "stays); 'lead_holder': whoever holds the lead at the round's end",
-    "perilous_places": "[D] option: 'lose' (seed 000): a Perilous Places value above 0 is "
-                       "refused; 'gain_or_lose' allows one (seed 001's example read as printed, "
-                       "'she gains 4': meadow +5)",
-}
-
 OPTION_DEFAULTS = {"enchanted_reshuffle": "set_aside_revealed", "druid_needs_terrain": True,
                    "enchanted_deck": None, "next_start_player": "last_brave",
                    "perilous_places": "lose"}

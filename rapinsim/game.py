@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from simcore import provenance
 from simcore.games import Game, Things, Variant, default_players, register
 
 from .rules import CHARACTER_SELECTIONS, DISGUISE_MODES
@@ -47,15 +48,6 @@ def board_plot(board: dict, lf: Any, default_rules: bool) -> Any:
     return draw(board, lf, default_rules)
 
 
-def rules_text(rules: Any) -> str:
-    """Each rules value in force, tagged: the rules say so, a decision, or an assumption."""
-    from .rules import TAGS
-    return "\n".join([f"rules from {rules.source}\n[R] the rules say so, [D] a decision where "
-                      f"they are unclear, [A] an assumption\n"]
-                     + [f"[{tag}] {name:<26} {getattr(rules, name)!s:<32} {doc}"
-                        for name, (tag, doc) in TAGS.items()])
-
-
 def rules_data(rules: Any) -> dict:
     """The rules' fields as plain data (the names ``rules.replace`` takes)."""
     return {f.name: getattr(rules, f.name) for f in dataclasses.fields(rules)
@@ -71,11 +63,8 @@ GAME = register(Game(
             Things("character", "value", "character", seat_level=True),
             Things("found", "at_least", "found", seat_level=True)),
     switch_offs=switch_offs, board=board, board_plot=board_plot,
-    assumption_note="The board, tile set, items, traps, character skills and Inaba's win rule "
-                    "are assumptions (docs/rapinsim-rules.md).",
-    assumptions={"character": "Inaba's win rule is an assumption of the rules data: Inaba wins "
-                              "only holding the chest (inaba_can_win_on_count = false; "
-                              "rapinsim rules)"},
+    provenance="data/provenance.json",
+    provenance_keys={"item": "items", "trap": "traps", "character": "characters"},
     measuring={"character_selection": "draw"},
     measuring_note="characters dealt at random (rules option character_selection = draw; by "
                    "default the players choose)",
@@ -86,4 +75,4 @@ GAME = register(Game(
     seat_options=(("--character", "characters",
                    "fix one character per seat (default: the players choose, or the rules' "
                    "character_selection = draw deals them)"),),
-    rules_text=rules_text, rules_guide="data/guide.json"))
+    rules_text=lambda rules: provenance.rules_text(GAME, rules), rules_guide="data/guide.json"))

@@ -2,9 +2,9 @@
 
 The file format is the one of ``data/rules.json`` (nested as the published defaults); a user's
 file may be JSON or TOML and needs only the keys it changes. ``Rules.replace(**kw)`` overrides
-from Python with the flat field names below. Each field is tagged in ``TAGS``: [R] the rules say
-so, [D] a decision where they are unclear (a named option), [A] an assumption for an unpublished
-value. ``docs/rapinsim-rules.md`` explains each one.
+from Python with the flat field names below (``FIELDS``). Where each value comes from (seed,
+reading, gap or invention) is data too: ``data/provenance.json``, printed by ``rapinsim rules``;
+``docs/rapinsim-rules.md`` explains each one.
 """
 from __future__ import annotations
 
@@ -40,44 +40,45 @@ MAX_BROWN = 20         # the most brown (or white) rabbits a treasure tile shows
 CHARACTER_SELECTIONS = ("choice", "draw")   # rules field ``character_selection``
 DISGUISE_MODES = ("action", "reaction")     # rules field ``disguise``
 
-TAGS = {
-    "players_min": ("R", "fewest players"),
-    "players_max": ("R", "most players"),
-    "actions_per_turn": ("R", "actions in a turn"),
-    "districts": ("A", "districts on the board"),
-    "houses_per_district": ("R", "houses (tiles) per district"),
-    "route": ("A", "Rize's patrol route, district numbers in order (a ring)"),
-    "extra_edges": ("A", "roads/bridges players may step along besides the ring"),
-    "rize_start": ("R", "Rize's start district for each face of the die"),
-    "die_sides": ("R", "sides of the die"),
-    "treasures": ("A", "treasure tiles: (brown rabbits, white rabbits, count)"),
-    "items": ("A", "item tiles by item"),
-    "traps": ("A", "trap tiles by trap"),
-    "inaba_replaces_brown": ("R", "brown value of the treasure the chest replaces with Inaba"),
-    "white_pair_value": ("R", "brown rabbits a pair of white-rabbit tiles counts as"),
-    "empty_districts_for_dawn": ("R", "empty districts that bring the dawn marker"),
-    "time_markers_permanent": ("D", "a refilled district keeps its time marker"),
-    "coffee_ends_turn": ("D", "the coffee ends the turn like a search"),
-    "max_player_turns": ("D", "safety cap on player turns (stalled games)"),
-    "characters": ("R", "the roster of characters players choose (or draw) from"),
-    "character_selection": ("R", "'choice': players choose their characters in seat order "
-                                 "(the seed); 'draw': dealt at random (for measuring "
-                                 "characters)"),
-    "inaba_can_win_on_count": ("A", "Inaba may also win on treasure count"),
-    "step_into_rize_next": ("D", "a player may step into the district Rize enters next"),
-    "rize_finds": ("D", "Rize finds the players in a district he enters (false: nobody is "
-                        "found, a what-if switch)"),
-    "bicycle_steps": ("A", "steps the bicycle gives for one action"),
-    "cocoa_steps": ("A", "steps Cocoa's skill gives for one action"),
-    "disguise": ("D", "'action': using the disguise costs an action on your turn and hides you "
-                      "until your next turn (the seed's turn); 'reaction': free when found"),
-    "whistle_steps": ("A", "the whistle moves Rize this many districts at once (negative: back "
-                           "against his route), he finds who is there; 0: he skips his next step"),
-    "chest_counts_for_others": ("A", "the chest counts as a treasure tile (0 rabbits) for anyone "
-                                     "but Inaba"),
-    "found_ends_turn": ("D", "being found on your own turn (alarm, whistle) ends the turn"),
-    "pitfall_skips": ("A", "turns a pitfall makes its player skip"),
+FIELDS = {
+    "players_min": "fewest players",
+    "players_max": "most players",
+    "actions_per_turn": "actions in a turn",
+    "districts": "districts on the board",
+    "houses_per_district": "houses (tiles) per district",
+    "route": "Rize's patrol route, district numbers in order (a ring)",
+    "extra_edges": "roads/bridges players may step along besides the ring",
+    "rize_start": "Rize's start district for each face of the die",
+    "die_sides": "sides of the die",
+    "treasures": "treasure tiles: (brown rabbits, white rabbits, count)",
+    "items": "item tiles by item",
+    "traps": "trap tiles by trap",
+    "inaba_replaces_brown": "brown value of the treasure the chest replaces with Inaba",
+    "white_pair_value": "brown rabbits a pair of white-rabbit tiles counts as",
+    "empty_districts_for_dawn": "empty districts that bring the dawn marker",
+    "time_markers_permanent": "a refilled district keeps its time marker",
+    "coffee_ends_turn": "the coffee ends the turn like a search",
+    "max_player_turns": "safety cap on player turns (stalled games)",
+    "characters": "the roster of characters players choose (or draw) from",
+    "character_selection": "'choice': players choose their characters in seat order "
+                           "(the seed); 'draw': dealt at random (for measuring "
+                           "characters)",
+    "inaba_can_win_on_count": "Inaba may also win on treasure count",
+    "step_into_rize_next": "a player may step into the district Rize enters next",
+    "rize_finds": "Rize finds the players in a district he enters (false: nobody is "
+                  "found, a what-if switch)",
+    "bicycle_steps": "steps the bicycle gives for one action",
+    "cocoa_steps": "steps Cocoa's skill gives for one action",
+    "disguise": "'action': using the disguise costs an action on your turn and hides you "
+                "until your next turn (the seed's turn); 'reaction': free when found",
+    "whistle_steps": "the whistle moves Rize this many districts at once (negative: back "
+                     "against his route), he finds who is there; 0: he skips his next step",
+    "chest_counts_for_others": "the chest counts as a treasure tile (0 rabbits) for anyone "
+                               "but Inaba",
+    "found_ends_turn": "being found on your own turn (alarm, whistle) ends the turn",
+    "pitfall_skips": "turns a pitfall makes its player skip",
 }
+"""Every rules field and what it sets (the names ``Rules.replace`` takes)."""
 
 # Where each field lives in a rules file (nested as the published defaults).
 FILE_KEYS = {
@@ -101,7 +102,7 @@ def _is_int(v):
 
 @dataclass(frozen=True)
 class Rules:
-    """All rule parameters; see ``TAGS`` and docs/rapinsim-rules.md. Validated on creation."""
+    """All rule parameters; see ``FIELDS`` and docs/rapinsim-rules.md. Validated on creation."""
 
     players_min: int = 2
     players_max: int = 6
@@ -138,7 +139,7 @@ class Rules:
     source: str = field(default="<rules>", compare=False)
 
     def __post_init__(self):
-        for name in TAGS:
+        for name in FIELDS:
             check_nesting(getattr(self, name), f"{self.source}: rules field {name!r}")
         norm = _normalise(self)
         for k, v in norm.items():
@@ -146,11 +147,11 @@ class Rules:
         _validate(self)
 
     def replace(self, **kw) -> Rules:
-        """A copy with some fields changed (flat field names, see ``TAGS``)."""
-        bad = sorted(set(kw) - set(TAGS))
+        """A copy with some fields changed (flat field names, see ``FIELDS``)."""
+        bad = sorted(set(kw) - set(FIELDS))
         if bad:
             raise ValueError(f"{self.source}: unknown rules field(s) {bad}; "
-                             f"fields are {sorted(TAGS)}")
+                             f"fields are {sorted(FIELDS)}")
         return dataclasses.replace(self, source=f"{self.source} (with overrides)", **kw)
 
     @property
@@ -405,7 +406,7 @@ def _from_mapping(data: dict, source: str) -> Rules:
                 if (key, sub) not in FILE_KEYS:
                     raise ValueError(f"{source}: unknown rules key {f'{key}.{sub}'!r}")
                 kw[FILE_KEYS[key, sub]] = v
-        elif key in TAGS and key not in FILE_KEYS.values():
+        elif key in FIELDS and key not in FILE_KEYS.values():
             kw[key] = val
         else:
             raise ValueError(f"{source}: unknown rules key {key!r}")

@@ -56,7 +56,7 @@ def parser(game) -> argparse.ArgumentParser:
     rep.add_argument("--game", type=int, default=0,
                      help="the game index of the seed to print (default: %(default)s)")
     ru = sub.add_parser("rules", prog=f"{game.name} rules",
-                        help="print the rules in force and which are assumptions")
+                        help="print the rules in force, each with its provenance tag")
     ru.add_argument("--rules", help="a JSON or TOML rules file (default: the game's default "
                                     "rules)")
     return ap

@@ -74,11 +74,14 @@ class Game:
     board_plot: Callable[[dict, Any, bool], Any] | None = None
     """(board, results LazyFrame, default rules?) -> a matplotlib Figure of the board with what
     the results did on it."""
-    assumption_note: str = ""
-    """What a reader of this game's tables must know about its assumed rules (shown beside
-    headlines)."""
-    assumptions: Mapping[str, str] = field(default_factory=dict)
-    """Per kind of thing (``Things.kind``): the rules assumption a headline about it rests on."""
+    provenance: str = ""
+    """The file in the game's package (JSON) that tags every rules value and reading seed,
+    reading, gap or invention (``simcore.provenance``): what ``GAME rules`` prints beside
+    each value and the balance report's assumptions box lists; "" when the game has none."""
+    provenance_keys: Mapping[str, str] = field(default_factory=dict)
+    """Per kind of thing (``Things.kind``): the provenance key its things sit under
+    (``"event": "events"``: card ``x`` is ``events.x``), so a headline about a thing names the
+    assumptions it rests on."""
     measuring: Mapping[str, Any] = field(default_factory=dict)
     """Rules values under which the balance report plays its tournament a second time, for the
     table by character only (every other figure plays the defaults): e.g. characters dealt at
@@ -105,7 +108,7 @@ class Game:
     """(command-line flag, ``simulate``/``replay`` keyword, help): options given per seat
     beyond the policies (e.g. fixed characters)."""
     rules_text: Callable[[Any], str] | None = None
-    """rules -> what ``GAME rules`` prints: the rules in force and which are assumptions."""
+    """rules -> what ``GAME rules`` prints: the rules in force, each with its provenance tag."""
     rules_guide: str = ""
     """The file in the game's package (JSON) that names, groups and explains the rules values
     for people (the what-if page): ``{"groups": [{"id", "title", "about", "report",

@@ -36,3 +36,12 @@ def test_the_solver_prints_what_its_docs_show(capsys):
                                                              "--scheduler inprocess"))
     assert main(args + small.split()) == 0
     assert capsys.readouterr().out == shown
+
+
+def test_the_rules_docs_hold_the_provenance_data_s_tables():
+    """docs/GAME-rules.md's table is ``python -m simcore.provenance``'s, from the data."""
+    from simcore import games, provenance
+    for name in ("bloomsim", "rapinsim"):
+        text = (ROOT / "docs" / f"{name}-rules.md").read_text(encoding="utf-8")
+        assert provenance.in_doc(text) == provenance.table(provenance.load(games.get(name))), \
+            f"regenerate: python -m simcore.provenance {name} docs/{name}-rules.md"

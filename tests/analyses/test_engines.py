@@ -32,7 +32,7 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
                    rung_games=200, search_games=60)
     text = page.read_text()
     assert 'id="bloomsim"' in text and 'id="rapinsim"' in text
-    assert "default approximation of the printed map" in text
+    assert "[gap] board: an approximation of the printed map" in text     # assumptions box
     for game in ("bloomsim", "rapinsim"):
         assert (tmp_path / "rep" / f"{game}-results.parquet").exists()
         assert (tmp_path / "rep" / f"{game}-counterfactual.parquet").exists()

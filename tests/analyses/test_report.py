@@ -37,8 +37,11 @@ def test_report_on_a_file(bloom_file, bloom_board, tmp_path):
     # each policy sat in a fixed seat (a, b, c, a): no seat verdict, said so
     assert ("Seats (4 players): each policy sat in a fixed seat, so seat effects cannot be "
             "read") in text and "best seat" not in text
-    assert "rests on the default rules data's assumptions: The board is the rules data's " \
-        "default approximation of the printed map" in text
+    # the assumptions box, generated from the provenance data: one line each
+    assert "rests on the default rules data, and these" in text
+    assert "<li>[gap] board: an approximation of the printed map" in text
+    assert "<li>[invention] events.empty_handed:" in text
+    assert "[seed] rounds" not in text
     for img in ("winrates", "seats", "scores", "events-win", "events-score", "board"):
         assert f'src="bloomsim-{img}.png"' in text
         assert (tmp_path / "r" / f"bloomsim-{img}.png").stat().st_size > 5000
@@ -54,7 +57,9 @@ def test_report_on_a_dataset_directory(rapin_dataset, town_board, tmp_path):
     assert "Lapin treasure hunt" in text and "mean treasures" in text
     assert (tmp_path / "r" / "rapinsim-board.png").exists()
     assert "Strongest character" in text and (tmp_path / "r" / "rapinsim-characters.png").exists()
-    assert "Inaba&#x27;s win rule is an assumption" in text or "Inaba's win rule" in text
+    # the character headline names the inventions it rests on (the roster: three are no seed's)
+    assert "Rests on: [invention] characters: a roster of six" in text
+    assert "<li>[invention] districts: 16 districts, a 4x4 town" in text
     # one policy in every seat: seats comparable, the verdict in words
     assert "Seats (4 players): the start seat wins" in text
     assert "no evidence that the seats differ (p = " in text or "seats are <b>not equal" in text
@@ -199,3 +204,13 @@ def test_seat_plot_names_the_test_and_claims_no_equality():
     fig = seat_plot(seat_advantage(bloom_frame(4000, seed=100)))
     words = " ".join(ax.get_xlabel() for ax in fig.axes)
     assert "test of equal seats: p = 0." in words and "seats equal)" not in words
+
+
+def test_a_headline_names_the_provenance_entries_of_its_things():
+    from analyses.report import _assumption
+    said = _assumption("rapinsim", "character", ("cocoa",), None)
+    assert "[invention] characters: a roster of six" in said          # the family's own entry
+    assert "[invention] characters.cocoa:" in said and "chimame" not in said
+    assert "characters.inaba.skill" in _assumption("rapinsim", "character", ("inaba",), None)
+    assert _assumption("bloomsim", "event", ("rounds",), None) == ""   # events: a seed entry
+    assert _assumption("rapinsim", "character", ("cocoa",), "my-rules.json") == ""

@@ -1,4 +1,6 @@
 """The command line: a win-rate table with n and 95% Wilson intervals; one-line errors, exit 2."""
+import re
+
 import pytest
 
 from bloomsim.cli import main
@@ -17,11 +19,13 @@ def test_replay_and_rules(capsys):
     assert capsys.readouterr().out.startswith("Broom Service, seed 1, game 0")
     assert main(["rules"]) == 0
     out = capsys.readouterr().out
-    assert "assumptions" in out and "enchanted_reshuffle" in out
-    # the seed readings' options, with the reading each one restores
+    assert "tags: seed" in out and "enchanted_reshuffle" in out
+    # the seed readings' options, each value with its provenance tag
     assert '"next_start_player": "last_brave"' in out and '"perilous_places": "lose"' in out
-    assert "- next_start_player: [D] option: 'last_brave' (seed 000)" in out
-    assert "- perilous_places: [D] option: 'lose' (seed 000)" in out
+    assert re.search(r'next_start_player +"last_brave" +\[seed\] last_brave; option '
+                     r'lead_holder', out)
+    assert re.search(r'enchanted_reshuffle +"set_aside_revealed" +\[reading\]', out)
+    assert "  events.empty_handed [invention]" in out
 
 
 @pytest.mark.parametrize("argv,match", [

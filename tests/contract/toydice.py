@@ -185,5 +185,4 @@ def switch_offs(rules, players=None, events="replace"):
 GAME = register(Game(name="toydice", title="Dice race", players=(2, 5), score="dice",
                      marks=("dice", "bonus_card"),
                      things=(Things("card", "prefix", "bonus_", seat_level=True),),
-                     switch_offs=switch_offs, rules_data=dict,
-                     assumption_note="A toy game for the tests."))
+                     switch_offs=switch_offs, rules_data=dict))

@@ -1,5 +1,6 @@
 """Golden transcripts (REGEN_GOLDEN=1 rewrites them), the API's bad input, the CLI."""
 import os
+import re
 from pathlib import Path
 
 import polars as pl
@@ -116,10 +117,14 @@ def test_cli_simulate_replay_rules_and_errors(capsys, tmp_path):
     assert "Rize starts" in capsys.readouterr().out
     assert cli.main(["rules"]) == 0
     out = capsys.readouterr().out
-    assert "[A] route" in out and "[D] coffee_ends_turn" in out
-    for option in ("[R] character_selection", "[D] disguise", "[A] whistle_steps",
-                   "[A] chest_counts_for_others", "[D] found_ends_turn", "[A] pitfall_skips"):
-        assert option in out
+    # each value with its provenance tag (rapinsim/data/provenance.json)
+    for name, tag in (("route", "invention"), ("coffee_ends_turn", "reading"),
+                      ("character_selection", "seed"), ("disguise", "gap"),
+                      ("whistle_steps", "invention"), ("chest_counts_for_others", "gap"),
+                      ("found_ends_turn", "gap"), ("pitfall_skips", "gap"),
+                      ("characters", "invention")):
+        assert re.search(rf"^{name} .*\[{tag}\] ", out, re.M), name
+    assert "  characters.cocoa [invention]" in out
     assert cli.main(["simulate", "--policy", "random", "--games", "5", "--seed", "1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("rapinsim: error:") and err.count("\n") == 1

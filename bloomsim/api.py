@@ -44,7 +44,7 @@ ADAPTIVE = True
 # The balance report's search rung: with the prior it wins about 69% against three `cloud`
 # seats (docs/search.md, "Strength").
 STRONG = "ismcts-100"
-STRONG_GAMES = 1000
+STRONG_GAMES = 600
 
 
 def as_rules(rules) -> Rules:

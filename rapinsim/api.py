@@ -32,9 +32,9 @@ BIAS = 1.0
 ADAPTIVE = True
 # The balance report's search rung: ISMCTS-300 is level with `keeper`, ISMCTS-1000 above it
 # (docs/search.md, "Strength"); with every seat searching a game costs about 0.5-0.8 CPU s,
-# so the report plays fewer games there.
+# so the report plays fewer games there (the main job stays within about 7.5 minutes).
 STRONG = "ismcts-1000"
-STRONG_GAMES = 300
+STRONG_GAMES = 150
 
 
 agent = agent_maker(POLICIES, PLAYOUT, WEIGHTS, bias=BIAS, adaptive=ADAPTIVE, strong=STRONG,

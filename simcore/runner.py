@@ -22,7 +22,6 @@ refused.
 """
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -334,6 +333,21 @@ def check_same_run(folder: Path, old: dict, manifest: dict) -> None:
                          f"to start anew")
 
 
+def _lock_file(f: TextIO) -> None:
+    """An exclusive, non-blocking lock on ``f`` (``flock`` on POSIX, ``msvcrt.locking`` on
+    Windows), raising ``BlockingIOError`` while another process holds it."""
+    if os.name == "nt":
+        import msvcrt
+        f.seek(0)
+        try:
+            msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
+        except OSError as e:
+            raise BlockingIOError(str(e)) from None
+    else:
+        import fcntl
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
 def lock_folder(folder: Path) -> TextIO:
     """Lock ``folder`` for this process (``flock`` on its ``_lock`` file, which names the
     holder): a second writer gets one line naming the first, and the kernel drops the lock
@@ -341,13 +355,16 @@ def lock_folder(folder: Path) -> TextIO:
     it would let two writers lock two different files."""
     f = open(folder / LOCK, "a+", encoding="utf-8")     # created if absent, never truncated
     try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        _lock_file(f)
         f.truncate(0)
         f.write(f"pid {os.getpid()} ({' '.join(shlex.join(sys.argv).split())})\n")
         f.flush()
     except BlockingIOError:
         f.seek(0)
-        holder = f.read().strip() or "another process"
+        try:
+            holder = f.read().strip() or "another process"
+        except OSError:         # Windows: the holder's locked byte cannot be read
+            holder = "another process"
         f.close()
         raise ValueError(f"out={str(folder)!r} is being written by {holder}; wait for it to "
                          f"end or choose another path") from None

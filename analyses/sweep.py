@@ -28,7 +28,8 @@ import polars as pl
 
 from simcore import budget, games
 from simcore.progress import Progress, ProgressArg
-from simcore.runner import check_int, open_folder, release
+from simcore.runner import (check_int, check_part, manifest_id, open_folder, release,
+                            write_part)
 from simcore.summary import Z95
 
 from .data import scan
@@ -221,13 +222,6 @@ def _check(game: Any, variants: Any, policies: Any, players: Any, n_games: Any, 
     return spec, chosen, counts, rules
 
 
-def _write(df: pl.DataFrame, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    df.write_parquet(tmp, compression="zstd")
-    os.replace(tmp, path)
-
-
 def _results(tasks: Iterator[Task], scheduler: Any) -> Iterator[tuple[Task, pl.DataFrame]]:
     """Each task and its frame as it finishes, on the scheduler asked for (at most
     ``IN_FLIGHT`` tasks handed to Dask at once)."""
@@ -337,14 +331,22 @@ def sweep(game: Any, variants: Any, policies: Sequence[str], players: int | Sequ
                            "variants_sha": digest, "policies": list(policies),
                            "players": counts, "n_games": n_games, "seed": seed,
                            "chunk": chunk}, MANIFEST, "sweep")
+        sweep_id = manifest_id(root, MANIFEST)
+
+    def run_of(t: Task) -> str:     # a part's record names its run and its folder
+        return f"{sweep_id}:{t.part(root).parent.relative_to(root).as_posix()}"
     bar = Progress(progress, todo, f"sweep {spec.name}")
     frames = []
     try:
+        for t in tasks():       # every part already written is checked before any game
+            if written(t):
+                check_part(t.part(root), run_of(t), t.first, t.n)
         for task, df in _results((t for t in tasks() if not written(t)), scheduler):
             if root is None:
                 frames.append(df)
             else:
-                _write(df, task.part(root))
+                task.part(root).parent.mkdir(parents=True, exist_ok=True)
+                write_part(df, task.part(root), run_of(task), task.first, task.n)
             bar.update(task.n)
     finally:
         bar.close()

@@ -101,12 +101,8 @@ def run(play: Callable[[int, int], Any], build: Callable[[int, Any], pl.DataFram
         frame = build(start, raw)
         done = folder / part_name(k)
 
-        def write_part(tmp: Path) -> None:          # the record first: see part_record
-            frame.write_parquet(tmp, compression="zstd")
-            record = part_record(manifest_id(folder), start, n, tmp)
-            atomic_write(record_of(done), lambda t: t.write_text(json.dumps(record)))
         try:
-            atomic_write(done, write_part)
+            write_part(frame, done, manifest_id(folder), start, n)
         except (OSError, pl.exceptions.PolarsError) as e:    # polars wraps the OS error
             raise ValueError(f"out={str(folder)!r}: cannot write {done.name} "
                              f"({os_reason(e)}); the parts already there are complete: "
@@ -223,13 +219,29 @@ def check_parts(folder: Path, manifest: dict) -> int:
     missing = 0
     for k, start in enumerate(range(first, end, chunk)):
         part = folder / part_name(k)
-        if not part.exists():
+        if part.exists():
+            check_part(part, run, start, min(chunk, end - start))
+        else:
             missing += 1
-            continue
-        want = part_record(run, start, min(chunk, end - start), part)
-        have = read_record(record_of(part))
-        if have == want:
-            continue
+    return missing
+
+
+def write_part(frame: pl.DataFrame, part: Path, run: str, start: int, n: int) -> None:
+    """Write ``frame`` as ``part`` (games ``start`` to ``start + n - 1`` of ``run``) with its
+    record beside it; the record first: see ``part_record``."""
+    def write(tmp: Path) -> None:
+        frame.write_parquet(tmp, compression="zstd")
+        record = part_record(run, start, n, tmp)
+        atomic_write(record_of(part), lambda t: t.write_text(json.dumps(record)))
+    atomic_write(part, write)
+
+
+def check_part(part: Path, run: str, start: int, n: int) -> None:
+    """A ValueError naming what is wrong with ``part`` unless its record says it holds games
+    ``start`` to ``start + n - 1`` of ``run`` with exactly its bytes."""
+    want = part_record(run, start, n, part)
+    have = read_record(record_of(part))
+    if have != want:
         if have is None:
             why = f"its record {record_of(part).name} is missing or unreadable"
         elif have.get("run") != run:
@@ -241,7 +253,6 @@ def check_parts(folder: Path, manifest: dict) -> int:
             why = "its bytes do not match its checksum"
         raise ValueError(f"{part}: corrupt part file ({why}); delete it and run the same "
                          f"command again to play its games anew")
-    return missing
 
 
 def part_record(run: str, start: int, n: int, part: Path) -> dict:
@@ -275,10 +286,10 @@ def _games(record: dict) -> str:
     return f"{first} to {end - 1}"
 
 
-def manifest_id(folder: Path) -> str:
+def manifest_id(folder: Path, meta_name: str = MANIFEST) -> str:
     """The run a dataset folder holds: the start of the sha256 of its manifest file, which is
     written once and never rewritten (a resumed run has the same)."""
-    return hashlib.sha256((folder / MANIFEST).read_bytes()).hexdigest()[:16]
+    return hashlib.sha256((folder / meta_name).read_bytes()).hexdigest()[:16]
 
 
 def open_folder(folder: Path, manifest: dict, meta_name: str = MANIFEST,

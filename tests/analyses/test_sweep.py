@@ -110,6 +110,31 @@ def test_an_interrupted_sweep_resumes_and_plays_only_what_is_missing(tmp_path):
         _inprocess(out=out, seed=6)
 
 
+def _copy(part, over):
+    """``part`` and its record copied over another seating's part."""
+    over.write_bytes(part.read_bytes())
+    over.with_name(over.name + ".json").write_bytes(part.with_name(part.name + ".json")
+                                                    .read_bytes())
+
+
+@pytest.mark.parametrize("damage, why", [
+    (lambda parts: parts[0].write_bytes(parts[0].read_bytes()[:-9]), "checksum"),
+    (lambda parts: parts[1].with_name(parts[1].name + ".json").unlink(), "record"),
+    (lambda parts: _copy(parts[0], parts[-1]), "another run's"),
+])
+def test_a_damaged_sweep_part_is_named_before_any_game(tmp_path, damage, why):
+    """A resumed sweep checks each part already there against its record (run, folder,
+    games, bytes), as ``simulate(out=...)`` does, and plays nothing when one is wrong."""
+    out = tmp_path / "sw"
+    _inprocess(out=out)
+    parts = sorted(out.rglob("part-*.parquet"), key=lambda p: (p.parent.as_posix(), p.name))
+    damage(parts)
+    played = []
+    with pytest.raises(ValueError, match=f"corrupt part file.*{why}"):
+        _inprocess(out=out, progress=lambda done, total: played.append(done))
+    assert not any(played)
+
+
 @pytest.mark.parametrize("kw, match", [
     (dict(players=[1]), "2 to 5 players"),
     (dict(policies=["smart"]), "built-in policy names"),

@@ -373,12 +373,7 @@ def _run(args: argparse.Namespace) -> None:
         print("Share of meetings each policy (row) finished ahead of each other one (95%, the "
               "game index the unit):")
         print(display.to_text(r.matrix))
-        print(display.to_text(r.ratings.select(
-            "policy", display.rate_ci("nash_mass", "nash_low", "nash_high").alias("Nash mass"),
-            display.num_ci("nash_rating", "nash_rating_low", "nash_rating_high", 3)
-            .alias("Nash rating"),
-            display.rate_ci("alpharank", "alpharank_low", "alpharank_high").alias("Alpha-Rank"),
-            display.num_ci("bt_elo", "bt_low", "bt_high", 0).alias("Bradley-Terry"))))
+        print(display.to_text(display.cycles_table(r.ratings)))
         print(r.text())
     elif args.command == "distill":
         made = distill(args.game, args.games, args.seed, args.agent, args.out,

@@ -105,11 +105,13 @@ def check_population(population: Sequence[Any]) -> None:
 
 
 def measure(results: Frame, policies: Sequence[str] | None = None, *, alpha: float = ALPHA,
-            replicates: int = BOOTSTRAP, seed: int = 0) -> Intransitivity:
+            replicates: int = BOOTSTRAP, seed: int = 0,
+            met: pl.DataFrame | None = None) -> Intransitivity:
     """The tables of ``Intransitivity`` from a tournament's results frame, over ``policies``
     (default: every policy in it; the others stay at the tables as opponents but are not
-    compared). Every pair must have met."""
-    met = meetings(results)
+    compared). Every pair must have met. ``met``: ``meetings(results)`` when it is already
+    computed (the report's)."""
+    met = meetings(results) if met is None else met
     names = sorted(set(met["policy"])) if policies is None else list(policies)
     check_population(names)
     missing = sorted(set(names) - set(met["policy"]))

@@ -119,3 +119,12 @@ def test_the_default_population_and_the_command_line(capsys):
     assert main(["intransitivity", "bloomsim", "--population", "greedy", "careful",
                  "nosuch"]) == 2
     assert "unknown policy 'nosuch'" in capsys.readouterr().err
+
+
+def test_the_report_reads_the_lens_off_its_own_tournament(tmp_path):
+    from synth import Clustered
+
+    from analyses.report import game_section
+    sec = game_section(Clustered(1, 40, (0.0, 0.3, 0.6), seed=2).frame(0), tmp_path)
+    assert any("Cyclic share of the head-to-head among p0, p1, p2" in h for h in sec.headlines)
+    assert 'id="bloomsim-cycles"' in "".join(sec.body)

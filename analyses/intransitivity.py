@@ -23,6 +23,7 @@ from scipy.optimize import linprog, minimize
 
 from .data import Frame
 from .games import game_module
+from .stats import few_clusters
 from .tournament import (BOOTSTRAP, PRIOR, _fit_bt, degenerate, matrix, meetings, pairwise,
                          resample, tournament, wins_per_game)
 
@@ -67,7 +68,8 @@ class Intransitivity:
                 top.select("policy", "alpharank", "alpharank_low", "alpharank_high")
                 .iter_rows()),
             "Bradley-Terry top: " + r.sort("bt_elo", descending=True)["policy"][0]]
-        return "\n".join(lines + ([f"caution: {c['caution']}"] if c["caution"] else []))
+        cautions = [x for x in (c["caution"], few_clusters(c["games"])) if x]
+        return "\n".join(lines + [f"caution: {x}" for x in cautions])
 
 
 def default_population(game: Any) -> list[str]:

@@ -7,6 +7,7 @@ import pytest
 from synth import duel_frame
 
 import bloomsim
+import rapinsim
 from analyses import intransitivity
 from analyses.cli import main
 from analyses.intransitivity import (alpharank, cyclic_share, default_population, hodge,
@@ -100,6 +101,9 @@ def test_a_population_is_played_on_a_game_and_checked():
     r = intransitivity(fakegame, ["weak", "mid", "strong"], players=2, games=40, seed=3,
                        replicates=50)
     assert r.results is not None and set(r.ratings["policy"]) == {"weak", "mid", "strong"}
+    assert "caution: only" not in r.text()
+    few = intransitivity(fakegame, ["weak", "mid", "strong"], players=2, games=12, replicates=20)
+    assert "caution: only 12 game indices (fewer than 20)" in few.text()
     assert r.ratings.sort("alpharank", descending=True)["policy"][0] == "strong"
     with pytest.raises(ValueError, match="at least 3 policies"):
         intransitivity(fakegame, ["weak", "mid"], players=2, games=5)
@@ -114,6 +118,8 @@ def test_a_population_is_played_on_a_game_and_checked():
 def test_the_default_population_and_the_command_line(capsys):
     pop = default_population(bloomsim)
     assert "random" not in pop and {"cloud", "distilled", *bloomsim.TUNED} <= set(pop)
+    for mod in (bloomsim, rapinsim):                 # each tuned variant is a heuristic's name
+        assert [mod.heuristic(t).name for t in mod.TUNED] == list(mod.TUNED)
     assert main(["intransitivity", "bloomsim", "--population", "greedy", "careful"]) == 2
     assert "at least 3 policies" in capsys.readouterr().err
     assert main(["intransitivity", "bloomsim", "--population", "greedy", "careful",

@@ -131,8 +131,7 @@ def measure(results: Frame, policies: Sequence[str] | None = None, *, alpha: flo
     pw = pairwise(results, met)
     return Intransitivity(pw, matrix(pw), cyclic_share(wins, boot, per_game.shape[0], alpha),
                           _ratings(names, wins, boot, alpha),
-                          results if isinstance(results, pl.DataFrame) and policies is None
-                          else None)
+                          results if isinstance(results, pl.DataFrame) else None)
 
 
 def log_odds(wins: np.ndarray) -> np.ndarray:

@@ -3,6 +3,7 @@
 Alpha-Rank on known games, and clear errors."""
 import fakegame
 import numpy as np
+import polars as pl
 import pytest
 from synth import duel_frame
 
@@ -113,6 +114,9 @@ def test_a_population_is_played_on_a_game_and_checked():
         intransitivity(fakegame, ["weak", "mid", "strong"], players=2, games=5, search=True)
     with pytest.raises(ValueError, match="no head-to-head meetings of \\['twin'\\]"):
         measure(duel_frame(RPS, 5), ["p0", "p1", "twin"])
+    apart = duel_frame(RPS, 5).filter(~pl.col("seating").is_in(["p0|p1", "p1|p0"]))
+    with pytest.raises(ValueError, match="never met at one table: \\[\\('p0', 'p1'\\)\\]"):
+        measure(apart)
 
 
 def test_the_default_population_and_the_command_line(capsys):

@@ -21,6 +21,7 @@ from .data import (Frame, InputError, collect, columns, detect_game, lazy, requi
 from .event_impact import event_impact
 from .games import game_spec
 from .intransitivity import measure as measure_cycles
+from .stats import few_clusters
 from simcore import provenance
 from .seats import CONFOUNDED, DESIGN_NOTE, ROTATED, seat_advantage, seat_design
 from .skill import (ALPHA, APPEARS, CHANGES, FLIPS, HOLDS, NEGLIGIBLE, STEADY, VANISHES,
@@ -121,7 +122,8 @@ def _cycles(lf: pl.LazyFrame, met: pl.DataFrame, compared: list[str], game: str
             "Bradley-Terry assumes none. Intervals: percentiles of the same bootstrap. See "
             "docs/analyses.md, Intransitivity.</p>"
             + display.to_html(display.cycles_table(r.ratings))
-            + (f"<p><b>Caution:</b> {html.escape(c['caution'])}.</p>" if c["caution"] else ""))
+            + "".join(f"<p><b>Caution:</b> {html.escape(x)}.</p>"
+                      for x in (c["caution"], few_clusters(c["games"])) if x))
     return headline, body
 
 

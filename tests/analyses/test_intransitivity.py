@@ -138,3 +138,4 @@ def test_the_report_reads_the_lens_off_its_own_tournament(tmp_path):
     sec = game_section(Clustered(1, 40, (0.0, 0.3, 0.6), seed=2).frame(0), tmp_path)
     assert any("Cyclic share of the head-to-head among p0, p1, p2" in h for h in sec.headlines)
     assert 'id="bloomsim-cycles"' in "".join(sec.body)
+    assert "Caution:</b> only" not in "".join(sec.body)      # 40 game indices: no caution

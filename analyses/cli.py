@@ -15,6 +15,8 @@ from .data import scan
 from .distill import distill
 from .distill import summary as distill_summary
 from .event_impact import event_impact
+from .intransitivity import GAMES as INTRANSITIVITY_GAMES
+from .intransitivity import intransitivity
 from .ladder import ladder
 from .diff import diff as balance_diff
 from .diff import page as diff_page
@@ -81,6 +83,20 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--players", type=int, required=True)
     t.add_argument("--games", type=int, required=True, help="games per seating")
     t.add_argument("--seed", type=int, default=0)
+    it = sub.add_parser("intransitivity", help="one best strategy or a cycle? a round robin of a "
+                                               "population: the finish-ahead matrix, its cyclic "
+                                               "share, Nash averaging, Alpha-Rank, Bradley-Terry")
+    it.add_argument("game", choices=games.names())
+    it.add_argument("--population", nargs="+", action="extend", metavar="SPEC",
+                    help="policy specs (built-in names, NAME[weight=value,...], search agents "
+                         "such as ismcts-100); default: the game's heuristics but random, its "
+                         "shipped policies and its tuned weight variants")
+    it.add_argument("--search", action="store_true",
+                    help="add the game's search rung (GAME.agent.strong) to the population")
+    it.add_argument("--players", type=int, default=4)
+    it.add_argument("--games", type=int, default=INTRANSITIVITY_GAMES,
+                    help=f"game indices per seating (default {INTRANSITIVITY_GAMES:,})")
+    it.add_argument("--seed", type=int, default=0)
     la = sub.add_parser("ladder", help="the skill ladder: rungs against each other on shared "
                                        "seeds, a rating per rung, the x%%-chess weight of "
                                        "neighbouring rungs and the share of variance due to "
@@ -351,6 +367,14 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "tournament":
         t = tournament(args.game, args.policy, args.players, args.games, args.seed)
         print(display.to_text(display.head_to_head_table(t.matrix, t.ratings)))
+    elif args.command == "intransitivity":
+        r = intransitivity(args.game, args.population, args.players, args.games, args.seed,
+                           search=args.search)
+        print("Share of meetings each policy (row) finished ahead of each other one (95%, the "
+              "game index the unit):")
+        print(display.to_text(r.matrix))
+        print(display.to_text(display.cycles_table(r.ratings)))
+        print(r.text())
     elif args.command == "distill":
         made = distill(args.game, args.games, args.seed, args.agent, args.out,
                        args.opponents.split(",") if args.opponents else None, args.players,

@@ -119,6 +119,16 @@ def ratings_table(t: pl.DataFrame) -> pl.DataFrame:
                     rate_ci("win_rate", "ci_low", "ci_high").alias("win rate [95% CI]"))
 
 
+def cycles_table(t: pl.DataFrame) -> pl.DataFrame:
+    """``Intransitivity.ratings`` with each rating and its interval in one cell."""
+    return t.select(
+        "policy", rate_ci("nash_mass", "nash_low", "nash_high").alias("Nash mass"),
+        num_ci("nash_rating", "nash_rating_low", "nash_rating_high", 3).alias(
+            "Nash rating (log-odds)"),
+        rate_ci("alpharank", "alpharank_low", "alpharank_high").alias("Alpha-Rank"),
+        num_ci("bt_elo", "bt_low", "bt_high", 0).alias("Bradley-Terry, Elo scale"))
+
+
 def to_html(t: pl.DataFrame) -> str:
     """An HTML table; numbers (and value [interval] cells) right-aligned, words left."""
     numeric = [t.schema[c].is_numeric() or (t.schema[c] == pl.String and t.height > 0

@@ -20,6 +20,8 @@ from .data import (Frame, InputError, collect, columns, detect_game, lazy, requi
                    score_column)
 from .event_impact import event_impact
 from .games import game_spec
+from .intransitivity import measure as measure_cycles
+from .stats import few_clusters
 from simcore import provenance
 from .seats import CONFOUNDED, DESIGN_NOTE, ROTATED, seat_advantage, seat_design
 from .skill import (ALPHA, APPEARS, CHANGES, FLIPS, HOLDS, NEGLIGIBLE, STEADY, VANISHES,
@@ -92,6 +94,37 @@ def board_data(game: str, rules_path: str | None = None) -> dict | None:
     a game that declares no board."""
     spec = game_spec(game)
     return None if spec.board is None else spec.board(spec.module().load_rules(rules_path))
+
+
+def _cycles(lf: pl.LazyFrame, met: pl.DataFrame, compared: list[str], game: str
+            ) -> tuple[str, str]:
+    """The intransitivity lens (``analyses.intransitivity``) on the tournament's own games,
+    among the policies other than ``random`` (which every heuristic beats, and which would
+    fill the ranking): headline and section."""
+    r = measure_cycles(lf, compared, met=met)
+    c = r.cyclic.row(0, named=True)
+    mix = r.ratings.filter(pl.col("nash_mass") > 0.005).sort("nash_mass", descending=True)
+    top = r.ratings.sort("alpharank", descending=True).row(0, named=True)
+    nash = ", ".join(f"{html.escape(p)} {m:.2f}" for p, m in mix.select("policy", "nash_mass")
+                     .iter_rows())
+    headline = (f"Cyclic share of the head-to-head among {', '.join(map(html.escape, compared))}"
+                f": <b>{c['share']:.3f}</b> [{c['ci_low']:.3f}, {c['ci_high']:.3f}] (0: a "
+                f"ranking explains every pair, 1: a pure cycle); Nash equilibrium {nash}; "
+                f"Alpha-Rank's top: {html.escape(top['policy'])} ({top['alpharank']:.2f}).")
+    body = (f'<h3 id="{game}-cycles">One best strategy or a cycle?</h3>'
+            "<p class=note>The head-to-head log-odds of finishing ahead among the policies "
+            "other than random, split into a ranking (gradient) and cycles (Hodge "
+            "decomposition); the cyclic share is the cycles' part of the sum of squares, "
+            "bias-corrected, with a 95% basic bootstrap interval over game indices. Nash "
+            "averaging (max-entropy equilibrium of the log-odds meta-game: a policy's rating "
+            "is its log-odds against the equilibrium mix, 0 for the mix's members) and "
+            f"Alpha-Rank (alpha {c['alpha']:g}) stay meaningful where there is a cycle; "
+            "Bradley-Terry assumes none. Intervals: percentiles of the same bootstrap. See "
+            "docs/analyses.md, Intransitivity.</p>"
+            + display.to_html(display.cycles_table(r.ratings))
+            + "".join(f"<p><b>Caution:</b> {html.escape(x)}.</p>"
+                      for x in (c["caution"], few_clusters(c["games"])) if x))
+    return headline, body
 
 
 def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = None,
@@ -185,6 +218,11 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
             + ("" if flagged.is_empty() else
                f" other than {', '.join(html.escape(x) for x in flagged['policy'])}, whose "
                f"rating the data cannot place") + ").")
+        compared = sorted(set(met["policy"]) - {"random"})
+        if len(compared) >= 3:
+            headline, body = _cycles(lf, met, compared, game)
+            sec.headlines.append(headline)
+            b.append(body)
 
     hist = score_histogram(lf, score)
     b.append(f'<h3 id="{game}-scores">Score distribution</h3>')

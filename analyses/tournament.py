@@ -200,23 +200,39 @@ def bt_bootstrap(met: pl.DataFrame, replicates: int = BOOTSTRAP, seed: int = 0
     """The fit and the replicates of ``bt_intervals``: (policies sorted by name, their ratings,
     the bootstrap ratings [replicates, policies], flags), so that any contrast of ratings (the
     difference of two) gets its interval from the same replicates."""
+    names, per_game = wins_per_game(met)
+    k = len(names)
+    total = per_game.sum(axis=0).reshape(k, k)
+    flag = degenerate(total)
+    elo = _fit_bt(total, flag == "")
+    boot = _fit_bt(resample(per_game, replicates, seed).reshape(replicates, k, k), flag == "")
+    return names, elo, boot, flag
+
+
+def wins_per_game(met: pl.DataFrame) -> tuple[list[str], np.ndarray]:
+    """The head-to-head counts of ``meetings`` per game index: (policies sorted by name,
+    an array [game indices, policies x policies] whose cell i * k + j counts the times i
+    finished ahead of j at that index, ties 1/2). Summed over indices it is the tournament's
+    wins matrix; the bootstraps resample its rows (``resample``)."""
     names = sorted(set(met["policy"]) | set(met["opponent"]))
     idx = {n: i for i, n in enumerate(names)}
     unit = [c for c in ("seed", "game") if c in met.columns]
     g = met.select(pl.struct(unit).rank("dense")).to_series().to_numpy() - 1
-    games = np.arange(g.max() + 1)
     k = len(names)
-    per_game = np.zeros((games.size, k * k))
+    per_game = np.zeros((g.max() + 1, k * k))
     cell = met["policy"].replace_strict(idx).to_numpy() * k + \
         met["opponent"].replace_strict(idx).to_numpy()
     np.add.at(per_game, (g, cell), met["ahead"].to_numpy())
-    total = per_game.sum(axis=0).reshape(k, k)
-    flag = degenerate(total)
-    elo = _fit_bt(total, flag == "")
-    rng = np.random.default_rng(seed)
-    draws = rng.multinomial(games.size, np.full(games.size, 1 / games.size), size=replicates)
-    boot = _fit_bt((draws @ per_game).reshape(replicates, k, k), flag == "")
-    return names, elo, boot, flag
+    return names, per_game
+
+
+def resample(per_game: np.ndarray, replicates: int, seed: int) -> np.ndarray:
+    """``replicates`` bootstrap totals of ``per_game``'s rows [replicates, columns]: each draws
+    the game indices with replacement (a fixed ``seed`` gives the same draws to every
+    statistic bootstrapped from one tournament)."""
+    n = per_game.shape[0]
+    draws = np.random.default_rng(seed).multinomial(n, np.full(n, 1 / n), size=replicates)
+    return draws @ per_game
 
 
 def ratings(df: Frame, met: pl.DataFrame | None = None) -> pl.DataFrame:

@@ -14,9 +14,9 @@ from simcore.policy import policy
 from .api import agent, replay, simulate
 from .distilled import BUNDLED
 from .forward import env, new_game
-from .policies import POLICIES, WEIGHTS, heuristic
+from .policies import POLICIES, TUNED, WEIGHTS, heuristic
 from .rules import Rules, load_rules
 
-__all__ = ["WEIGHTS", "heuristic", "agent",
+__all__ = ["WEIGHTS", "TUNED", "heuristic", "agent",
            "simulate", "replay", "new_game", "env", "load_rules", "Rules", "POLICIES", "BUNDLED",
            "policy"]

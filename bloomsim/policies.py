@@ -173,6 +173,10 @@ POLICIES = {"random": random_policy, "greedy": greedy_policy, "careful": careful
 """Built-in policies by name; the engine dispatches them by their position (the id)."""
 BUILTIN_IDS = {name: i for i, name in enumerate(POLICIES)}
 RANDOM, GREEDY, CAREFUL, CLOUD = range(4)
+TUNED = ("careful[points=1.75,wands=1.0,lightning=0.5,max_risk=1.0]",)
+"""Heuristics with the weights ``analyses.tune`` found (careful's, tuned against cloud, greedy
+and careful; docs/analyses.md, "Tuning a heuristic"):
+the intransitivity lens (``analyses.intransitivity``) plays them beside the built-ins."""
 
 
 DESCRIPTIONS = {

@@ -16,9 +16,9 @@ from simcore.policy import policy
 from .api import agent, replay, simulate
 from .distilled import BUNDLED
 from .forward import env, new_game
-from .policies import POLICIES, WEIGHTS, heuristic
+from .policies import POLICIES, TUNED, WEIGHTS, heuristic
 from .rules import Rules, load_rules
 
-__all__ = ["WEIGHTS", "heuristic", "agent",
+__all__ = ["WEIGHTS", "TUNED", "heuristic", "agent",
            "POLICIES", "BUNDLED", "Rules", "env", "load_rules", "new_game", "policy",
            "replay", "simulate"]

@@ -227,6 +227,10 @@ UNREAD_FEATURES = (F_DISTRICT, F_HOUSE, F_SUB)
 CHARACTER_VALUE = (28.7, 36.3, 28.3, 2.5, 26.1, 27.9)
 POLICIES = {"random": RANDOM, "careful": CAREFUL, "greedy": GREEDY, "evader": EVADER,
             "keeper": KEEPER}
+TUNED = ("greedy[unknown=20.0,treasure=25.0,step_tiles=1.0,place_tiles=2.0]",)
+"""Heuristics with the weights ``analyses.tune`` found (greedy's race winner against careful,
+evader and keeper; docs/analyses.md, "Tuning a heuristic"):
+the intransitivity lens (``analyses.intransitivity``) plays them beside the built-ins."""
 
 # The weights of the heuristics' option scores (``_score``; the same for every heuristic):
 # what a house of unknown tile is worth to search or take, a known treasure (plus its brown

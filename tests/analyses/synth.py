@@ -213,3 +213,40 @@ class Clustered:
         attr = np.broadcast_to(self.attribute[rep][:, None, :], shape).reshape(-1)
         return df.with_columns(treasures=pl.Series(score.reshape(-1)),
                                character=pl.Series([f"c{a}" for a in attr]))
+
+
+def duel_frame(logits: np.ndarray, clusters: int, seed: int = 0, shared=(0.5, 0.5)
+               ) -> pl.DataFrame:
+    """Two-player tournament-shaped results with a planted head-to-head truth: policy ``pi``
+    finishes ahead of ``pj`` with probability exactly sigmoid(``logits[i, j]``) (skew-symmetric,
+    so any mix of a ranking and a cycle can be planted). Every pair is played in both seat
+    orders (``analyses.tournament``'s seatings) on the same ``clusters`` game indices, and
+    the indices share their chance as the engines' decks do: each outcome is a uniform
+    U = Phi(a Z_game + b Z_game,pair + c E_seating) with (a, b) = ``shared`` (c fills the
+    variance to 1), so the seatings of an index are correlated but every marginal is exact."""
+    from scipy.stats import norm
+
+    from analyses.tournament import lineups, rotations
+    k = logits.shape[0]
+    names = [f"p{i}" for i in range(k)]
+    seatings = [r for lu in lineups(names, 2) for r in rotations(lu)]
+    rng = np.random.default_rng(seed)
+    a, b = shared
+    z_game = rng.normal(size=(clusters, 1))
+    z_pair = {lu: rng.normal(size=(clusters, 1)) for lu in lineups(names, 2)}
+    frames = []
+    for s in seatings:
+        i, j = sorted(names.index(p) for p in s)
+        u = norm.cdf(a * z_game + b * z_pair[(names[i], names[j])]
+                     + math.sqrt(1 - a * a - b * b) * rng.normal(size=(clusters, 1)))[:, 0]
+        low_ahead = u < 1 / (1 + np.exp(-logits[i, j]))
+        first_ahead = low_ahead == (names.index(s[0]) == i)
+        rank = np.stack([np.where(first_ahead, 1, 2), np.where(first_ahead, 2, 1)], axis=1)
+        frames.append(pl.DataFrame({
+            "game": np.repeat(np.arange(clusters, dtype=np.int64), 2),
+            "seating": "|".join(s), "seat": np.tile(np.arange(2, dtype=np.int8), clusters),
+            "policy": np.tile(np.array(s, dtype=object), clusters),
+            "rank": rank.reshape(-1).astype(np.int8),
+            "win": (rank.reshape(-1) == 1).astype(np.float32),
+            "n_players": np.full(2 * clusters, 2, np.int8)}))
+    return pl.concat(frames)

@@ -10,7 +10,7 @@ from analyses.plots import seat_plot
 from analyses.report import seat_headline
 from analyses.stats import Z95, clustered_wilson, equal_shares_test, moments_of, wilson
 from synth import Clustered
-from test_coverage import seat_sums
+from interval_coverage import seat_sums
 
 
 def test_wilson_bounds_are_exact_at_0_and_100_percent():

@@ -26,7 +26,9 @@ GAMES_PER_GAME = 200_000
 COUNTERFACTUAL_GAMES = 3_000
 """Default games per switched-off thing in the counterfactual replays."""
 LADDER_GAMES = 12
-"""Game indices per seating of the report's skill ladder (its search rung's games are slow)."""
+"""Game indices per seating of the report's skill ladder (its search rung's games are slow);
+the seat is rotated across game indices (``ladder``'s ``rotation="across"``), so the ladder
+spans players x this many game indices (48 at 4 seats) at the cost of 12."""
 DEFAULT_RUNGS = 4
 """The most rungs ``default_rungs`` gives: three policies and a search rung."""
 
@@ -64,7 +66,8 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     ``out/<game>-skill.parquet`` and, the tested changes between rungs,
     ``out/<game>-skill-changes.parquet`` (``margin``: the equivalence margin of every
     verdict, ``skill.MARGIN``); then the
-    skill ladder (``analyses.ladder``, ``ladder_games`` game indices per seating) of
+    skill ladder (``analyses.ladder``, ``ladder_games`` game indices per seating, the seat
+    rotated across game indices: players x ``ladder_games`` indices) of
     the weakest rung, the strongest heuristic and, where the game has search agents, the
     search rung. The report is computed from the frames in memory (the Parquet files are for
     the user)."""
@@ -198,10 +201,11 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
         steps += strong_rungs(mod)
         lad = None
         if len(steps) > 1:      # (a game with one policy and no search has no ladder)
-            lad = ladder(mod, steps, players, ladder_games, seed)
+            lad = ladder(mod, steps, players, ladder_games, seed, rotation="across")
             lad.results.write_parquet(out / f"{name}-ladder.parquet")
             clock = _lap(log, f"{name}: skill ladder of {', '.join(lad.rungs)}: "
-                              f"{ladder_games:,} game indices per seating played", clock)
+                              f"{ladder_games:,} game indices per seating, "
+                              f"{lad.indices:,} in all, played", clock)
         note = (f"Tournament of the built-in policies {', '.join(policies)} at {players} seats: "
                 f"{seatings} seatings (every line-up of at least two policies, every rotation), "
                 f"{per_seating:,} games each on the same seeds (seed {seed}). Counterfactual "

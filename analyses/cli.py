@@ -17,7 +17,7 @@ from .distill import summary as distill_summary
 from .event_impact import event_impact
 from .intransitivity import GAMES as INTRANSITIVITY_GAMES
 from .intransitivity import intransitivity
-from .ladder import ladder
+from .ladder import ROTATIONS, ladder
 from .diff import diff as balance_diff
 from .diff import page as diff_page
 from .metrics import designer_metrics, leader_table
@@ -109,6 +109,10 @@ def _parser() -> argparse.ArgumentParser:
     la.add_argument("--seed", type=int, default=0)
     la.add_argument("--reference", help="the rung skill curves are measured against")
     la.add_argument("--threads", type=int)
+    la.add_argument("--rotation", choices=ROTATIONS, default="within",
+                    help="the one seat rotated within each game index (every seating on the "
+                         "same indices) or across seat blocks of game indices (P x the indices "
+                         "at the same cost)")
     la.add_argument("--out", help="folder for index.html, ladder.md, the plots and the results")
     c = sub.add_parser("compare", help="A versus B on paired games")
     c.add_argument("game", choices=games.names())
@@ -382,7 +386,8 @@ def _run(args: argparse.Namespace) -> None:
         print(distill_summary(made, args.out))
     elif args.command == "ladder":
         lad = ladder(args.game, [a.strip() for a in args.agents.split(",")], args.players,
-                     args.games, args.seed, threads=args.threads, reference=args.reference)
+                     args.games, args.seed, threads=args.threads, reference=args.reference,
+                     rotation=args.rotation)
         print(lad.markdown(), end="")
         if args.out:
             print(f"ladder page: {lad.write(args.out).resolve()}")

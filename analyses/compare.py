@@ -13,7 +13,7 @@ import polars as pl
 from simcore.runner import check_int
 
 from .games import check_policies, check_run, game_module, play, policy_name
-from .stats import Z95, two_sided_p
+from .stats import few_clusters, t_interval, two_sided_p
 from .tournament import rotations
 
 MIN_SEEDS = 20
@@ -68,7 +68,7 @@ def compare(game: Any, a: Any, b: Any, *, field: Sequence[Any] = (), n_games: in
     Every game index is played in every seating of ``seatings(a, b, field)`` on the same seed
     (common random numbers), and the unit of analysis is the game index: its difference
     D = A's win share - B's win share averaged over the seatings. Reported: mean D with a 95%
-    normal interval and p-value, and the same for the score.
+    t(C - 1) interval and t test p-value (C game indices), and the same for the score.
 
     ``field`` fills the other seats and may repeat a policy, but not ``a`` or ``b`` (their
     win shares would mix with the field's).
@@ -246,8 +246,8 @@ def _summary(order, a, b, d, s, wa, wb, decision, played, sequential) -> Compari
     n = d.size
     adjusted = float(d.mean())
     if sequential is None:
-        (lo, hi, p), (slo, shi, _) = (fixed_interval(x) for x in (d, s))
-        label, errors = "95% fixed-sample normal interval (paired game indices)", ""
+        (lo, hi, p), (slo, shi, _) = fixed_interval(d, (-1, 1)), fixed_interval(s)
+        label, errors = fixed_label("paired game indices", n), ""
     else:
         (lo, hi, p), errors, tuned, adjusted = sequential
         slo, shi, _ = confidence_sequence(s, tuned)
@@ -270,12 +270,22 @@ def _summary(order, a, b, d, s, wa, wb, decision, played, sequential) -> Compari
         interval=label, error_rates=errors)
 
 
-def fixed_interval(x: np.ndarray) -> tuple[float, float, float]:
-    """Normal 95% interval and two-sided p-value of the mean of i.i.d. ``x``."""
+def fixed_interval(x: np.ndarray, bounds: tuple[float, float] = (-math.inf, math.inf)
+                   ) -> tuple[float, float, float]:
+    """95% t(n - 1) interval (``stats.t_interval``, clipped to ``bounds``) and two-sided t test
+    p-value of the mean of i.i.d. ``x`` (one value per game index); NaN under 2 values."""
     mean = float(x.mean())
     se = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.nan
-    p = float(two_sided_p(mean / se)) if se > 0 else math.nan
-    return mean - Z95 * se, mean + Z95 * se, p
+    p = float(two_sided_p(mean / se, x.size - 1)) if se > 0 else math.nan
+    lo, hi = t_interval(mean, se, x.size, bounds)
+    return float(lo), float(hi), p
+
+
+def fixed_label(unit: str, n: int) -> str:
+    """What ``fixed_interval``'s figures are, with ``stats.few_clusters``' caution."""
+    caution = few_clusters(n)
+    return (f"95% fixed-sample t({n - 1}) interval ({unit})"
+            + (f"; caution: {caution}" if caution else ""))
 
 
 def confidence_sequence(x: np.ndarray, tuned: float, alpha: float = 0.05

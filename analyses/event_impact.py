@@ -57,7 +57,7 @@ def things(df: Frame) -> list[Thing]:
 def event_impact(df: Frame, by: str | None = "auto", score: str | None = None,
                  adjust: str = "holm") -> pl.DataFrame:
     """One row per thing (and group): seat-games with and without it, the difference in win
-    rate and in mean score (with - without) with 95% cluster-robust normal intervals, and
+    rate and in mean score (with - without) with 95% cluster-robust t(C - 1) intervals, and
     two-sided p-values adjusted as one family: every p-value of the table, win and score
     together (``p_win_adj``, ``p_score_adj``; ``adjust``: ``"holm"`` or ``"bh"``).
 
@@ -278,7 +278,7 @@ def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed
 
     Rows per thing and group (``policy`` when several policies play, else ``seat``); the unit
     is the game index (a policy seated twice is averaged within the game first), intervals
-    95% normal, p-values adjusted as one family (every p-value of the table, win and score).
+    95% t(C - 1), p-values adjusted as one family (every p-value of the table, win and score).
     Needs the game's ``simulate`` to accept ``rules=``. ``base``: these games with the rules
     as they are, when already played (the balance job takes them from its tournament), so
     they are not played again.

@@ -76,13 +76,15 @@ def check_policies(mod: Any, policies: Sequence[Any], least: int,
 
 
 def play(mod: Any, seating: Sequence[Any], n_games: int, seed: int, rules: Any,
-         threads: int | None = None) -> pl.DataFrame:
-    """One line-up in one seat order on games ``0..n_games-1`` of ``seed``: every seating
-    replays the same games (common random numbers); ``seating`` labels the rows. ``rules``
-    and ``threads`` reach ``simulate`` only when given."""
+         threads: int | None = None, first: int = 0) -> pl.DataFrame:
+    """One line-up in one seat order on games ``first..first+n_games-1`` of ``seed``: every
+    seating replays the same games (common random numbers); ``seating`` labels the rows.
+    ``rules``, ``threads`` and ``first`` reach ``simulate`` only when given."""
     kwargs = {} if rules is None else {"rules": rules}
     if threads is not None:
         kwargs["threads"] = threads
+    if first:
+        kwargs["first_game"] = first
     df = mod.simulate(list(seating), n_games, seed, progress=False, **kwargs)
     label = "|".join(policy_name(p) for p in seating)
     return df.with_columns(pl.col("policy").cast(pl.String), seating=pl.lit(label))

@@ -31,6 +31,10 @@ BASELINE = "random"
 BOOT = 1000
 """Bootstrap resamples of game indices behind the variance share's interval."""
 
+ROTATIONS = ("within", "across")
+"""How the one-seat rung's seat is rotated (``ladder``): over the seatings of every game index,
+or across blocks of game indices (seat s on its own block)."""
+
 FAMILY = re.compile(r"^(?P<family>.+)-(?P<budget>[0-9]+)$")
 """A rung named ``<family>-<integer>`` (``ismcts-1000``) is its family at that budget."""
 
@@ -41,8 +45,9 @@ class Ladder:
     players: int
     rungs: tuple[str, ...]   # names, weakest first as declared
     ranked: tuple[str, ...]  # names, lowest-rated first (the rungs the data cannot place last)
-    n_games: int             # game indices per seating (each seating plays 0..n_games-1)
+    n_games: int             # game indices per seating
     seed: int
+    rotation: str            # "within": every seating on 0..n_games-1; "across": seat blocks
     results: pl.DataFrame    # every game of every seating (``seating`` names it)
     matrix: pl.DataFrame     # rung (one seat) vs opponent (P-1 seats): win rate, 95% interval
     ratings: pl.DataFrame    # per rung: Bradley-Terry (Elo scale) with a 95% bootstrap interval
@@ -50,6 +55,20 @@ class Ladder:
     curves: pl.DataFrame     # per family and budget: win rate against its reference rung
     variance: pl.DataFrame   # one row: share of outcome variance due to skill, 95% interval
     notes: tuple[str, ...]   # what a reader must know (a rated order that differs, ...)
+
+    @property
+    def indices(self) -> int:
+        """Game indices in all: ``n_games``, or ``players`` x ``n_games`` rotated across."""
+        return self.n_games * (self.players if self.rotation == "across" else 1)
+
+    def design_text(self) -> str:
+        """The design in words, for a page's header."""
+        if self.rotation == "within":
+            return (f"{self.n_games:,} game indices per seating, every seating on the same "
+                    f"indices, seed {self.seed}")
+        return (f"{self.n_games:,} game indices per seating, the one seat's place rotated "
+                f"across {self.indices:,} game indices (seat s on its own block of "
+                f"{self.n_games:,}), seed {self.seed}")
 
     def table(self) -> pl.DataFrame:
         """The matrix as rung rows by opponent columns (lowest-rated first), cells
@@ -122,8 +141,8 @@ class Ladder:
 
     def markdown(self) -> str:
         """Headline, notes and tables as Markdown."""
-        parts = [f"Skill ladder: {self.game}, {self.players} players, {self.n_games:,} game "
-                 f"indices per seating, seed {self.seed}", "", self.variance_text(), "",
+        parts = [f"Skill ladder: {self.game}, {self.players} players, {self.design_text()}", "",
+                 self.variance_text(), "",
                  self.chess_text()]
         if self.notes:
             parts += ["", *(f"- {n}" for n in self.notes)]
@@ -189,9 +208,9 @@ def seatings(rungs: Sequence[Any], players: int) -> list[tuple[str, str, tuple[A
 
 def ladder(game: Any, agents: Sequence[Any], players: int, n_games: int, seed: int, *,
            rules: Any = None, threads: int | None = None, reference: str | None = None,
-           progress: ProgressArg = None) -> Ladder:
+           rotation: str = "within", progress: ProgressArg = None) -> Ladder:
     """Play the rungs ``agents`` (policy specs, weakest first) against each other at
-    ``players`` seats on the same ``n_games`` game indices of ``seed``.
+    ``players`` seats, ``n_games`` game indices of ``seed`` per seating.
 
     Design: for each ordered pair (A, B), one seat A and P-1 seats B, A rotated over every
     seat; every seating plays the same game indices (common random numbers). Why: one A
@@ -204,6 +223,17 @@ def ladder(game: Any, agents: Sequence[Any], players: int, n_games: int, seed: i
     their chance) is the unit of every interval. Games: n_games x P x K(K-1) for K rungs
     (at 2 players the table of (A, B) with A at seat 0 is that of (B, A) with B at seat 1
     and is played once).
+
+    ``rotation="across"``: the same seatings and games, but the seating with the one-seat rung
+    at seat s plays game indices s n .. (s + 1) n - 1 (at 2 players a table plays the block
+    of the first pair that seats it), so the ladder spans P x ``n_games`` game indices, each
+    holding one game of every pair, at the cost of ``n_games``. The seats still weigh equally
+    in every cell, but the seat advantage no longer cancels within a game index: it is part
+    of the between-index variance, which the clustered intervals count (a little wider, never
+    narrower, than the truth needs, since the blocks are strata). Why: an interval from C
+    game indices needs C well above 20 (the t and F references are approximate below), and
+    where a rung is slow (a search agent) P times the indices at the same cost is the
+    difference between 12 and 48.
 
     A spec is passed to the game's ``simulate`` as it is, so any policy the game resolves
     (built in, a user policy, a search agent at a budget) is a rung; one named
@@ -223,17 +253,21 @@ def ladder(game: Any, agents: Sequence[Any], players: int, n_games: int, seed: i
     names = tuple(policy_name(a) for a in rungs)
     check_players(mod, players)
     check_int("n_games", n_games)
+    if rotation not in ROTATIONS:
+        raise ValueError(f"rotation must be one of {list(ROTATIONS)}, got {rotation!r}")
     if reference is not None and reference not in names:
         raise ValueError(f"reference {reference!r} is not one of the rungs {list(names)}")
     plan = seatings(rungs, players)
-    tables = list(dict.fromkeys("|".join(policy_name(p) for p in t) for _, _, t in plan))
-    by_label = {"|".join(policy_name(p) for p in t): t for _, _, t in plan}
+    tables: dict[str, tuple[tuple[Any, ...], int]] = {}    # label -> (table, seat block)
+    for i, (_, _, t) in enumerate(plan):
+        tables.setdefault("|".join(policy_name(p) for p in t), (t, i % players))
     check_run(mod, len(tables) * n_games, players, rules=rules, held=len(tables) * n_games)
     bar = Progress(progress, len(tables) * n_games, f"ladder {getattr(mod, '__name__', '')}")
     frames = []
     try:
-        for label in tables:
-            frames.append(play(mod, by_label[label], n_games, seed, rules, threads))
+        for table, block in tables.values():
+            first = block * n_games if rotation == "across" else 0
+            frames.append(play(mod, table, n_games, seed, rules, threads, first))
             bar.update(n_games)
     finally:
         bar.close()
@@ -248,8 +282,8 @@ def ladder(game: Any, agents: Sequence[Any], players: int, n_games: int, seed: i
     variance = skill_variance(results, pairs, population if len(population) > 1 else ranked,
                               players, seed)
     return Ladder(getattr(mod, "__name__", str(mod)), players, names, ranked,
-                  n_games, seed, results, mat, rat, x_chess(steps, players), curves, variance,
-                  tuple(order_notes(rat, names, steps)))
+                  n_games, seed, rotation, results, mat, rat, x_chess(steps, players), curves,
+                  variance, tuple(order_notes(rat, names, steps)))
 
 
 def _check_rungs(mod: Any, agents: Sequence[Any]) -> list[Any]:

@@ -24,9 +24,10 @@ import polars as pl
 
 from simcore import games
 from simcore.results import LEAD_ROUNDS
-from simcore.summary import Z95, wilson
+from simcore.summary import wilson
 
 from .data import Frame, collect, columns, game_of, lazy
+from .stats import t95, t_interval
 
 
 def leader_column(k: int) -> str:
@@ -112,7 +113,8 @@ def designer_metrics(df: Frame, by: Sequence[str] | None = None) -> pl.DataFrame
       ``lead_truncated``: the share of games longer than the 63 rounds the lead record
       holds (their lead changes are counted over the first 63).
 
-    Means take normal intervals (shares clipped to [0, 1]); ``leader_table`` lays the
+    Means take t(C - 1) intervals over their C game indices (shares clipped to [0, 1]; NaN
+    under 2); ``leader_table`` lays the
     per-round shares out one row per round.
     """
     lf = lazy(df)
@@ -125,19 +127,20 @@ def designer_metrics(df: Frame, by: Sequence[str] | None = None) -> pl.DataFrame
         games=pl.len(),
         **{m: pl.col(m).mean() for m in metrics},
         **{f"{m}_se": pl.col(m).std() / pl.col(m).count().sqrt() for m in metrics},
+        **{f"{m}_n": pl.col(m).count() for m in metrics},
         **{f"{m}_games": pl.col(m).count() for m in leaders}).sort(by)
     shares = {"tie", "lead_truncated", *[m for m in metrics if m.startswith("ended_")]}
 
     def bounds(m: str) -> list[pl.Series | pl.Expr]:
+        n = t[f"{m}_n"].to_numpy().astype(np.float64)
+        est = t[m].fill_null(np.nan).to_numpy()
         if m in leaders:                      # a share of fewer games as k grows: Wilson
-            n = t[f"{m}_games"].to_numpy().astype(np.float64)
-            lo, hi = wilson(t[m].fill_null(np.nan).to_numpy() * n, n)
+            lo, hi = wilson(est * n, n, t95(n))
             return [pl.Series(f"{m}_low", lo), pl.Series(f"{m}_high", hi),
                     pl.col(f"{m}_games")]
-        lo, hi = pl.col(m) - Z95 * pl.col(f"{m}_se"), pl.col(m) + Z95 * pl.col(f"{m}_se")
-        if m in shares:                       # a share's interval stays within [0, 1]
-            lo, hi = lo.clip(0.0, 1.0), hi.clip(0.0, 1.0)
-        return [lo.alias(f"{m}_low"), hi.alias(f"{m}_high")]
+        lo, hi = t_interval(est, t[f"{m}_se"].fill_null(np.nan).to_numpy(), n,
+                            (0.0, 1.0) if m in shares else (-np.inf, np.inf))
+        return [pl.Series(f"{m}_low", lo), pl.Series(f"{m}_high", hi)]
     return t.select(*by, "games", *[e for m in metrics for e in (pl.col(m), *bounds(m))])
 
 

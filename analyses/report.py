@@ -271,10 +271,10 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         b.append(f'<h3 id="{game}-ladder">'
                  f"Skill ladder: {' &lt; '.join(html.escape(r) for r in ladder.ranked)} "
                  f"(by rating)</h3>"
-                 f"<p class=note>{ladder.players} seats, {ladder.n_games:,} game indices of "
-                 f"seed {ladder.seed} per seating: one seat of the row rung against the column "
-                 f"rung in the others, seats rotated ({UNIT}). The rungs are in the order of "
-                 f"their measured ratings, lowest first.</p>" + ladder.html())
+                 f"<p class=note>{ladder.players} seats, {html.escape(ladder.design_text())}:"
+                 f" one seat of the row rung against the column rung in the others ({UNIT}). "
+                 f"The rungs are in the order of their measured ratings, lowest first.</p>"
+                 + ladder.html())
         for stem, fig in ladder.figures().items():
             b.append(_figure(fig, out, f"{p}-{stem}.png", stem.replace("-", " ")))
 

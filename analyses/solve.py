@@ -20,10 +20,9 @@ import polars as pl
 from scipy import stats as sp
 
 from simcore import budget
-from simcore.summary import Z95
 
 from .games import game_spec
-from .stats import adjust_pvalues, equivalence_p, outside_p
+from .stats import adjust_pvalues, equivalence_p, outside_p, t95
 from .sweep import Variant, sweep
 
 FRESH = 1_000_003
@@ -46,8 +45,10 @@ class Estimate:
     mean: float
     se: float           # NaN where the metric was the same in every game (no spread)
 
-    def interval(self, z: float = Z95) -> tuple[float, float]:
-        return self.mean - z * self.se, self.mean + z * self.se
+    def interval(self) -> tuple[float, float]:
+        """The 95% t(games - 1) interval of the mean (``stats.t95``)."""
+        half = float(t95(self.games)) * self.se
+        return self.mean - half, self.mean + half
 
 
 def _estimates(per_game: pl.DataFrame, labels: dict[str, Any]) -> list[Estimate]:

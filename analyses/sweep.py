@@ -24,15 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from simcore import budget, games
 from simcore.progress import Progress, ProgressArg
 from simcore.runner import (check_int, check_part, manifest_id, open_folder, release,
                             write_part)
-from simcore.summary import Z95
 
 from .data import scan
+from .stats import t_interval
 from .games import game_spec
 from .tournament import rotations
 
@@ -363,7 +364,8 @@ def order(df: pl.DataFrame) -> pl.DataFrame:
 
 
 def table(df: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
-    """Per variant and player count: games, the start seat's win rate with a 95% interval and
+    """Per variant and player count: games, the start seat's win rate with a 95% t(C - 1)
+    interval in [0, 1] (C game indices; NaN under 2) and
     the mean score of the games' winners. A game index played in several seatings counts once
     (its seatings' start-seat wins averaged), so the interval treats each game as the unit."""
     lf = df.lazy() if isinstance(df, pl.DataFrame) else df
@@ -375,9 +377,10 @@ def table(df: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
         se=pl.col("w").std() / pl.len().sqrt())
     best = (lf.filter(pl.col("rank") == 1).group_by("variant", "n_players")
             .agg(winner_score=pl.col(spec.score).cast(pl.Float64).mean()))
-    return (seat0.join(best, on=["variant", "n_players"]).sort("variant", "n_players")
-            .select("variant", "n_players", "games", "start_seat_win",
-                    ci_low=pl.col("start_seat_win") - Z95 * pl.col("se"),
-                    ci_high=pl.col("start_seat_win") + Z95 * pl.col("se"),
-                    fair=1.0 / pl.col("n_players").cast(pl.Float64), winner_score="winner_score")
-            .collect())
+    t = (seat0.join(best, on=["variant", "n_players"]).sort("variant", "n_players")
+         .with_columns(fair=1.0 / pl.col("n_players").cast(pl.Float64)).collect())
+    low, high = t_interval(t["start_seat_win"].to_numpy(), t["se"].fill_null(np.nan).to_numpy(),
+                           t["games"].to_numpy(), (0.0, 1.0))
+    return t.select("variant", "n_players", "games", "start_seat_win",
+                    ci_low=pl.Series(low), ci_high=pl.Series(high), fair="fair",
+                    winner_score="winner_score")

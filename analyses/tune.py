@@ -26,7 +26,7 @@ from simcore.progress import Progress, ProgressArg
 from simcore.runner import check_int
 from simcore.tune import ntbea
 
-from .compare import fixed_interval
+from .compare import fixed_interval, fixed_label
 from .games import check_players, check_policies, check_run, game_module, policy_name
 
 LEVELS = 7
@@ -180,7 +180,7 @@ def tune(game: Any, base: str = "careful", params: Mapping[str, Any] | None = No
         bar.update(check_games * players)
     finally:
         bar.close()
-    lo, hi, p = fixed_interval(a - b)
+    lo, hi, p = fixed_interval(a - b, (-1, 1))
     return Tuned(
         game=mod.__name__, base=base, policy=tuned, params=dict(zip(names, t.values)),
         untuned={n: default[n] for n in names}, field=tuple(policy_name(x) for x in field),
@@ -189,6 +189,6 @@ def tune(game: Any, base: str = "careful", params: Mapping[str, Any] | None = No
         race=tuple((dict(zip(names, (grid[n][i] for n, i in zip(names, p)))), m)
                    for p, m in t.race), check_seeds=check_games, win_tuned=float(a.mean()),
         win_untuned=float(b.mean()), gain=float((a - b).mean()), ci_low=lo, ci_high=hi,
-        p_value=p, interval=f"95% normal interval of the paired gain per game index, on "
-                            f"game indices {fresh}..{fresh + check_games - 1} of seed {seed}, "
-                            f"never played in the search")
+        p_value=p, interval=fixed_label(
+            f"the paired gain per game index, on game indices {fresh}..{fresh + check_games - 1}"
+            f" of seed {seed}, never played in the search", check_games))

@@ -3,6 +3,7 @@ that every analysis can be checked against a known truth without running an engi
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 import polars as pl
@@ -250,3 +251,40 @@ def duel_frame(logits: np.ndarray, clusters: int, seed: int = 0, shared=(0.5, 0.
             "win": (rank.reshape(-1) == 1).astype(np.float32),
             "n_players": np.full(2 * clusters, 2, np.int8)}))
     return pl.concat(frames)
+
+
+def gumbel_game(strength: dict[str, float], seat_bonus=(0.0, 0.0, 0.0, 0.0)):
+    """A game whose score is a policy's strength + its seat's bonus + a Gumbel draw that
+    depends on (seed, game index, seat, policy) only, so the seatings of a game index share
+    much of their luck (common random numbers, as the engines' decks do). The winner is the
+    highest score: a Plackett-Luce model, so the truth is exact: one A against P-1 B at seat
+    s wins with probability w_A c_s / (w_A c_s + w_B sum of the other c_t) (w = e^strength,
+    c = e^bonus), and with no seat bonus A finishes ahead of B with probability
+    w_A / (w_A + w_B), a Bradley-Terry model of Elo rating 400 log10 w."""
+    names = list(strength)
+
+    def simulate(policies, n_games, seed, *, rules=None, progress=None, threads=None,
+                 first_game=0):
+        players = len(policies)
+        luck = np.random.default_rng([seed, 7]).gumbel(size=(first_game + n_games, 6,
+                                                             len(names)))[first_game:]
+        luck = luck[:, np.arange(players), [names.index(p) for p in policies]]
+        score = luck + np.array([strength[p] for p in policies]) + np.array(
+            seat_bonus[:players])
+        rank = 1 + np.argsort(np.argsort(-score, axis=1), axis=1)
+        return pl.DataFrame({
+            "game": np.repeat(np.arange(first_game, first_game + n_games, dtype=np.int64),
+                              players),
+            "seat": np.tile(np.arange(players, dtype=np.int8), n_games),
+            "policy": np.tile(np.array(policies, dtype=object), n_games).astype(str),
+            "rank": rank.reshape(-1).astype(np.int8),
+            "win": (rank == 1).reshape(-1).astype(np.float32),
+            "score": score.reshape(-1),
+            "n_players": np.full(n_games * players, players, np.int8)})
+    return types.SimpleNamespace(__name__="gumbel", simulate=simulate, POLICIES=dict(strength))
+
+
+def true_cell(strength, bonus, a, b, players):
+    w, c = math.exp(strength[a]), np.exp(np.array(bonus[:players]))
+    return float(np.mean([w * c[s] / (w * c[s] + math.exp(strength[b]) * (c.sum() - c[s]))
+                          for s in range(players)]))

@@ -1,26 +1,26 @@
 """Coverage and size on tournament-shaped data with known truth (``synth.Clustered``): the
 seatings of a game index share its luck, its event and its seats' attributes, as the real
-tournaments do. Every interval the report shows covers the truth near its 95%, every test
-holds its 5% size and finds a planted effect; the numpy estimators are the ones the analyses
-call (checked equal on one replicate through the polars path)."""
+tournaments do. Every interval kind of ``coverage.KINDS`` covers the truth near its 95% and
+every test holds its 5% size at 150 game indices (the table of docs/analyses.md, at 12, 40
+and 200, is ``python tests/analyses/interval_coverage.py``'s); the numpy estimators are the ones the
+analyses call (checked equal on one replicate through the polars path)."""
+import re
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 import pytest
 
+import interval_coverage as coverage
 from analyses import event_impact, seat_advantage, win_rates
 from analyses.tournament import pairwise
 from analyses.stats import (clustered_wilson, difference, equal_shares_test, moments_of,
                             ratio, t95, wilson)
+from interval_coverage import KINDS, STRENGTHS, ahead_sums, attribute_sums, seat_sums, with_without
 from synth import Clustered
 
-REPS, CLUSTERS = 300, 150
-STRENGTHS = (0.0, 0.3, 0.6)
-
-
-@pytest.fixture(scope="module")
-def null():
-    """No seat advantage, no effect of the thing or the attribute; policies differ."""
-    return Clustered(REPS, CLUSTERS, STRENGTHS, seed=1)
+REPS, CLUSTERS, SEED = 300, 150, 1
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -30,59 +30,46 @@ def planted():
                      attribute_bonus=1.0, seed=2)
 
 
-def near_95(covered) -> bool:
-    return 0.925 <= np.mean(covered) <= 0.975
+@pytest.mark.parametrize("name", [n for n, (_, ladders, _) in KINDS.items() if not ladders])
+def test_every_interval_covers_and_every_test_holds_its_size(name):
+    """300 synthetic tournaments of 150 game indices: coverage inside 92.5-97.5% (about 2.5
+    binomial standard errors of 300 intervals around 95%), a test's size inside 2.5-8.5%."""
+    what, _, kind = KINDS[name]
+    x = kind(REPS, CLUSTERS, SEED)
+    low, high = (0.925, 0.975) if what == "coverage" else (0.025, 0.085)
+    assert low <= np.mean(x) <= high, (name, np.mean(x))
 
 
-def seat_sums(g: Clustered) -> np.ndarray:
-    """Per replicate and cluster: each seat's win shares, then its seat-games: [R, C, 2P]."""
-    w = g.win.sum(axis=2)
-    return np.concatenate([w, np.full(w.shape, float(len(g.seatings)))], axis=-1)
+def test_the_ladder_kinds_measure_one_interval_per_cell_rating_and_share():
+    """Two ladders of 3 rungs at 4 seats per rotation (the ladders' coverage itself is
+    test_ladder.py's): 6 cells, 3 ratings, 1 variance share each."""
+    sizes = {n: kind(2, 12, 0).size for n, (_, ladders, kind) in KINDS.items() if ladders}
+    assert sorted(set(sizes.values())) == [2, 6, 12]
 
 
-def with_without(y: np.ndarray, n: np.ndarray, present: np.ndarray) -> np.ndarray:
-    """The variables (y1, n1, y, n) of ``stats.difference`` per replicate and cluster."""
-    return np.stack([y * present, n * present, y, n], axis=-1)
+def test_the_docs_table_has_every_kind_of_the_command():
+    text = (ROOT / "docs" / "analyses.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^ *\| (.+?) \| (coverage|size) \|", text, re.M)
+    assert [name for name, _ in rows] == list(KINDS)
 
 
-def test_policy_win_rate_interval_covers_the_truth(null):
-    truth = null.win_probability()
-    covered, naive = [], []
+def test_intervals_that_take_rows_as_independent_undercover():
+    """What the clustered intervals are for: rows as independent cover a policy's win rate
+    under 90% and Pearson's chi-square flags a fair game's seats over 25% of the time."""
+    g = coverage.null(REPS, CLUSTERS, SEED)
+    truth = g.win_probability()
+    naive = []
     for k in range(len(STRENGTHS)):
-        x = null.policy_sums(k, null.win)
-        p = truth[null.seatings == k].mean()
-        _, low, high, n_eff = clustered_wilson(*moments_of(x))
-        covered += list((low <= p) & (p <= high))
-        lo, hi = wilson(x[..., 0].sum(-1), x[..., 1].sum(-1))   # rows as independent
+        x = g.policy_sums(k, g.win)
+        p = truth[g.seatings == k].mean()
+        lo, hi = wilson(x[..., 0].sum(-1), x[..., 1].sum(-1))
         naive += list((lo <= p) & (p <= hi))
+        _, _, _, n_eff = clustered_wilson(*moments_of(x))
         assert np.median(n_eff) < 0.7 * x[0, :, 1].sum()       # the seatings share luck
-    assert near_95(covered)
-    assert np.mean(naive) < 0.9    # what the row-level interval gave
-
-
-def test_seat_intervals_cover_and_the_seat_test_holds_its_size(null):
-    x = seat_sums(null)
-    c, t, m = moments_of(x)
-    p = null.players
-    tests = [equal_shares_test(c[r], t[r], m[r], False) for r in range(REPS)]
-    assert {(d, name) for _, d, _, name in tests} == {(p - 1, "cluster-robust Wald, F reference")}
-    size = np.mean([pv < 0.05 for _, _, pv, _ in tests])
-    assert 0.025 <= size <= 0.085
+    assert np.mean(naive) < 0.9
+    c, t, m = moments_of(seat_sums(g))
     pearson = [equal_shares_test(c[r], t[r], m[r], True)[2] for r in range(REPS)]
-    assert np.mean(np.array(pearson) < 0.05) > 0.25     # rows as independent: a fair game flagged
-    covered = []
-    for s in range(p):
-        _, low, high, _ = clustered_wilson(*moments_of(x[..., [s, p + s]]))
-        covered += list((low <= 1 / p) & (1 / p <= high))
-    assert near_95(covered)
-    # mean score per seat: the same for every seat of a rotated tournament
-    truth = np.asarray(STRENGTHS)[null.seatings].mean()
-    score = null.score.sum(axis=2)
-    covered = []
-    for s in range(p):
-        mean, se = ratio(*moments_of(np.stack([score[..., s], x[..., p + s]], axis=-1)))
-        covered += list(np.abs(mean - truth) <= t95(CLUSTERS) * se)
-    assert near_95(covered)
+    assert np.mean(np.array(pearson) < 0.05) > 0.25
 
 
 def test_seat_test_finds_a_planted_start_seat_bonus(planted):
@@ -90,98 +77,15 @@ def test_seat_test_finds_a_planted_start_seat_bonus(planted):
     power = np.mean([equal_shares_test(c[r], t[r], m[r], False)[2] < 0.05
                      for r in range(REPS)])
     assert power > 0.8
-    truth = planted.win_probability()[:, 0].mean()
-    x = seat_sums(planted)[..., [0, planted.players]]
-    _, low, high, _ = clustered_wilson(*moments_of(x))
-    assert near_95((low <= truth) & (truth <= high))
 
 
-def test_game_level_thing_null_size_and_coverage(null):
-    covered, rejected = [], []
-    for k in range(len(STRENGTHS)):
-        for values in (null.win, null.score):
-            x = null.policy_sums(k, values)
-            d, se, se0 = difference(*moments_of(with_without(x[..., 0], x[..., 1],
-                                                             null.thing)))
-            covered += list(np.abs(d) <= t95(CLUSTERS) * se)
-            rejected += list(np.abs(d) > t95(CLUSTERS) * se0)
-    assert near_95(covered)
-    assert 0.025 <= np.mean(rejected) <= 0.075
-
-
-def test_game_level_thing_planted_effect_is_covered_and_found(planted):
-    extra = planted.thing_bonus * (planted.seatings == 0)
-    p_with, p_without = planted.win_probability(extra), planted.win_probability()
-    covered, found = [], []
-    for k in range(len(STRENGTHS)):
-        mask = planted.seatings == k
-        for values, truth in ((planted.win, (p_with - p_without)[mask].mean()),
-                              (planted.score, planted.thing_bonus * (k == 0))):
-            x = planted.policy_sums(k, values)
-            d, se, se0 = difference(*moments_of(with_without(x[..., 0], x[..., 1],
-                                                             planted.thing)))
-            covered += list(np.abs(d - truth) <= t95(CLUSTERS) * se)
-            if k == 0:
-                found += list(np.abs(d) > t95(CLUSTERS) * se0)
-    assert near_95(covered)
-    assert np.mean(found) > 0.8
-
-
-def attribute_sums(g: Clustered, values: np.ndarray, a: int = 0) -> np.ndarray:
-    """(y1, n1, y, n) over all seat-games: those whose seat holds attribute ``a``."""
-    held = (g.attribute == a)[:, :, None, :]                    # [R, C, 1, P]
-    s = len(g.seatings)
-    return np.stack([(values * held).sum(axis=(2, 3)), s * held.sum(axis=(2, 3)),
-                     values.sum(axis=(2, 3)), np.full(g.thing.shape, float(s * g.players))],
-                    axis=-1)
-
-
-def test_seat_level_attribute_null_size_and_coverage(null):
-    covered, rejected = [], []
-    for a in range(3):
-        for values in (null.win, null.score):
-            x = attribute_sums(null, values, a)
-            d, se, se0 = difference(*moments_of(x))
-            covered += list(np.abs(d) <= t95(CLUSTERS) * se)
-            rejected += list(np.abs(d) > t95(CLUSTERS) * se0)
-    assert near_95(covered)
-    assert 0.025 <= np.mean(rejected) <= 0.075
-    # the character's win rate (what the report's table shows) covers its fair 1/P
-    x = attribute_sums(null, null.win)[..., :2]
-    _, low, high, _ = clustered_wilson(*moments_of(x))
-    assert near_95((low <= 1 / null.players) & (1 / null.players <= high))
-
-
-def test_seat_level_attribute_planted_effect_is_found(planted):
+def test_planted_effects_are_found(planted):
+    """The event (p0's win rate) and the attribute (c0's seat) at 5%, in over 80% of runs."""
+    x = planted.policy_sums(0, planted.win)
+    d, _, se0 = difference(*moments_of(with_without(x[..., 0], x[..., 1], planted.thing)))
+    assert np.mean(np.abs(d) > t95(CLUSTERS) * se0) > 0.8
     d, _, se0 = difference(*moments_of(attribute_sums(planted, planted.win)))
     assert np.mean(d > t95(CLUSTERS) * se0) > 0.8
-
-
-def ahead_sums(g: Clustered, i: int, j: int) -> tuple[np.ndarray, float]:
-    """Per replicate and cluster: meetings of policy i with j at one table where i finished
-    ahead, and the meetings [R, C, 2]; and the true share ahead (scores are independent
-    normals, so each meeting's chance is a normal tail)."""
-    import math
-    pol, s = g.seatings, g.score
-    mean = np.asarray(g.strengths)[pol] + g.seat_bonus[None, :]
-    ahead = np.zeros(s.shape[:2])
-    chances = []
-    for k in range(len(pol)):
-        for a in np.flatnonzero(pol[k] == i):
-            for b in np.flatnonzero(pol[k] == j):
-                ahead += s[:, :, k, a] > s[:, :, k, b]
-                z = (mean[k, a] - mean[k, b]) / (np.hypot(g.sd, 1.0) * math.sqrt(2))
-                chances.append(0.5 * math.erfc(-z / math.sqrt(2)))
-    return np.stack([ahead, np.full(ahead.shape, float(len(chances)))], -1), np.mean(chances)
-
-
-def test_head_to_head_interval_covers_the_truth(null):
-    covered = []
-    for i, j in ((0, 1), (0, 2), (2, 1)):
-        x, truth = ahead_sums(null, i, j)
-        rate, se = ratio(*moments_of(x))
-        covered += list(np.abs(rate - truth) <= t95(CLUSTERS) * se)
-    assert near_95(covered)
 
 
 def test_the_analyses_compute_exactly_these_statistics(planted):

@@ -95,7 +95,9 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
         lad = pl.read_parquet(tmp_path / "rep" / f"{game}-ladder.parquet")
         strong = games.get(game).module().agent.strong
         assert {strong, "distilled"} <= set(lad["policy"].cast(pl.String))
+        assert lad["game"].n_unique() == 2 * 2         # the seat rotated across game indices
         assert f'src="{game}-ladder-matrix.png"' in text
+    assert text.count("place rotated across 4 game indices") == 2
     assert sum(text.count(f'<h3 id="{g}-ladder">Skill ladder: ') for g in games.names()) \
         == len(games.names())
     # the luck part leads with the variance share; random is never an end of the x%-chess

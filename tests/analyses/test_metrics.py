@@ -137,7 +137,9 @@ def test_end_to_end_both_games(game):
     # a game is decided more surely the later one looks: the last full round beats the first
     full = rows.filter(pl.col("games") == 600)
     assert full["leader_wins"][-1] > max(full["leader_wins"][0], 1 / 3)
-    assert (rows["leader_wins_low"] <= rows["leader_wins"]).all()
+    some = rows.filter(pl.col("games") >= 2)   # a t(C - 1) interval needs 2 game indices
+    assert (some["leader_wins_low"] <= some["leader_wins"]).all()
+    assert rows.filter(pl.col("games") == 1)["leader_wins_low"].is_nan().all()
 
 
 @pytest.mark.parametrize("game,change", [("bloomsim", {"enchanted_penalty": 5}),

@@ -10,7 +10,7 @@ from analyses.plots import seat_plot
 from analyses.report import seat_headline
 from analyses.stats import Z95, clustered_wilson, equal_shares_test, moments_of, wilson
 from synth import Clustered
-from test_coverage import seat_sums
+from interval_coverage import seat_sums
 
 
 def test_wilson_bounds_are_exact_at_0_and_100_percent():
@@ -95,3 +95,60 @@ def test_the_win_rate_table_warns_under_20_game_indices(tmp_path, capsys):
         assert main(["winrates", str(path)]) == 0
         out = capsys.readouterr().out
         assert ("caution: only 12 game indices (fewer than 20)" in out) == warned
+
+
+def _t_half(se: float, games: int) -> float:
+    from scipy import stats
+    return stats.t.ppf(0.975, games - 1) * se
+
+
+def test_compare_and_tune_take_the_t_interval_with_few_game_indices():
+    """The fixed-sample interval of ``compare`` (and ``tune``'s check) is scipy's one-sample
+    t interval, clipped to the differences of shares can take, with its caution under 20."""
+    from scipy import stats
+    from analyses.compare import fixed_interval, fixed_label
+    x = np.array([0.5, -0.25, 0.75, 0.0, 0.25, 1.0])
+    lo, hi, p = fixed_interval(x)
+    ci, test = stats.ttest_1samp(x, 0).confidence_interval(), stats.ttest_1samp(x, 0)
+    assert (lo, hi, p) == pytest.approx((ci.low, ci.high, test.pvalue), rel=1e-9)
+    assert fixed_interval(np.array([1.0, 1.0, 0.5]), (-1, 1))[1] == 1.0
+    assert "t(5) interval" in fixed_label("paired", 6) and "only 6 game indices" in \
+        fixed_label("paired", 6)
+    assert "caution" not in fixed_label("paired", 20)
+
+
+def test_designer_metrics_take_the_t_interval_with_few_game_indices():
+    from test_metrics import lead_frame
+    games = [[[0], [1]], [[0], [0]], [[1], [0], [1]], [[2]], [[0], [2], [0], [1]]]
+    t = designer_metrics_row(lead_frame(games, [[0], [1], [0], [2], [0]]))
+    per = np.array([1, 0, 2, 0, 3], dtype=float)
+    half = _t_half(per.std(ddof=1) / np.sqrt(5), 5)
+    assert (t["lead_changes_low"], t["lead_changes_high"]) == pytest.approx(
+        (per.mean() - half, per.mean() + half), rel=1e-9)
+    lo, hi = wilson(t["leader_wins_r1"] * 5, 5, _t_half(1.0, 5))
+    assert (t["leader_wins_r1_low"], t["leader_wins_r1_high"]) == pytest.approx((lo, hi))
+
+
+def designer_metrics_row(df: pl.DataFrame) -> dict:
+    from analyses.metrics import designer_metrics
+    return designer_metrics(df).row(0, named=True)
+
+
+def test_the_sweep_table_and_the_solver_take_the_t_interval_with_few_game_indices():
+    from analyses.solve import Estimate
+    from analyses.sweep import table
+    def frame(won):
+        n = len(won)
+        return pl.DataFrame({"variant": ["v"] * 2 * n, "n_players": [2] * 2 * n,
+                             "seating": ["a|b"] * 2 * n, "game": np.repeat(np.arange(n), 2),
+                             "seat": [0, 1] * n, "win": [w for x in won for w in (x, 1 - x)],
+                             "rank": [r for x in won for r in ((1, 2) if x else (2, 1))],
+                             "score": [5] * 2 * n, "pts_towers": [0] * 2 * n})
+    won = [1.0, 0.0] * 5
+    row = table(frame(won)).row(0, named=True)
+    half = _t_half(np.std(won, ddof=1) / np.sqrt(10), 10)
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((0.5 - half, 0.5 + half))
+    row = table(frame([1.0, 0.0, 0.0, 1.0, 0.0])).row(0, named=True)
+    assert (row["ci_low"], row["ci_high"]) == (0.0, 1.0)          # clipped to a share's range
+    assert Estimate(0, 5, 0.5, 0.1).interval() == pytest.approx((0.5 - _t_half(0.1, 5),
+                                                                 0.5 + _t_half(0.1, 5)))

@@ -21,9 +21,10 @@ from simcore.rng import root_key
 from bloom_helpers import area, event, position, role
 
 IDS = default_rules().role_ids
-FOREST_WITCH, MEADOW_WITCH, HILL_WITCH, MOUNTAIN_WITCH, HERB, FRUIT, ROOT, FAIRY = (
-    IDS.index(r) for r in ("forest_witch", "meadow_witch", "hill_witch", "mountain_witch",
-                           "herb_gatherer", "fruit_gatherer", "root_gatherer", "weather_fairy"))
+FOREST_WITCH, MEADOW_WITCH, HILL_WITCH, MOUNTAIN_WITCH, HERB, FRUIT, ROOT, VALLEY_DRUID, \
+    FAIRY = (IDS.index(r) for r in (
+        "forest_witch", "meadow_witch", "hill_witch", "mountain_witch", "herb_gatherer",
+        "fruit_gatherer", "root_gatherer", "valley_druid", "weather_fairy"))
 AREAS = ("C1", "C2", "F1", "F2", "M1", "M2", "H1", "X1")
 M2 = AREAS.index("M2")
 PATH = np.array([AREAS.index(a) for a in ("M1", "F2", "H1", "X1")])
@@ -411,3 +412,66 @@ def test_enchanted_reshuffle_in_both_engines(option):
     assert (np.delete(per_round, mid, axis=1) == 3).all()
     assert ((per_round[:, mid] >= 2) & (per_round[:, mid] <= 3)).all()
     assert (per_round[:, mid] == 2).any() == (option == "all_roles")
+
+
+# ---------------------------------------------------------------- the pawns' start
+
+@bloomsim.policy("gather_only")
+def gather_only(kind, obs, opts, n_opts, rng):
+    """Gatherers only: no pawn ever moves."""
+    if kind == P.SELECT:
+        return _pick_roles(opts, n_opts, (1 << HERB) | (1 << FRUIT) | (1 << ROOT))
+    return 0
+
+
+def test_pawns_start_one_in_each_castle_in_both_engines():
+    # seed 000: 「それぞれをボード上の城の絵が描かれた場所のどちらかにおきます。」 (each on one of
+    # the castle spaces): read as one pawn in each castle, no choice (a reading: the seed lets
+    # each pawn take either castle; no option plays it)
+    df, logs = both_engines(tiny_rules(), [gather_only] * 3, n=2)
+    assert df["pawn_end_a"].to_list() == [AREAS.index("C1")] * 6
+    assert df["pawn_end_b"].to_list() == [AREAS.index("C2")] * 6
+    assert not any(kind == P.MOVE for s, kind, n, c in logs[0] + logs[1])
+
+
+# ---------------------------------------------------------------- the brave bonus
+
+@njit
+def _witch_druid_fairy(kind, obs, opts, n_opts, brave):
+    """Seat 0 holds the meadow witch, the valley druid and the fairy: the witch cowardly
+    (C2 -> M1), then the druid (a potion to T2 on M1) and the fairy (a cloud on M2), both
+    ``brave`` or both cowardly. Seat 1 holds three gatherers."""
+    if kind == P.SELECT:
+        want = ((1 << MEADOW_WITCH) | (1 << VALLEY_DRUID) | (1 << FAIRY) if obs[P.O_SEAT] == 0
+                else (1 << HERB) | (1 << FRUIT) | (1 << ROOT))
+        return _pick_roles(opts, n_opts, want)
+    if kind == P.LEAD:
+        for r, b in ((MEADOW_WITCH, 0), (VALLEY_DRUID, brave), (FAIRY, brave)):
+            for i in range(n_opts):
+                if opts[i, P.F_ROLE] == r and opts[i, P.F_BRAVE] == b:
+                    return i
+    return 0
+
+
+@bloomsim.policy("bonus_brave")
+def bonus_brave(kind, obs, opts, n_opts, rng):
+    return _witch_druid_fairy(kind, obs, opts, n_opts, 1)
+
+
+@bloomsim.policy("bonus_cowardly")
+def bonus_cowardly(kind, obs, opts, n_opts, rng):
+    return _witch_druid_fairy(kind, obs, opts, n_opts, 0)
+
+
+@pytest.mark.parametrize("policy,bonus", [(bonus_brave, 3 + 3), (bonus_cowardly, 0)])
+def test_brave_bonus_needs_a_brave_druid_or_fairy_in_both_engines(policy, bonus):
+    # seed 001: 「強気なドルイドは、配達した塔が示しているより3勝利点多く獲得します。プレイヤーが
+    # ポーションを届けることができたら、さらに3勝利点を獲得することができるだけです。”強気” である
+    # 必要はありません。」 - the last sentence ("it need not be brave") read as a slip for "being
+    # brave is not enough" (seed 000: 「勇敢なドルイドの場合、…追加で3点獲得します。」): a cowardly
+    # druid or fairy that delivers or charms gets no bonus
+    rules = _empty_handed_rules("pay_nothing").replace(events=[], events_used=0, hand_size=3)
+    df, logs = both_engines(rules, [policy, policy])
+    assert df["deliveries"].to_list() == [1, 0] and df["clouds"].to_list() == [1, 0]
+    assert df["pts_towers"].to_list() == [2, 0]
+    assert df["pts_brave"].to_list() == [bonus, 0]

@@ -11,7 +11,7 @@ from simcore.cli import run_main
 from . import display
 from .balance import COUNTERFACTUAL_GAMES, GAMES_PER_GAME, LADDER_GAMES, balance
 from .compare import compare
-from .data import scan
+from .data import detect_game, scan
 from .distill import distill
 from .distill import summary as distill_summary
 from .event_impact import event_impact
@@ -329,8 +329,10 @@ def _run(args: argparse.Namespace) -> None:
         page = report(scan(args.results), args.out, args.rules)
         print(f"report: {page.resolve()}")
     elif args.command == "winrates":
-        t = win_rates(scan(args.results), args.by)
-        print(display.to_text(display.win_rates_table(t, args.by)))
+        lf = scan(args.results)
+        t = win_rates(lf, args.by)
+        print(display.to_text(display.win_rates_table(display.named(t, detect_game(lf)),
+                                                      args.by)))
         if caution := few_clusters(t["clusters"].min()):
             print(f"caution: {caution}")
     elif args.command == "seats":
@@ -364,8 +366,9 @@ def _run(args: argparse.Namespace) -> None:
                 "leader_wins", "leader_wins_low", "leader_wins_high").alias("leader wins"))))
     elif args.command == "events":
         by = None if args.by == "none" else args.by
-        t = event_impact(scan(args.results), by=by, adjust=args.adjust)
-        print(display.to_text(display.events_table(t)))
+        lf = scan(args.results)
+        t = event_impact(lf, by=by, adjust=args.adjust)
+        print(display.to_text(display.events_table(display.named(t, detect_game(lf)))))
         print(f"p adj: {args.adjust} over one family, all {2 * t.height} tests of the table "
               f"(win and score); intervals cluster-robust, the unit is the game index")
     elif args.command == "tournament":
@@ -414,7 +417,8 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "precise":
         r = precise(args.game, args.policy, args.precision, seed=args.seed, by=args.by,
                     max_games=args.max_games)
-        print(display.to_text(display.win_rates_table(r.table, args.by)))
+        print(display.to_text(display.win_rates_table(display.named(r.table, args.game),
+                                                      args.by)))
         print(f"{r.games:,} games: widest interval +-{r.half_width:.4f} "
               f"({'met' if r.met else 'not met within --max-games'})")
     elif args.command == "tune":

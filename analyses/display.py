@@ -6,6 +6,20 @@ import html
 
 import polars as pl
 
+from simcore import games
+
+NAMED = ("thing", "character", "group")
+"""Columns whose values may be ids of a game's things (``named`` shows their names)."""
+
+
+def named(t: pl.DataFrame, game: str, latin: bool = False) -> pl.DataFrame:
+    """The table as people read it: the ids in its ``NAMED`` columns shown by their display
+    names (``simcore.games.display_names``; ``latin``: for a figure); other values, and the
+    data, keep their ids."""
+    names = games.display_names(games.get(game), latin)
+    return t.with_columns(pl.col(c).cast(pl.String).replace(names)
+                          for c in NAMED if c in t.columns)
+
 
 def _pct(v: pl.Expr) -> pl.Expr:
     return (v * 100).round(1).cast(pl.String)

@@ -23,6 +23,7 @@ from .games import game_spec
 from .intransitivity import measure as measure_cycles
 from .stats import few_clusters
 from simcore import provenance
+from simcore.games import display_name
 from .seats import CONFOUNDED, DESIGN_NOTE, ROTATED, seat_advantage, seat_design
 from .skill import (ALPHA, APPEARS, CHANGES, FLIPS, HOLDS, NEGLIGIBLE, STEADY, VANISHES,
                     SkillVerdicts)
@@ -238,13 +239,14 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
              "that compete for the same slots (7 of 10 events are drawn) or that players "
              "choose (items) are confounded; the counterfactual table below, where present, "
              "replays the same games without the thing.</p>")
-    b.append(_figure(plots.forest_plot(ev, "win", title=f"{game}: win-rate change with the "
-                                                          f"thing (largest 25)"),
+    shown, drawn = display.named(ev, game), display.named(ev, game, latin=True)
+    b.append(_figure(plots.forest_plot(drawn, "win", title=f"{game}: win-rate change with the "
+                                                             f"thing (largest 25)"),
                      out, f"{p}-events-win.png", "event impact on win rate"))
-    b.append(_figure(plots.forest_plot(ev, "score", title=f"{game}: {score} change with the "
-                                                            f"thing (largest 25)"),
+    b.append(_figure(plots.forest_plot(drawn, "score", title=f"{game}: {score} change with "
+                                                               f"the thing (largest 25)"),
                      out, f"{p}-events-score.png", "event impact on score"))
-    b.append(_details(display.events_table(ev)))
+    b.append(_details(display.events_table(shown)))
     sec.headlines += _balance_headlines(ev, counterfactual, game, rules_path)
     if counterfactual is not None:
         n_tests = 2 * counterfactual.height
@@ -258,10 +260,11 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                  "card <i>removed from the deck</i>, or a thing left out of a deck or roster, "
                  "changes what is drawn: the rules with against without it. P-values "
                  f"Holm-adjusted as one family: all {n_tests} tests of this table.</p>")
-        b.append(_figure(plots.forest_plot(counterfactual, "win",
-                                           title=f"{game}: causal win-rate effect"),
+        shown = display.named(counterfactual, game)
+        b.append(_figure(plots.forest_plot(display.named(counterfactual, game, latin=True),
+                                           "win", title=f"{game}: causal win-rate effect"),
                          out, f"{p}-counterfactual.png", "counterfactual effects"))
-        b.append(_details(display.counterfactual_table(counterfactual)))
+        b.append(_details(display.counterfactual_table(shown)))
     if skill is not None:
         headline, body = skill_part(skill)
         sec.headlines.append(headline)
@@ -307,14 +310,17 @@ def _characters(lf: pl.LazyFrame, b: list[str], out: Path, p: str, measured: boo
              "policies that played them), not the players'; where players choose them, they "
              "also measure who chose what from which seat. "
              f"Intervals as above ({UNIT}).</p>")
-    b.append(display.to_html(display.win_rates_table(ch, ["character"])))
-    b.append(_figure(plots.win_rate_plot(ch, by="character",
+    shown = display.named(ch, game)
+    b.append(display.to_html(display.win_rates_table(shown, ["character"])))
+    b.append(_figure(plots.win_rate_plot(display.named(ch, game, latin=True), by="character",
                                          title=f"{game}: win rate by character"),
                      out, f"{p}-characters.png", "win rate by character"))
     top, low = (ch.sort("win_rate", descending=d).row(0, named=True) for d in (True, False))
-    return (f"Strongest character{html.escape(how)}: <b>{html.escape(top['character'])}</b> "
+    spec = game_spec(game)
+    return (f"Strongest character{html.escape(how)}: "
+            f"<b>{html.escape(display_name(spec, top['character']))}</b> "
             f"{_interval(top['win_rate'], top['ci_low'], top['ci_high'])}; weakest: "
-            f"<b>{html.escape(low['character'])}</b> "
+            f"<b>{html.escape(display_name(spec, low['character']))}</b> "
             f"{_interval(low['win_rate'], low['ci_low'], low['ci_high'])}."
             + _assumption(game, "character", (top["character"], low["character"]), rules_path))
 
@@ -472,12 +478,14 @@ def _balance_headlines(observed: pl.DataFrame, replayed: pl.DataFrame | None, ga
 
     def name(r: dict) -> str:
         change = changes.get((r["kind"], r["thing"]))
+        thing = display_name(game_spec(game), r["thing"])
         return (f"<b>{html.escape(labels.get(r['kind'], r['kind']))} "
-                f"{html.escape(r['thing'])}</b>" + (f" ({html.escape(change)})" if change else ""))
+                f"{html.escape(thing)}</b>" + (f" ({html.escape(change)})" if change else ""))
 
     def moves(r: dict) -> str:
         who = "the win rate" if r["group"] == "all" else \
-            f"the win rate of {r['by']} {html.escape(str(r['group']))}"
+            f"the win rate of {r['by']} " \
+            f"{html.escape(display_name(game_spec(game), str(r['group'])))}"
         return (f"{who} by {r['win_diff'] * 100:+.1f} percentage points "
                 f"[{r['win_ci_low'] * 100:+.1f}, {r['win_ci_high'] * 100:+.1f}]")
 

@@ -82,10 +82,11 @@ def one_line(e: BaseException) -> str:
 def controls(spec: games.Game, rules: Any) -> list[dict]:
     """The form controls for a game's rules values: numbers, true/false, choices, and the
     members of a list to keep (the event deck, the roster), each with the label and one-line
-    help of the game's rules guide. Board geometry and tile tables are not offered (a rules
-    file changes those)."""
+    help of the game's rules guide, and the names people read for its ids. Board geometry and
+    tile tables are not offered (a rules file changes those)."""
     data = spec.rules_data(rules)
     guide = {v["name"]: (g["id"], v) for g in games.rules_guide(spec) for v in g["values"]}
+    names = games.display_names(spec)
     out: list[dict] = []
 
     def scalar(name: str, v: Any) -> dict | None:
@@ -116,7 +117,8 @@ def controls(spec: games.Game, rules: Any) -> list[dict]:
     for c in out:
         group, about = guide.get(c["name"], ("other", {}))
         c.update(group=group, label=about.get("label", c["name"]), help=about.get("help", ""),
-                 names=about.get("options", {}))
+                 names={o: names[o] for o in c.get("options", ()) if o in names}
+                 | about.get("options", {}))
     return out
 
 

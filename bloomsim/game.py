@@ -8,7 +8,8 @@ from typing import Any
 from simcore import provenance
 from simcore.games import Game, Things, Variant, default_players, register
 
-from .rules import PERILOUS_OPTIONS, RESHUFFLE_OPTIONS, START_PLAYER_OPTIONS
+from .rules import (EMPTY_HANDED_OPTIONS, PERILOUS_OPTIONS, RESHUFFLE_OPTIONS,
+                    START_PLAYER_OPTIONS, UNNAMED_TERRAIN_OPTIONS)
 
 
 REPLACED = "replaced in place by a card with no effect: the same games, all other draws unchanged"
@@ -75,4 +76,6 @@ GAME = register(Game(
     rules_data=lambda rules: rules.to_dict(), rules_text=rules_text,
     rules_guide="data/guide.json",
     choices={"enchanted_reshuffle": RESHUFFLE_OPTIONS, "next_start_player": START_PLAYER_OPTIONS,
-             "perilous_places": PERILOUS_OPTIONS}))
+             "perilous_places": PERILOUS_OPTIONS,
+             "perilous_unnamed_terrains": UNNAMED_TERRAIN_OPTIONS,
+             "empty_handed": EMPTY_HANDED_OPTIONS}))

@@ -292,6 +292,12 @@ def best_delivery(g: Game, seat: int, towers) -> int | None:
     return max(pts) if pts else None
 
 
+def pays(g: Game) -> int:
+    """1 if this round's deliveries and charms are paid for, 0 under a card that makes them
+    free (Empty Handed, as seed 000 reads: the resources stay with the player)."""
+    return int(not (g.event >= 0 and g.rules.free_payments(g.event)))
+
+
 def clouded(g: Game, a: int) -> bool:
     """Area a holds one or more clouds (seed 001: no pawn enters such an area)."""
     return any(g.cloud_space_area[i] == a for i in g.clouds)
@@ -335,17 +341,17 @@ def card_features(g: Game, seat: int, r: int, brave: int) -> list:
         best = [b for p, a in witch_moves(g, seat, r)
                 if (b := best_delivery(g, seat, g.towers_of_area[a])) is not None]
         if best:
-            pts, pay_p = max(best), 1
+            pts, pay_p = max(best), pays(g)
     elif spec["kind"] == "druid":
         best = best_delivery(g, seat, druid_towers(g, seat, r))
         if best is not None:
-            pts, pay_p = best + (g.rules.brave_bonus["druid"] if brave else 0), 1
+            pts, pay_p = best + (g.rules.brave_bonus["druid"] if brave else 0), pays(g)
     elif spec["kind"] == "weather_fairy":
         tiles = _tiles(g.rules)
         options = sorted((-tiles[g.clouds[i]][1], tiles[g.clouds[i]][0])
                          for i in charmable(g, seat))
         if options:
-            light, pay_w = -options[0][0], options[0][1]
+            light, pay_w = -options[0][0], options[0][1] * pays(g)
             pts = g.rules.brave_bonus["weather_fairy"] if brave else 0
     elif spec["kind"] == "gatherer":
         amounts = spec["brave" if brave else "cowardly"]
@@ -591,11 +597,13 @@ def druid(g: Game, seat: int, r: int, brave: bool) -> None:
 
 def deliver_potion(g: Game, seat: int, r: int, towers: list[int], brave: bool,
                    bonus: int) -> None:
-    """Pay a potion of the roof colour to one tower: a round tower closes for the game and gives
-    its wands; a square tower stays open. Score its points (and the brave bonus)."""
+    """Pay a potion of the roof colour to one tower (unless ``pays`` says the round's payments
+    are free): a round tower closes for the game and gives its wands; a square tower stays
+    open. Score its points (and the brave bonus)."""
     spec = g.rules.board["towers"]
+    pay = pays(g)
     rows = [row(role=r, brave=int(brave), target=k, points=spec[k]["points"] + bonus,
-                pay_potions=1, gain_wands=spec[k]["wands"] if spec[k]["shape"] == "round" else 0)
+                pay_potions=pay, gain_wands=spec[k]["wands"] if spec[k]["shape"] == "round" else 0)
             for k in towers]
     rows.append(_stop_row())
     c = decide(g, seat, P.DELIVER, rows)
@@ -604,7 +612,7 @@ def deliver_potion(g: Game, seat: int, r: int, towers: list[int], brave: bool,
         return
     k = towers[c]
     t = spec[k]
-    g.potions[seat][COLOURS.index(t["colour"])] -= 1
+    g.potions[seat][COLOURS.index(t["colour"])] -= pay
     if t["shape"] == "round":
         g.tower_filled[k] = True
         g.wands[seat] += t["wands"]
@@ -630,13 +638,15 @@ def gatherer(g: Game, seat: int, r: int, brave: bool) -> None:
 
 
 def weather_fairy(g: Game, seat: int, r: int, brave: bool) -> None:
-    """Charm a cloud next to one of one's pawns, paying its stars in wands; keep it for its
-    lightning; brave: +bonus if a cloud was charmed."""
+    """Charm a cloud next to one of one's pawns, paying its stars in wands (unless ``pays`` says
+    the round's payments are free); keep it for its lightning; brave: +bonus if a cloud was
+    charmed."""
     tiles = _tiles(g.rules)
+    pay = pays(g)
     clouds = charmable(g, seat)
     bonus = g.rules.brave_bonus["weather_fairy"] if brave else 0
     rows = [row(role=r, brave=int(brave), target=g.cloud_space_area[i], points=bonus,
-                pay_wands=tiles[g.clouds[i]][0], lightning=tiles[g.clouds[i]][1])
+                pay_wands=tiles[g.clouds[i]][0] * pay, lightning=tiles[g.clouds[i]][1])
             for i in clouds]
     rows.append(_stop_row())
     c = decide(g, seat, P.CHARM, rows)
@@ -646,7 +656,7 @@ def weather_fairy(g: Game, seat: int, r: int, brave: bool) -> None:
     i = clouds[c]
     a = g.cloud_space_area[i]
     stars, bolts = tiles[g.clouds.pop(i)]
-    g.wands[seat] -= stars
+    g.wands[seat] -= stars * pay
     g.lightning[seat] += bolts
     g.clouds_charmed[seat] += 1
     g.charmed_round[i] = g.round
@@ -673,7 +683,8 @@ def round_end_event(g: Game) -> None:
     if g.event < 0:
         return
     kind = g.rules.event_kind(g.event)
-    rule = {"empty_handed": empty_handed, "perilous_places": places,
+    rule = {"empty_handed": None if g.rules.free_payments(g.event) else empty_handed,
+            "perilous_places": places,
             "protected_places": places, "upper_hand": upper_hand, "the_works": the_works,
             "flock_together": flock_together}.get(kind)
     if rule is not None:
@@ -681,7 +692,8 @@ def round_end_event(g: Game) -> None:
 
 
 def empty_handed(g: Game, e) -> None:
-    """Each player holding at most ``max_potions`` potions scores ``points``."""
+    """Each player holding at most ``max_potions`` potions scores ``points`` (option
+    ``empty_handed: "few_potions_score"``, the specification's reading)."""
     for s in range(g.n_players):
         if sum(g.potions[s]) <= e["max_potions"]:
             add_points(g, s, e["points"], "pts_events")
@@ -689,9 +701,11 @@ def empty_handed(g: Game, e) -> None:
 
 
 def places(g: Game, e) -> None:
-    """Perilous / Protected Places: points for each pawn by its area's terrain (castle 0)."""
+    """Perilous / Protected Places: points for each pawn by its area's terrain (castle 0; the
+    terrains as ``Rules.points_per_pawn`` plays them)."""
+    pts = g.rules.points_per_pawn(g.event)
     for s in range(g.n_players):
-        total = sum(e["points_per_pawn"].get(g.terrain[a], 0) for a in g.pawns[s])
+        total = sum(pts.get(g.terrain[a], 0) for a in g.pawns[s])
         add_points(g, s, total, "pts_events")
         g.say(f"   places: seat {s} {total:+d}")
 

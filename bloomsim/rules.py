@@ -30,7 +30,8 @@ EVENT_KINDS = {                          # kind -> (timing, required parameters)
     "more_or_less": ("selection", ("hand_size_choices", "points_by_hand_size")),
     "black_market": ("cowardly_alternative", ("gain",)),
     "black_distillery": ("cowardly_alternative", ("gain",)),
-    "empty_handed": ("round_end", ("max_potions", "points")),
+    # the option ``empty_handed`` decides what the card does, so either timing may be written
+    "empty_handed": (("turns", "round_end"), ("max_potions", "points")),
     "perilous_places": ("round_end", ("points_per_pawn",)),
     "protected_places": ("round_end", ("points_per_pawn",)),
     "upper_hand": ("round_end", ("winner_points", "winner_pays_bid")),
@@ -38,9 +39,13 @@ EVENT_KINDS = {                          # kind -> (timing, required parameters)
     "flock_together": ("round_end", ("points",)),
     "tenth_event": ("turns", ()),
 }
-RESHUFFLE_OPTIONS = ("set_aside_revealed", "all_roles")
+RESHUFFLE_OPTIONS = ("all_roles", "set_aside_revealed")
 START_PLAYER_OPTIONS = ("last_brave", "lead_holder")
 PERILOUS_OPTIONS = ("lose", "gain_or_lose")
+EMPTY_HANDED_OPTIONS = ("pay_nothing", "few_potions_score")
+UNNAMED_TERRAIN_OPTIONS = ("as_listed", "zero")
+# the terrains seed 001's Perilous Places example names (「エミリーは森と大草原にいます」)
+PERILOUS_SEED_TERRAINS = ("forest", "meadow")
 MAX_PLAYERS = 6
 MAX_ROUNDS = 8          # enchanted_<role> columns are uint8 round bitmasks (and led_rounds
 #                         travels in the int16 seat outputs)
@@ -48,9 +53,10 @@ MAX_ROLES = 16
 MAX_CLOUD_TILES = 1000  # each game holds and shuffles the whole deck: it bounds a game's cost
 MAX_TERRAINS = 31      # castle, water and the land terrains: a role's are an int32 bitmask
 
-OPTION_DEFAULTS = {"enchanted_reshuffle": "set_aside_revealed", "druid_needs_terrain": True,
+OPTION_DEFAULTS = {"enchanted_reshuffle": "all_roles", "druid_needs_terrain": True,
                    "enchanted_deck": None, "next_start_player": "last_brave",
-                   "perilous_places": "lose"}
+                   "perilous_places": "lose", "perilous_unnamed_terrains": "as_listed",
+                   "empty_handed": "pay_nothing"}
 
 
 def _freeze(x):
@@ -145,6 +151,8 @@ class Rules:
     enchanted_deck: Any = OPTION_DEFAULTS["enchanted_deck"]   # role ids; None: every role
     next_start_player: str = OPTION_DEFAULTS["next_start_player"]
     perilous_places: str = OPTION_DEFAULTS["perilous_places"]
+    perilous_unnamed_terrains: str = OPTION_DEFAULTS["perilous_unnamed_terrains"]
+    empty_handed: str = OPTION_DEFAULTS["empty_handed"]
     about: str = ""
     source: str = "(built in)"
 
@@ -226,6 +234,20 @@ class Rules:
         e = self.events[i]
         return e.get("kind", e["id"])
 
+    def points_per_pawn(self, i: int) -> dict[str, int]:
+        """Event i's points for a pawn by terrain, as played: with ``perilous_unnamed_terrains``
+        ``"zero"``, Perilous Places scores 0 on the terrains no seed names for it (the seeds'
+        silence read as 0)."""
+        pts = dict(self.events[i]["points_per_pawn"])
+        if self.event_kind(i) == "perilous_places" and self.perilous_unnamed_terrains == "zero":
+            pts = {t: v for t, v in pts.items() if t in PERILOUS_SEED_TERRAINS}
+        return pts
+
+    def free_payments(self, i: int) -> bool:
+        """Event i makes the round's deliveries and charms cost nothing (Empty Handed read as
+        seed 000 says: 「リソースを支払う必要がなくなります」)."""
+        return self.event_kind(i) == "empty_handed" and self.empty_handed == "pay_nothing"
+
     # ------------------------------------------------------------ validation
 
     def _validate(self, c: _Check) -> None:
@@ -248,6 +270,9 @@ class Rules:
         c.str("enchanted_reshuffle", self.enchanted_reshuffle, RESHUFFLE_OPTIONS)
         c.str("next_start_player", self.next_start_player, START_PLAYER_OPTIONS)
         c.str("perilous_places", self.perilous_places, PERILOUS_OPTIONS)
+        c.str("perilous_unnamed_terrains", self.perilous_unnamed_terrains,
+              UNNAMED_TERRAIN_OPTIONS)
+        c.str("empty_handed", self.empty_handed, EMPTY_HANDED_OPTIONS)
         if not isinstance(self.druid_needs_terrain, bool):
             c.fail("druid_needs_terrain",
                    f"must be true or false, got {self.druid_needs_terrain!r}")
@@ -408,7 +433,7 @@ class Rules:
             if c.str(f"{w}.id", e["id"]) in seen:
                 c.fail(f"{w}.id", f"duplicate event id {e['id']!r}")
             seen.add(e["id"])
-            if e["timing"] != timing:
+            if e["timing"] not in ((timing,) if isinstance(timing, str) else timing):
                 c.fail(f"{w}.timing", f"a {kind} event resolves at {timing!r}, got {e['timing']!r}")
             if kind == "more_or_less":
                 ch = c.list(f"{w}.hand_size_choices", e["hand_size_choices"], 1)
@@ -483,7 +508,9 @@ TW_COLOUR, TW_ROUND, TW_POINTS, TW_WANDS = range(4)
 RO_KIND, RO_TERRAINS, RO_COWARDLY, RO_BRAVE = 0, 1, 2, 6
 # columns of Tables.event; EC_HAND + n: More or Less? points for hand size n (NO_HAND: not
 # allowed); then points per pawn by terrain code from ev_terrain_col(n_roles)
-EC_KIND, EC_LIMIT, EC_POINTS, EC_PAYS, EC_ANY_POTION, EC_GAIN, EC_HAND = 0, 1, 2, 3, 4, 5, 9
+# EC_FREE: 1 when the round's deliveries and charms cost nothing (``Rules.free_payments``)
+EC_KIND, EC_LIMIT, EC_POINTS, EC_PAYS, EC_ANY_POTION, EC_GAIN, EC_FREE, EC_HAND = \
+    0, 1, 2, 3, 4, 5, 9, 10
 NO_HAND = -32768
 
 
@@ -604,8 +631,9 @@ def _build_tables(r: Rules) -> Tables:
             event[i, EC_ANY_POTION] = e["gain"].get("any_potion", 0)
         elif kind == "empty_handed":
             event[i, EC_LIMIT], event[i, EC_POINTS] = e["max_potions"], e["points"]
+            event[i, EC_FREE] = r.free_payments(i)
         elif "points_per_pawn" in e:
-            for t, v in e["points_per_pawn"].items():
+            for t, v in r.points_per_pawn(i).items():
                 event[i, tcol + terr[t]] = v
         elif kind == "upper_hand":
             event[i, EC_POINTS], event[i, EC_PAYS] = e["winner_points"], e["winner_pays_bid"]

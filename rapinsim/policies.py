@@ -111,10 +111,10 @@ it plays as ``careful`` does.
 
 ``keeper``: the ``evader`` that keeps Inaba's chest. Holding the chest (``OB_CHEST_HELD``) it
 reckons every escort at the die's largest face, and Inaba holding it never searches or takes a
-tile (he holds one tile: any take would swap the chest back onto the board) and passes where he
-is safe. Inaba without the chest searches for it and leaves known other tiles alone (they cannot
-make him win); another character takes a known chest first when Inaba plays, to keep it from
-him.
+tile (Inaba holds one tile: any take would swap the chest back onto the board) and passes where
+safe. Inaba without the chest searches for it and leaves known other tiles alone (they cannot
+make Inaba win); another character takes a known chest first when Inaba plays, to keep it from
+Inaba.
 
 ``greedy``: chooses characters by ``CHARACTER_VALUE`` too; uses items and its skill as soon
 as they are legal (coffee, lamp, map, bicycle, disguise, whistle, skill),

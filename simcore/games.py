@@ -8,8 +8,10 @@ at run time with :func:`register` (a game defined in a script or a test).
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -112,9 +114,10 @@ class Game:
     rules_guide: str = ""
     """The file in the game's package (JSON) that names, groups and explains the rules values
     for people (the what-if page): ``{"groups": [{"id", "title", "about", "report",
-    "values": [{"name", "label", "help", "options"?}]}]}`` (``options``: names of a list's
-    members or a choice's values), groups in the rulebook's order, ``report``
-    the balance report's section that measures them; "" when the game has none."""
+    "values": [{"name", "label", "help", "options"?}]}], "names": {id: name}}`` (``options``:
+    names of a choice's values; ``names``: what people read for each id of the game's things,
+    ``display_names``), groups in the rulebook's order, ``report`` the balance report's
+    section that measures them; "" when the game has none."""
 
     def module(self) -> Any:
         """The game's public module (``simulate``, ``replay``, ``load_rules``, ``POLICIES``)."""
@@ -126,6 +129,30 @@ def rules_guide(game: Game) -> list[dict]:
     if not game.rules_guide:
         return []
     return json.loads(resources.files(game.name).joinpath(game.rules_guide).read_text())["groups"]
+
+
+def display_names(game: Game, latin: bool = False) -> dict[str, str]:
+    """Each id of the game's things (an event card, a role, a character, an item) -> the name
+    people read: the seeds' name, with the other language beside it where the seeds give both
+    (the rules guide's ``names``). Tables, pages and plots show these; data frames keep ids.
+    ``latin``: without a bracketed part in Japanese, for figures (matplotlib's own fonts have
+    no Japanese glyphs)."""
+    names = dict(_names(game.name, game.rules_guide)) if game.rules_guide else {}
+    if latin:
+        names = {k: re.sub(r" \([^)]*[^\x00-\xff][^)]*\)", "", v) for k, v in names.items()}
+    return names
+
+
+@functools.lru_cache(maxsize=None)
+def _names(package: str, guide: str) -> tuple[tuple[str, str], ...]:
+    text = resources.files(package).joinpath(guide).read_text(encoding="utf-8")
+    return tuple(json.loads(text).get("names", {}).items())
+
+
+def display_name(game: Game, thing: str) -> str:
+    """The name people read for one id (``display_names``); an id without one reads as
+    itself."""
+    return display_names(game).get(thing, thing)
 
 
 def default_players(package: str) -> tuple[int, int]:

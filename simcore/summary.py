@@ -10,6 +10,8 @@ from pathlib import Path
 
 import polars as pl
 
+from .games import display_names
+
 Z95 = 1.959963984540054
 """Two-sided 95% normal quantile."""
 
@@ -50,13 +52,16 @@ def win_table(df: pl.DataFrame, by: str, score: str | None = None) -> str:
 
 def simulate_summary(game, df: pl.DataFrame) -> str:
     """What ``simulate`` on the command line prints: the games' length and endings, then the
-    win rate by policy and by each seat-level thing read by value (a character)."""
+    win rate by policy and by each seat-level thing read by value (a character, by its display
+    name)."""
     games = df.filter(pl.col("seat") == 0)
     head = [f"{games.height:,} games"]
     head += [f"mean {games[c].mean():.1f} {c}" for c in game.lengths if c in games.columns]
     head += [f"{games[c].mean():.2%} {c}" for c in game.endings if c in games.columns]
     tables = [win_table(df, "policy", score=game.score if game.score in df.columns else None)]
-    tables += [win_table(df, t.column) for t in game.things
+    names = display_names(game)
+    tables += [win_table(df.with_columns(pl.col(t.column).cast(pl.String).replace(names)),
+                         t.column) for t in game.things
                if t.how == "value" and t.column in df.columns]
     return ", ".join(head) + "\n\n" + "\n\n".join(tables)
 

@@ -13,17 +13,25 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from simcore.bits import popcount
 
 from .. import policies as P
-from ..rules import (DRUID, FAIRY, GATHERER, P_ADJ_PTR, P_AREA_TOWER_PTR, P_BONUS_DRUID,
+from ..rules import (DRUID, EC_FREE, FAIRY, GATHERER, P_ADJ_PTR, P_AREA_TOWER_PTR, P_BONUS_DRUID,
                      P_BONUS_FAIRY, P_DRUID_TERRAIN, P_ENCH_PENALTY, P_N_ROLES, P_TOWER_PTR,
                      RO_BRAVE, RO_COWARDLY, RO_KIND, RO_TERRAINS, TW_COLOUR, TW_POINTS, TW_ROUND,
                      WITCH)
 from .decisions import offer
-from .state import (B1, GT, G_ENCHANTED, G_NP, G_PLAYED, I8, ST, S_GREEN, S_NHAND, S_ORANGE,
-                    S_PAWN_A, S_PAWN_B, S_PURPLE, S_WANDS, TT, sc)
+from .state import (B1, GT, G_ENCHANTED, G_EVENT, G_NP, G_PLAYED, I8, ST, S_GREEN, S_NHAND,
+                    S_ORANGE, S_PAWN_A, S_PAWN_B, S_PURPLE, S_WANDS, TT, sc)
 from .tables import (T_BOARD, T_MAX_STARS, T_NEAR, T_N_AREA, T_SCRATCH, T_SPACES, T_VALUES,
-                     T_WITCHES, VALUES_KEY, area_of, role_of, tile_of, tower_of)
+                     T_WITCHES, VALUES_KEY, area_of, event_of, role_of, tile_of, tower_of)
 
 NEG = -(1 << 30)
+
+
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def pays(t, g):
+    """1 if this round's deliveries and charms are paid for, 0 under a card that makes them
+    free (Empty Handed as seed 000 reads it: ``EC_FREE``)."""
+    ev = g[G_EVENT]
+    return np.int64(0) if ev >= 0 and event_of(t, ev, EC_FREE) else np.int64(1)
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
@@ -221,14 +229,14 @@ def card_terms(t, g, r, kind, brave, v, w):
     gain_potions, gain_wands, lightning = np.int64(0), np.int64(0), np.int64(0)
     if kind == WITCH:
         if brave and v > NEG:
-            points, pay_potions = v, 1
+            points, pay_potions = v, pays(t, g)
     elif kind == DRUID:
         if v > NEG:
-            points, pay_potions = v + (t[P_BONUS_DRUID] if brave else 0), 1
+            points, pay_potions = v + (t[P_BONUS_DRUID] if brave else 0), pays(t, g)
     elif kind == FAIRY:
         if v >= 0:
             points = t[P_BONUS_FAIRY] if brave else 0
-            lightning, pay_wands = v, w
+            lightning, pay_wands = v, w * pays(t, g)
     elif kind == GATHERER:
         c0 = RO_BRAVE if brave else RO_COWARDLY
         gain_potions = role_of(t, r, c0) + role_of(t, r, c0 + 1) + role_of(t, r, c0 + 2)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from numba import njit
 
 from .. import policies as P
-from ..rules import (EC_ANY_POTION, EC_GAIN, EC_HAND, EC_KIND, EC_LIMIT, EC_PAYS, EC_POINTS,
-                     EV_EMPTY_HANDED, EV_FLOCK, EV_PAWN_TERRAIN, EV_THE_WORKS, EV_UPPER_HAND,
-                     P_N_ROLES)
+from ..rules import (EC_ANY_POTION, EC_FREE, EC_GAIN, EC_HAND, EC_KIND, EC_LIMIT, EC_PAYS,
+                     EC_POINTS, EV_EMPTY_HANDED, EV_FLOCK, EV_PAWN_TERRAIN, EV_THE_WORKS,
+                     EV_UPPER_HAND, P_N_ROLES)
 from .decisions import decide, features, offer, stop_option
 from .scoring import add_points, total_resources
 from .state import (G_BIDDING, G_EVENT, G_NP, G_OAB, S_BID, S_EVENTS, S_GREEN, S_ORANGE,
@@ -36,6 +36,8 @@ def round_end_event(t, s):
     kind = event_of(t, ev, EC_KIND)
     n_players = s.g[G_NP]
     if kind == EV_EMPTY_HANDED:
+        if event_of(t, ev, EC_FREE):       # seed 000's reading: it made the payments free
+            return
         for seat in range(n_players):
             if (s.g[sc(seat, S_GREEN)] + s.g[sc(seat, S_PURPLE)] + s.g[sc(seat, S_ORANGE)]
                     <= event_of(t, ev, EC_LIMIT)):

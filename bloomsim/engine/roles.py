@@ -12,7 +12,8 @@ from ..rules import (DRUID, GATHERER, P_ADJ_PTR, P_AREA_TOWER_PTR, P_BONUS_DRUID
                      P_N_ROLES, P_TOWER_PTR, RO_BRAVE, RO_COWARDLY, RO_KIND, TW_COLOUR, TW_POINTS,
                      TW_ROUND, TW_WANDS, WITCH)
 from .can_do import (NEG, best_delivery_area, card_features, colours_held, deliverable,
-                     deliveries_at, druid_can, druid_serves, find_deliveries, witch_can_enter)
+                     deliveries_at, druid_can, druid_serves, find_deliveries, pays,
+                     witch_can_enter)
 from .decisions import decide, features, offer, stop_option
 from .scoring import add_points
 from .state import (B1, G_OAB, G_READERS, G_ROUND, I8, ST, S_BOLTS, S_BRAVE, S_CHARMED, S_DELIV,
@@ -36,11 +37,12 @@ def offer_moves(t, s, seat, r, brave, n):
 def offer_charms(t, s, seat, r, brave, n):
     """The fairy's n charms in the option slots (cloud space), then decline."""
     bonus = t[P_BONUS_FAIRY] if brave else 0
+    pay = pays(t, s.g)
     for j in range(n):
         i = s.g[G_OAB + 2 * j]
         a = cloud_area_of(t, i)
         tile = s.g[t[T_SPACES] + i]
-        offer(s, seat, j, r, brave, a, False, bonus, 0, tile_of(t, tile, 0), 0, 0,
+        offer(s, seat, j, r, brave, a, False, bonus, 0, tile_of(t, tile, 0) * pay, 0, 0,
               tile_of(t, tile, 1), 0)
     stop_option(s, seat, n)
 
@@ -104,18 +106,19 @@ def druid(t, s, seat, r, brave):
 @njit((TT, ST, I8, I8, I8, B1, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def deliver_potion(t, s, seat, r, m, brave, bonus):
     """Deliver to one of the m towers in option slots 0 .. m-1 (g[G_OAB + 2i]), or decline
-    (option m)."""
+    (option m); the potion is paid unless ``pays`` says the round's payments are free."""
+    pay = pays(t, s.g)
     if features(s, seat):
         for i in range(m):
             k = s.g[G_OAB + 2 * i]
-            offer(s, seat, i, r, brave, k, False, tower_of(t, k, TW_POINTS) + bonus, 1, 0, 0,
+            offer(s, seat, i, r, brave, k, False, tower_of(t, k, TW_POINTS) + bonus, pay, 0, 0,
                   tower_of(t, k, TW_WANDS) if tower_of(t, k, TW_ROUND) else 0, 0, 0)
         stop_option(s, seat, m)
     c = decide(t, s, seat, P.DELIVER, m + 1)
     if c == m:
         return
     k = s.g[G_OAB + 2 * c]
-    s.g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] -= 1
+    s.g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] -= pay
     if tower_of(t, k, TW_ROUND):
         s.g[t[T_BOARD] + t[T_N_AREA] + k] = 1
         s.g[t[T_SCRATCH]] += 1     # round towers filled
@@ -146,7 +149,8 @@ def gatherer(t, s, seat, r, brave):
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def weather_fairy(t, s, seat, r, brave):
-    """Charm a cloud next to a pawn, paying its stars in wands; brave: + bonus if charmed."""
+    """Charm a cloud next to a pawn, paying its stars in wands (unless ``pays`` says the round's
+    payments are free); brave: + bonus if charmed."""
     n = 0
     # can_charm: the cloud spaces next to either pawn (merging their ascending lists, so in
     # rules order) that hold a tile the seat's wands pay for
@@ -175,7 +179,7 @@ def weather_fairy(t, s, seat, r, brave):
     tile = s.g[t[T_SPACES] + i]
     s.g[t[T_SPACES] + i] = -1
     s.g[t[T_BOARD] + cloud_area_of(t, i)] -= 1     # the area opens when its last cloud goes
-    s.g[sc(seat, S_WANDS)] -= tile_of(t, tile, 0)
+    s.g[sc(seat, S_WANDS)] -= tile_of(t, tile, 0) * pays(t, s.g)
     s.g[sc(seat, S_BOLTS)] += tile_of(t, tile, 1)
     s.g[sc(seat, S_CHARMED)] += 1
     s.g[t[T_SCRATCH] + 1] += 1     # clouds charmed

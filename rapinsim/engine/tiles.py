@@ -21,9 +21,9 @@ from .traps import alarm, pitfall, prank
 
 @helper
 def receive(G, s, t, h):
-    """A taken treasure or item goes to the player; Inaba holds at most one tile, so her held
+    """A taken treasure or item goes to the player; Inaba holds at most one tile, so Inaba's held
     tile goes into the emptied house h with its face kept (treasure up, item down)."""
-    if G[CHARS + s] == INABA:                              # her hand, in tile order
+    if G[CHARS + s] == INABA:                              # Inaba's hand, in tile order
         held = u64_at(G, HELD + 4 * s)
         for w in range(2):
             bits = held[w]

@@ -45,7 +45,7 @@ def test_report_on_a_file(bloom_file, bloom_board, tmp_path):
     for img in ("winrates", "seats", "scores", "events-win", "events-score", "board"):
         assert f'src="bloomsim-{img}.png"' in text
         assert (tmp_path / "r" / f"bloomsim-{img}.png").stat().st_size > 5000
-    assert "flock_together" in text
+    assert "Flock Together" in text and "More or Less? (増やす？減らす？)" in text
 
 
 def test_report_on_a_dataset_directory(rapin_dataset, town_board, tmp_path):
@@ -76,7 +76,7 @@ def test_cli_tables(bloom_file, rapin_dataset, capsys):
     assert "seat effects cannot be read from these results" in capsys.readouterr().out
     assert main(["events", str(bloom_file), "--adjust", "bh"]) == 0
     out = capsys.readouterr().out
-    assert "flock_together" in out and "bh over one family, all 120 tests" in out  # 20 x 3 x 2
+    assert "Flock Together" in out and "bh over one family, all 120 tests" in out  # 20 x 3 x 2
     assert main(["winrates", str(bloom_file), "--by", "policy", "seat"]) == 0
 
 
@@ -172,9 +172,9 @@ def test_a_thing_with_a_large_effect_anywhere_is_never_called_most_balanced():
         ("trap", "alarm", "all", "all", 0.012, 0.002, 0.022, None)]).drop("change")
     [headline] = _balance_headlines(observed, replayed, "rapinsim", "rules.json")
     least, most = headline.split("Most balanced: ")
-    assert "<b>item lamp</b>" in least and "policy a by +3.0 percentage points" in least \
+    assert "<b>item Lamp (ランプ)</b>" in least and "policy a by +3.0 percentage points" in least \
         and "policy b by -2.5 percentage points" in least
-    assert "chimame" not in most and "<b>trap alarm</b>" in most
+    assert "チマメ探偵団" not in most and "<b>trap Alarm</b>" in most
     assert "no group's win rate moves by more than 1.2 percentage points with it" in most
     assert "(the largest: the win rate by +1.2 percentage points [+0.2, +2.2], " \
         "observational, with - without)" in most

@@ -24,7 +24,8 @@ def test_replay_and_rules(capsys):
     assert '"next_start_player": "last_brave"' in out and '"perilous_places": "lose"' in out
     assert re.search(r'next_start_player +"last_brave" +\[seed\] last_brave; option '
                      r'lead_holder', out)
-    assert re.search(r'enchanted_reshuffle +"set_aside_revealed" +\[reading\]', out)
+    assert re.search(r'enchanted_reshuffle +"all_roles" +\[seed\]', out)
+    assert re.search(r'empty_handed +"pay_nothing" +\[seed\]', out)
     assert "  events.empty_handed [invention]" in out
 
 

@@ -15,10 +15,12 @@ SPACES = default_rules().board["cloud_spaces"]
 
 
 def _variant(rules, reshuffle, druid_terrain, floor, penalty, events_used, hand_size, deck,
-             start_player="last_brave", perilous_gain=0, more_clouds=()):
+             start_player="last_brave", perilous_gain=0, more_clouds=(), empty="pay_nothing",
+             unnamed="as_listed"):
     """The rules with these options; ``perilous_gain``: meadow's Perilous Places value under
     the option that allows a gain (0: the default values); ``more_clouds``: a further cloud
-    space on each of these areas (an area named k times holds k + 1 clouds)."""
+    space on each of these areas (an area named k times holds k + 1 clouds); ``empty`` and
+    ``unnamed``: the options ``empty_handed`` and ``perilous_unnamed_terrains``."""
     events = rules.to_dict()["events"]
     board = rules.to_dict()["board"]
     board["cloud_spaces"] += list(more_clouds)
@@ -30,7 +32,8 @@ def _variant(rules, reshuffle, druid_terrain, floor, penalty, events_used, hand_
     return rules.replace(enchanted_reshuffle=reshuffle, druid_needs_terrain=druid_terrain,
                          score_floor=floor, enchanted_penalty=penalty, events_used=events_used,
                          hand_size=hand_size, enchanted_deck=deck, next_start_player=start_player,
-                         perilous_places=perilous, events=events, board=board)
+                         perilous_places=perilous, events=events, board=board,
+                         empty_handed=empty, perilous_unnamed_terrains=unnamed)
 
 
 def _compare(rules, policies, seed, start, n):
@@ -51,11 +54,14 @@ def _compare(rules, policies, seed, start, n):
        deck=st.none() | st.lists(st.sampled_from(ROLE_IDS), min_size=3, unique=True),
        start_player=st.sampled_from(["last_brave", "lead_holder"]),
        perilous_gain=st.sampled_from([0, 5]),
-       more_clouds=st.lists(st.sampled_from(SPACES), max_size=6))
+       more_clouds=st.lists(st.sampled_from(SPACES), max_size=6),
+       empty=st.sampled_from(["pay_nothing", "few_potions_score"]),
+       unnamed=st.sampled_from(["as_listed", "zero"]))
 def test_engines_agree(seed, start, policies, reshuffle, druid_terrain, floor, penalty,
-                       events_used, hand_size, deck, start_player, perilous_gain, more_clouds):
+                       events_used, hand_size, deck, start_player, perilous_gain, more_clouds,
+                       empty, unnamed):
     rules = _variant(default_rules(), reshuffle, druid_terrain, floor, penalty, events_used,
-                     hand_size, deck, start_player, perilous_gain, more_clouds)
+                     hand_size, deck, start_player, perilous_gain, more_clouds, empty, unnamed)
     _compare(rules, policies, seed, start, 2)
 
 
@@ -67,10 +73,11 @@ def test_engines_agree_on_every_event():
 
 
 def test_engines_agree_on_the_other_readings_and_crowded_clouds():
-    # the options restoring the other readings (lead holder starts; Perilous meadow +5), and
-    # a board where six areas hold two clouds each (all 24 tiles on the board)
+    # the options restoring the other readings (lead holder starts; Perilous meadow +5 and
+    # hill, mountain 0; Empty Handed scores few potions), and a board where six areas hold
+    # two clouds each (all 24 tiles on the board)
     rules = _variant(default_rules().replace(events_used=10), "set_aside_revealed", True, 0,
-                     3, 10, 4, None, "lead_holder", 5, SPACES[:6])
+                     3, 10, 4, None, "lead_holder", 5, SPACES[:6], "few_potions_score", "zero")
     crowded = _variant(default_rules(), "set_aside_revealed", True, 0, 3, 7, 4, None,
                        more_clouds=SPACES[:6])
     for seed in range(3):

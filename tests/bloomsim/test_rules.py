@@ -77,8 +77,8 @@ def test_event_of_unknown_kind(tmp_path):
 
 def test_event_wrong_timing(tmp_path):
     def change(d):
-        d["events"][3]["timing"] = "turns"
-    _bad(tmp_path, change, r"events\[3\].timing")
+        d["events"][4]["timing"] = "turns"
+    _bad(tmp_path, change, r"events\[4\].timing")
 
 
 def test_role_terrain_not_on_board(tmp_path):

@@ -33,25 +33,28 @@ def test_setup_resources_pawns_wands(n, wands):
 
 @pytest.mark.parametrize("n,per_round", [(2, 3), (3, 2), (4, 1), (5, 0)])
 def test_enchanted_roles_per_round(n, per_round):
+    # a role revealed twice in one round (after a reshuffle of all 10 cards) counts once
     g = R.new_game(n_players=n, seed=4)
     for rnd in range(1, 8):
         g.round = rnd
         R.reveal_enchanted_roles(g)
-        assert len(g.enchanted) == per_round
+        assert len(g.revealed_this_round) == per_round
+        assert set(g.revealed_this_round) == g.enchanted
 
 
 def test_enchanted_reshuffle_sets_aside_this_rounds_roles():
     # 2 players reveal 3 a round: round 4 reveals the 10th card, then reshuffles mid-reveal
+    rules = load_rules(enchanted_reshuffle="set_aside_revealed")
     for seed in range(30):
-        g = R.new_game(n_players=2, seed=seed)
+        g = R.new_game(rules, n_players=2, seed=seed)
         for rnd in range(1, 8):
             g.round = rnd
             R.reveal_enchanted_roles(g)
             assert len(g.enchanted) == 3
 
 
-def test_enchanted_reshuffle_all_roles_option_can_repeat_a_role():
-    rules = load_rules(enchanted_reshuffle="all_roles")
+def test_enchanted_reshuffle_all_roles_can_repeat_a_role():
+    rules = load_rules()
     sizes = set()
     for seed in range(40):
         g = R.new_game(rules, n_players=2, seed=seed)
@@ -356,8 +359,9 @@ def _end(g, name):
     R.round_end_event(g)
 
 
-def test_empty_handed_counts_potions_not_wands():
-    g = position(potions=[[1, 1, 1], [2, 1, 1], [0, 0, 0]], wands=[9, 0, 0])
+def test_empty_handed_score_option_counts_potions_not_wands():
+    g = position(potions=[[1, 1, 1], [2, 1, 1], [0, 0, 0]], wands=[9, 0, 0],
+                 rules=load_rules(empty_handed="few_potions_score"))
     _end(g, "empty_handed")
     assert g.score == [13, 10, 13]
 

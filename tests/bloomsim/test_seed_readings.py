@@ -21,11 +21,13 @@ from simcore.rng import root_key
 from bloom_helpers import area, event, position, role
 
 IDS = default_rules().role_ids
-FOREST_WITCH, MEADOW_WITCH, HERB, FRUIT, ROOT, FAIRY = (
-    IDS.index(r) for r in ("forest_witch", "meadow_witch", "herb_gatherer", "fruit_gatherer",
-                           "root_gatherer", "weather_fairy"))
+FOREST_WITCH, MEADOW_WITCH, HILL_WITCH, MOUNTAIN_WITCH, HERB, FRUIT, ROOT, VALLEY_DRUID, \
+    FAIRY = (IDS.index(r) for r in (
+        "forest_witch", "meadow_witch", "hill_witch", "mountain_witch", "herb_gatherer",
+        "fruit_gatherer", "root_gatherer", "valley_druid", "weather_fairy"))
 AREAS = ("C1", "C2", "F1", "F2", "M1", "M2", "H1", "X1")
 M2 = AREAS.index("M2")
+PATH = np.array([AREAS.index(a) for a in ("M1", "F2", "H1", "X1")])
 PERILOUS = {"id": "perilous_places", "timing": "round_end",
             "points_per_pawn": {"forest": -1, "meadow": -3, "hill": -2, "mountain": -2}}
 
@@ -65,6 +67,15 @@ def both_engines(rules, policies, seed=1, n=1):
 def _pick_roles(opts, n_opts, want):
     for i in range(n_opts):
         if opts[i, P.F_PASS] == 0 and (want >> np.int64(opts[i, P.F_ROLE])) & 1:
+            return i
+    return 0
+
+
+@njit
+def _play(opts, n_opts, r, brave):
+    """The option that plays role r (brave or cowardly), else the first."""
+    for i in range(n_opts):
+        if opts[i, P.F_ROLE] == r and opts[i, P.F_BRAVE] == brave:
             return i
     return 0
 
@@ -197,9 +208,7 @@ def brave_once(kind, obs, opts, n_opts, rng):
         other = FRUIT if obs[P.O_SEAT] == 0 else ROOT
         return _pick_roles(opts, n_opts, (1 << HERB) | (1 << other))
     if kind == P.LEAD and obs[P.O_ROUND] == 1:
-        for i in range(n_opts):
-            if opts[i, P.F_ROLE] == HERB and opts[i, P.F_BRAVE] == 1:
-                return i
+        return _play(opts, n_opts, HERB, 1)
     return 0
 
 
@@ -277,3 +286,192 @@ def test_two_clouds_in_one_area_in_both_engines():
     assert df["pts_lightning"].to_list() == [default_rules().lightning_points[3], 0]
     assert df["charmed_M2"].to_list() == [1, 1] and df["charmed_M2_2"].to_list() == [2, 2]
     assert df["pawn_end_a"].to_list() == [M2, M2]
+
+
+# ---------------------------------------------------------------- Empty Handed
+
+EMPTY = {"id": "empty_handed", "timing": "turns", "max_potions": 3, "points": 3}
+
+
+def _empty_handed_rules(option):
+    """One round under Empty Handed on the test board, with a square green tower (2 points) on
+    M1, the meadow next to castle C2."""
+    board = tiny_rules().to_dict()["board"]
+    board["towers"].append({"id": "T2", "colour": "green", "shape": "square", "points": 2,
+                            "wands": 0, "areas": ["M1"]})
+    return tiny_rules(rounds=1, board=board, events=[EMPTY], events_used=1, empty_handed=option)
+
+
+@bloomsim.policy("deliver_and_charm")
+def deliver_and_charm(kind, obs, opts, n_opts, rng):
+    """Seat 0 holds the meadow witch and the fairy: it leads the witch brave (C2 -> M1, a
+    green potion to T2), then the fairy cowardly (a cloud on M2). Seat 1 holds two gatherers
+    and takes what they give."""
+    if kind == P.SELECT:
+        want = (1 << MEADOW_WITCH) | (1 << FAIRY) if obs[P.O_SEAT] == 0 else \
+            (1 << HERB) | (1 << ROOT)
+        return _pick_roles(opts, n_opts, want)
+    if kind == P.LEAD and obs[P.O_SEAT] == 0:
+        return _play(opts, n_opts, MEADOW_WITCH, 1)
+    return 0
+
+
+@pytest.mark.parametrize("option,resources,events", [
+    ("pay_nothing", [5, 6], [0, 0]),          # the potion and the wand stay with seat 0
+    ("few_potions_score", [3, 6], [3, 0]),    # paid; 2 potions left: +3 at the round's end
+])
+def test_empty_handed_in_both_engines(option, resources, events):
+    # seed 000: 「リソースを支払う必要がなくなります。」 (resources no longer have to be paid);
+    # seed 001: 「リソースは、プレイヤーの手元に置かれています。」 (they stay with the player)
+    df, logs = both_engines(_empty_handed_rules(option), [deliver_and_charm] * 2)
+    assert df["deliveries"].to_list() == [1, 0] and df["clouds"].to_list() == [1, 0]
+    assert df["pts_towers"].to_list() == [2, 0]
+    assert df["resources_left"].to_list() == resources
+    assert df["pts_events"].to_list() == events
+
+
+def test_empty_handed_free_payments_show_in_the_options():
+    # what a policy sees: a delivery and a charm that cost nothing, still only with the potion
+    # and the wands in hand (the seed frees the payment, not the need to hold them)
+    g = position(n_players=2, rules=_empty_handed_rules("pay_nothing"))
+    g.event, g.round = 0, 1
+    g.clouds = {0: 0}
+    g.pawns[0] = [AREAS.index("C1"), AREAS.index("M1")]
+    rows = R.card_features(g, 0, role("valley_druid"), 0), R.card_features(g, 0, FAIRY, 0)
+    assert [r[P.F_PAY_POTIONS] for r in rows] == [0, 0] and rows[1][P.F_PAY_WANDS] == 0
+    assert rows[0][P.F_POINTS] == 2 and rows[1][P.F_LIGHTNING] == 1
+    g.potions[0], g.wands[0] = [0, 1, 1], 0
+    assert R.druid_towers(g, 0, role("valley_druid")) == [] and R.charmable(g, 0) == []
+
+
+def test_empty_handed_option_is_checked():
+    with pytest.raises(ValueError, match="empty_handed: must be one of"):
+        default_rules().replace(empty_handed="free")
+
+
+# ---------------------------------------------------------------- Perilous hill and mountain
+
+@bloomsim.policy("to_the_mountain")
+def to_the_mountain(kind, obs, opts, n_opts, rng):
+    """Round 1: meadow, forest, hill witch take pawn b C2 -> M1 -> F2 -> H1 (a hill); round 2:
+    the mountain witch takes it on to X1 (a mountain), then two gatherers. Pawn a stays in C1."""
+    if kind == P.SELECT:
+        want = ((1 << MEADOW_WITCH) | (1 << FOREST_WITCH) | (1 << HILL_WITCH)
+                if obs[P.O_ROUND] == 1 else (1 << MOUNTAIN_WITCH) | (1 << HERB) | (1 << FRUIT))
+        return _pick_roles(opts, n_opts, want)
+    if kind == P.LEAD:
+        return _play(opts, n_opts, MEADOW_WITCH, 0)
+    if kind == P.MOVE:
+        best, at = 0, -1
+        for i in range(n_opts - 1):
+            for k in range(4):
+                if opts[i, P.F_TARGET] == PATH[k] and k > at:
+                    best, at = i, k
+        return best
+    return 0
+
+
+@pytest.mark.parametrize("option,points", [("as_listed", -2 - 2), ("zero", 0)])
+def test_perilous_hill_and_mountain_in_both_engines(option, points):
+    # seed 000: 「ラウンド終了時に次の地形エリアにコマがある場合、対応する勝利点を失います。」 and
+    # seed 001's example names only forest and meadow (「エミリーは森と大草原にいます」): the
+    # seeds are silent on hill and mountain, -2 (the specification's) or 0
+    rules = _perilous_rules().replace(hand_size=3, perilous_unnamed_terrains=option)
+    assert rules.points_per_pawn(0) == ({"forest": -1, "meadow": -3} if option == "zero" else
+                                        {"forest": -1, "meadow": -3, "hill": -2, "mountain": -2})
+    df, logs = both_engines(rules, [to_the_mountain, to_the_mountain])
+    assert df["pawn_end_a"].to_list() == [AREAS.index("C1")] * 2
+    assert df["pawn_end_b"].to_list() == [AREAS.index("X1")] * 2
+    assert df["pts_events"].to_list() == [points, points]
+
+
+def test_perilous_unnamed_option_is_checked():
+    with pytest.raises(ValueError, match="perilous_unnamed_terrains: must be one of"):
+        default_rules().replace(perilous_unnamed_terrains="0")
+
+
+# ---------------------------------------------------------------- enchanted reshuffle
+
+def _distinct_per_round(df, rules):
+    """Distinct enchanted roles in each round of each game (rows: games, columns: rounds)."""
+    ench = df.filter(df["seat"] == 0).select(
+        f"enchanted_{r}" for r in rules.role_ids).to_numpy().astype(int)
+    return np.stack([((ench >> k) & 1).sum(axis=1) for k in range(rules.rounds)], axis=1)
+
+
+@pytest.mark.parametrize("option", ["all_roles", "set_aside_revealed"])
+def test_enchanted_reshuffle_in_both_engines(option):
+    # seed 000: 「山札が尽きている場合、10枚全ての役割カードをシャッフルし、新たな山札を作ります。」
+    # With 2 players a round reveals 3 of the 10 cards: round 4 takes the 10th, then reshuffles
+    # all 10 (the default) and may reveal that role again (it counts once); round 7 takes 2
+    # more and reshuffles. ``set_aside_revealed`` keeps this round's roles out of the new deck.
+    rules = default_rules().replace(enchanted_reshuffle=option, events_used=0, rounds=7)
+    df, logs = both_engines(rules, ["random", "random"], seed=4, n=24)
+    per_round = _distinct_per_round(df, rules)
+    mid = [3, 6]                                   # rounds 4 and 7: reshuffled mid-reveal
+    assert (np.delete(per_round, mid, axis=1) == 3).all()
+    assert ((per_round[:, mid] >= 2) & (per_round[:, mid] <= 3)).all()
+    assert (per_round[:, mid] == 2).any() == (option == "all_roles")
+
+
+# ---------------------------------------------------------------- the pawns' start
+
+@bloomsim.policy("gather_only")
+def gather_only(kind, obs, opts, n_opts, rng):
+    """Gatherers only: no pawn ever moves."""
+    if kind == P.SELECT:
+        return _pick_roles(opts, n_opts, (1 << HERB) | (1 << FRUIT) | (1 << ROOT))
+    return 0
+
+
+def test_pawns_start_one_in_each_castle_in_both_engines():
+    # seed 000: 「それぞれをボード上の城の絵が描かれた場所のどちらかにおきます。」 (each on one of
+    # the castle spaces): read as one pawn in each castle, no choice (a reading: the seed lets
+    # each pawn take either castle; no option plays it)
+    df, logs = both_engines(tiny_rules(), [gather_only] * 3, n=2)
+    assert df["pawn_end_a"].to_list() == [AREAS.index("C1")] * 6
+    assert df["pawn_end_b"].to_list() == [AREAS.index("C2")] * 6
+    assert not any(kind == P.MOVE for s, kind, n, c in logs[0] + logs[1])
+
+
+# ---------------------------------------------------------------- the brave bonus
+
+@njit
+def _witch_druid_fairy(kind, obs, opts, n_opts, brave):
+    """Seat 0 holds the meadow witch, the valley druid and the fairy: the witch cowardly
+    (C2 -> M1), then the druid (a potion to T2 on M1) and the fairy (a cloud on M2), both
+    ``brave`` or both cowardly. Seat 1 holds three gatherers."""
+    if kind == P.SELECT:
+        want = ((1 << MEADOW_WITCH) | (1 << VALLEY_DRUID) | (1 << FAIRY) if obs[P.O_SEAT] == 0
+                else (1 << HERB) | (1 << FRUIT) | (1 << ROOT))
+        return _pick_roles(opts, n_opts, want)
+    if kind == P.LEAD:
+        for r, b in ((MEADOW_WITCH, 0), (VALLEY_DRUID, brave), (FAIRY, brave)):
+            for i in range(n_opts):
+                if opts[i, P.F_ROLE] == r and opts[i, P.F_BRAVE] == b:
+                    return i
+    return 0
+
+
+@bloomsim.policy("bonus_brave")
+def bonus_brave(kind, obs, opts, n_opts, rng):
+    return _witch_druid_fairy(kind, obs, opts, n_opts, 1)
+
+
+@bloomsim.policy("bonus_cowardly")
+def bonus_cowardly(kind, obs, opts, n_opts, rng):
+    return _witch_druid_fairy(kind, obs, opts, n_opts, 0)
+
+
+@pytest.mark.parametrize("policy,bonus", [(bonus_brave, 3 + 3), (bonus_cowardly, 0)])
+def test_brave_bonus_needs_a_brave_druid_or_fairy_in_both_engines(policy, bonus):
+    # seed 001: 「強気なドルイドは、配達した塔が示しているより3勝利点多く獲得します。プレイヤーが
+    # ポーションを届けることができたら、さらに3勝利点を獲得することができるだけです。”強気” である
+    # 必要はありません。」 - the last sentence ("it need not be brave") read as a slip for "being
+    # brave is not enough" (seed 000: 「勇敢なドルイドの場合、…追加で3点獲得します。」): a cowardly
+    # druid or fairy that delivers or charms gets no bonus
+    rules = _empty_handed_rules("pay_nothing").replace(events=[], events_used=0, hand_size=3)
+    df, logs = both_engines(rules, [policy, policy])
+    assert df["deliveries"].to_list() == [1, 0] and df["clouds"].to_list() == [1, 0]
+    assert df["pts_towers"].to_list() == [2, 0]
+    assert df["pts_brave"].to_list() == [bonus, 0]

@@ -116,8 +116,10 @@ def test_enchanted_reveal_replaces_last_rounds():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_enchanted_reshuffle_mid_reveal_shows_no_role_twice(seed):
-    # 2 players reveal 3; only one card left: reshuffle during the reveal, no duplicate [D]
-    g = R.new_game(n_players=2, seed=seed)
+    # 2 players reveal 3; only one card left: reshuffle during the reveal, no duplicate (the
+    # spec's reading, option enchanted_reshuffle: set_aside_revealed)
+    rules = default_rules().replace(enchanted_reshuffle="set_aside_revealed")
+    g = R.new_game(rules, n_players=2, seed=seed)
     g.round = 4
     g.enchanted_deck = [7]
     R.reveal_enchanted_roles(g)
@@ -690,7 +692,8 @@ def test_tenth_event_has_no_effect():
 
 
 def test_empty_handed_at_most_3_potions_score_3_and_pay_nothing():
-    g, log = new()
+    # the spec's reading, option empty_handed: few_potions_score
+    g, log = new(rules=default_rules().replace(empty_handed="few_potions_score"))
     g.event = ev(g, "empty_handed")
     g.potions = [[1, 1, 1], [2, 1, 1], [0, 0, 0], [0, 0, 3]]
     g.wands = [2, 0, 5, 0]

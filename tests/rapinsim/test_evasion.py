@@ -162,7 +162,7 @@ def inaba_in_a_safe_district(pid, held):
 
 def test_the_keeper_holding_the_chest_does_not_swap_it_back_onto_the_board():
     """「「大泥棒イナバ」はゲーム終了時に「千両箱」タイルを持っていることができれば単独勝利です」:
-    Inaba holds one tile, so a search would put the chest back into the house he searched."""
+    Inaba holds one tile, so a search would put the chest back into the house searched."""
     st = inaba_in_a_safe_district(P.KEEPER, "chest")
     assert first_action(st, 0) == (P.O_PASS, -1)
 
@@ -187,7 +187,7 @@ def test_another_keeper_takes_a_known_chest_to_keep_it_from_inaba():
 
 
 def test_inaba_keeps_the_chest_more_often_with_the_keeper():
-    """Whole compiled games, Inaba in seat 0 against three careful players: his chest (his
+    """Whole compiled games, Inaba in seat 0 against three careful players: the chest (Inaba's
     only way to win) at the end of the game."""
     rate = {}
     for pol in ("evader", "keeper"):

@@ -111,7 +111,7 @@ def test_cli_simulate_replay_rules_and_errors(capsys, tmp_path):
     assert cli.main(["simulate", "--policy", "random", "careful", "--games", "200", "--seed",
                      "1", "--character", "lapin", "chiya"]) == 0
     out = capsys.readouterr().out
-    assert "careful" in out and "lapin" in out and "95% Wilson" in out
+    assert "careful" in out and "Lapin (ラパン)" in out and "95% Wilson" in out
     assert cli.main(["replay", "--policy", "random", "greedy", "--seed", "1", "--game",
                      "2"]) == 0
     assert "Rize starts" in capsys.readouterr().out

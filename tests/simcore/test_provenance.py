@@ -33,8 +33,10 @@ def test_the_issues_inventions_and_readings_are_tagged_so():
     bloom, rapin = (provenance.load(games.get(g)) for g in ("bloomsim", "rapinsim"))
     assert bloom["events.empty_handed"]["tag"] == "invention"
     assert bloom["events.perilous_places.hill_mountain"]["tag"] == "gap"
-    assert bloom["enchanted_reshuffle"]["tag"] == "reading"
+    assert bloom["enchanted_reshuffle"]["tag"] == bloom["empty_handed"]["tag"] == "seed"
     assert "10枚全て" in bloom["enchanted_reshuffle"]["quote"]
+    assert "支払う必要がなくなります" in bloom["empty_handed"]["quote"]
+    assert bloom["perilous_unnamed_terrains"]["tag"] == "gap"
     for key in ("districts", "route", "items.whistle", "characters", "characters.lapin",
                 "characters.cocoa", "characters.chiya", "cocoa_steps", "whistle_steps"):
         assert rapin[key]["tag"] == "invention", key

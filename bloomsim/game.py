@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from simcore import provenance
-from simcore.games import Game, Things, Variant, default_players, register
+from simcore.games import Alternative, Game, Things, Variant, default_players, register
 
 from .rules import PERILOUS_OPTIONS, RESHUFFLE_OPTIONS, START_PLAYER_OPTIONS
 
@@ -75,4 +75,12 @@ GAME = register(Game(
     rules_data=lambda rules: rules.to_dict(), rules_text=rules_text,
     rules_guide="data/guide.json",
     choices={"enchanted_reshuffle": RESHUFFLE_OPTIONS, "next_start_player": START_PLAYER_OPTIONS,
-             "perilous_places": PERILOUS_OPTIONS}))
+             "perilous_places": PERILOUS_OPTIONS},
+    alternatives=(
+        Alternative("Perilous Places: hill, mountain 0", "events.perilous_places.hill_mountain",
+                    {"events.perilous_places.points_per_pawn.hill": 0,
+                     "events.perilous_places.points_per_pawn.mountain": 0}),
+        Alternative("Empty Handed: no score", "events.empty_handed",
+                    {"events.empty_handed.points": 0}),
+        Alternative("enchanted reshuffle: all ten roles", "enchanted_reshuffle",
+                    {"enchanted_reshuffle": "all_roles"}))))

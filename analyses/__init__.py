@@ -1,8 +1,8 @@
 """Analyses of simulation results: DataFrame in, DataFrame or Figure out.
 
 Only ``tournament``, ``ladder``, ``compare``, ``counterfactual_impact``, ``sweep``, ``solve``,
-``tune`` and ``skill.skill_verdicts`` play games, through a game's public ``simulate``;
-everything else reads a results frame, LazyFrame or Parquet dataset.
+``tune``, ``robustness`` and ``skill.skill_verdicts`` play games, through a game's public
+``simulate``; everything else reads a results frame, LazyFrame or Parquet dataset.
 """
 import simcore  # noqa: F401 - first: a Ctrl-C while the command starts is one line
 
@@ -13,6 +13,7 @@ from .event_impact import counterfactual_impact, event_impact, switch_offs
 from .ladder import Ladder, ladder
 from .metrics import designer_metrics
 from .report import report
+from .robust import Robustness, robustness
 from .seats import seat_advantage
 from .solve import solve
 from .sweep import sweep
@@ -22,5 +23,5 @@ from .winrates import win_rates
 
 __all__ = ["Comparison", "InputError", "Ladder", "Tournament", "Tuned", "compare",
            "counterfactual_impact", "designer_metrics", "diff", "event_impact", "ladder",
-           "report", "scan", "seat_advantage", "solve", "sweep", "switch_offs", "tournament",
-           "tune", "win_rates"]
+           "report", "Robustness", "robustness", "scan", "seat_advantage", "solve", "sweep",
+           "switch_offs", "tournament", "tune", "win_rates"]

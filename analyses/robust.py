@@ -12,7 +12,8 @@ the game index).
 
 The verdicts: each seat's and each policy's win rate against its fair share 1/P, each thing's
 win rate with minus without (``skill.rung_verdicts``) and each designer metric
-(``metrics.per_game``). A verdict
+(``metrics.per_game``; how often the leader after round k wins, for the rounds at least half
+the game indices reach). A verdict
 
 - **depends on** an alternative where the paired test of its change under it rejects (the
   p-value Holm-adjusted over every verdict x alternative is below ``ALPHA``), or where it
@@ -63,12 +64,13 @@ ROBUST, DEPENDS, UNDETERMINED = "robust", "depends on", "undetermined"
 class Robustness:
     """One game's verdicts under its default rules and each alternative.
 
-    ``alternatives``: (name, the provenance key it tests, "" for a user's); ``untested``:
-    (name, why) for each declared alternative that cannot be played at ``players`` seats;
-    ``table``: each win-rate verdict under each rules set (``skill.judge``, column ``rung``
-    the rules set); ``changes``: one row per verdict and alternative (``diff`` = under the
-    alternative minus under the defaults, ``ci_low``/``ci_high``, ``p``, ``p_adj``,
-    ``p_equiv``, ``mde``, ``margin``, ``absent``, ``depends``, ``negligible``);
+    ``margin``: the equivalence margin of win rates; ``alternatives``: (name, the provenance
+    key it tests, "" for a user's); ``untested``: (name, why) for each declared alternative
+    that cannot be played at ``players`` seats; ``table``: each win-rate verdict under each
+    rules set (``skill.judge``, column ``rung`` the rules set); ``changes``: one row per
+    verdict and alternative (``diff`` = under the alternative minus under the defaults,
+    ``ci_low``/``ci_high``, ``p``, ``p_adj``, ``p_equiv``, ``mde``, ``margin``, ``percent``
+    (a share: shown in percentage points), ``absent``, ``depends``, ``negligible``);
     ``summary``: one row per verdict with its ``estimate`` and ``status`` under the defaults,
     its ``tag`` and ``mde`` (the largest of its changes')."""
 
@@ -77,16 +79,30 @@ class Robustness:
     players: int
     n_games: int
     seed: int
+    margin: float
     alternatives: tuple[tuple[str, str], ...]
     untested: tuple[tuple[str, str], ...]
     table: pl.DataFrame
     changes: pl.DataFrame
     summary: pl.DataFrame
 
-    def tag(self, verdict: str) -> str | None:
-        """The verdict's assumption tag, or None where it was not measured."""
-        hit = self.summary.filter(pl.col("verdict") == verdict)
-        return None if hit.is_empty() else hit["tag"][0]
+    def tag(self, *verdicts: str) -> str | None:
+        """The assumption tag of a verdict, or of several together (a headline about a thing
+        measured per seat): depends on every alternative any of them depends on, robust where
+        all are, else undetermined; None where none was measured."""
+        hit = self.summary.filter(pl.col("verdict").is_in(verdicts))
+        if hit.is_empty():
+            return None
+        on = list(dict.fromkeys(a for d in hit["depends"] for a in d))
+        if on:
+            return f"{DEPENDS}: " + ", ".join(on)
+        tags = set(hit["tag"])
+        return tags.pop() if len(tags) == 1 else UNDETERMINED
+
+    def thing_tag(self, label: str, thing: str) -> str | None:
+        """The tag of every verdict about one thing (``label`` its kind's label)."""
+        mine = [v for v in self.summary["verdict"] if v.startswith(f"{label} {thing}: ")]
+        return self.tag(*mine)
 
     def policy_verdict(self, policy: str) -> str:
         """The name of a policy's verdict (its win rate against 1/P at the table)."""
@@ -157,7 +173,7 @@ def robustness(game: Any, alternatives: Any = None, policies: Sequence[str] | No
     parts = {v: _measure(_own(df, v), v, spec, table) for v in labels}
     verdicts, _ = judge([parts[v][0] for v in labels], labels, margin=margin)
     changes = _changes(parts, labels, margin, numbers(spec))
-    return Robustness(spec.name, tuple(table), players, games, seed,
+    return Robustness(spec.name, tuple(table), players, games, seed, margin,
                       tuple((v.label, k) for v, k in chosen), tuple(untested), verdicts,
                       changes, _summary(verdicts, changes, untested))
 
@@ -192,12 +208,13 @@ def _measure(df: pl.DataFrame, label: str, spec: games.Game, table: Sequence[str
     both = Rung(label, pl.concat([r.table for r in parts]),
                 {k: v for r in parts for k, v in r.influence.items()})
     per, metrics = per_game(df, [], spec)
+    indices = per["game"].n_unique()
     levels: Levels = {}
     for m in metrics:
         g = (per.filter(pl.col(m).is_not_null()).group_by("game")
              .agg(y=pl.col(m).sum(), n=pl.len()).sort("game"))
         got = ratio_influence(g["y"].to_numpy(), g["n"].to_numpy())
-        if got is not None:
+        if got is not None and 2 * g.height >= indices:     # (a round most games reach)
             levels[f"game: {m}"] = (got[0], g["game"].to_numpy(), got[1])
     return both, levels
 
@@ -205,7 +222,8 @@ def _measure(df: pl.DataFrame, label: str, spec: games.Game, table: Sequence[str
 CHANGE_COLUMNS = {"verdict": pl.String, "kind": pl.String, "alternative": pl.String,
                   "default": pl.Float64, "diff": pl.Float64, "ci_low": pl.Float64,
                   "ci_high": pl.Float64, "p": pl.Float64, "p_equiv": pl.Float64,
-                  "mde": pl.Float64, "margin": pl.Float64, "absent": pl.Boolean}
+                  "mde": pl.Float64, "margin": pl.Float64, "percent": pl.Boolean,
+                  "absent": pl.Boolean}
 
 
 def _changes(parts: Mapping[str, tuple[Rung, Levels]], labels: Sequence[str], margin: float,
@@ -224,17 +242,17 @@ def _changes(parts: Mapping[str, tuple[Rung, Levels]], labels: Sequence[str], ma
         where = {**rung.influence, **{k: v[1:] for k, v in levels.items()}}
         mine = {**base.influence, **{k: v[1:] for k, v in base_levels.items()}}
         for v, e in est.items():
-            m = (DESIGN_MARGIN * abs(e) if kind[v] == "game" and v[6:] in counted
-                 else margin)
+            percent = not (kind[v] == "game" and v[6:] in counted)
             row = {"verdict": v, "kind": kind[v], "alternative": alt, "default": e,
-                   "margin": m, "absent": v not in where or v not in mine}
+                   "margin": margin if percent else DESIGN_MARGIN * abs(e),
+                   "percent": percent, "absent": v not in where or v not in mine}
             if not row["absent"]:
                 diff = there[v] - e
                 se, c, _ = difference_se(mine[v], where[v])
                 half = float(t95(c)) * se
                 row |= {"diff": diff, "ci_low": diff - half, "ci_high": diff + half,
                         "p": paired_p(diff, se, c),
-                        "p_equiv": float(equivalence_p(diff, se, c, m)),
+                        "p_equiv": float(equivalence_p(diff, se, c, row["margin"])),
                         "mde": float(detectable(se, c))}
             rows.append(row)
     out = pl.DataFrame(rows, schema=CHANGE_COLUMNS)

@@ -91,8 +91,8 @@ class Robustness:
         measured per seat): depends on every alternative any of them depends on, robust where
         all are, else undetermined; None where none was measured."""
         hit = self.summary.filter(pl.col("verdict").is_in(verdicts))
-        if hit.is_empty():
-            return None
+        if hit.height < 2:
+            return None if hit.is_empty() else hit["tag"][0]
         on = list(dict.fromkeys(a for d in hit["depends"] for a in d))
         if on:
             return f"{DEPENDS}: " + ", ".join(on)
@@ -245,8 +245,8 @@ def _changes(parts: Mapping[str, tuple[Rung, Levels]], labels: Sequence[str], ma
             percent = not (kind[v] == "game" and v[6:] in counted)
             row = {"verdict": v, "kind": kind[v], "alternative": alt, "default": e,
                    "margin": margin if percent else DESIGN_MARGIN * abs(e),
-                   "percent": percent, "absent": v not in where or v not in mine}
-            if not row["absent"]:
+                   "percent": percent, "absent": v in mine and v not in where}
+            if v in mine and v in where:
                 diff = there[v] - e
                 se, c, _ = difference_se(mine[v], where[v])
                 half = float(t95(c)) * se

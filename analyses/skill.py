@@ -201,7 +201,8 @@ def rung_verdicts(df: Frame, rung: str) -> Rung:
     if not found:
         return Rung(rung, rows[0], influence)
     labels = {t.kind: t.label or t.kind for t in game_of(lf).things}
-    ev = event_impact(lf)
+    ev = event_impact(lf.with_columns(policy=pl.lit(rung)))     # game-level things per seat,
+    #                                                   as at a rung of one spec, whatever sat
     rows.append(pl.DataFrame({
         "verdict": [_thing_verdict(labels.get(k, k), t, b, g) for k, t, b, g in
                     ev.select("kind", "thing", "by", "group").iter_rows()],

@@ -193,13 +193,14 @@ def changes_table(changes: pl.DataFrame) -> pl.DataFrame:
 def robustness_table(r: Any) -> pl.DataFrame:
     """One row per verdict of an ``analyses.robust.Robustness``: its value under the default
     rules with its status, its change under each alternative in percentage points (a designer
-    metric that counts: in its own unit) with the 95% interval and MDE, and its tag."""
+    metric that counts: in its own unit) with the 95% interval and MDE (* where it depends on
+    it), and its tag."""
     def cell(d: dict) -> str:
         if d["absent"]:
             return "absent under it"
-        k = 100 if d["percent"] else 1
-        return (f"{d['diff'] * k:+.1f} [{d['ci_low'] * k:+.1f}, {d['ci_high'] * k:+.1f}] "
-                f"MDE {d['mde'] * k:.1f}" + (" *" if d["depends"] else ""))
+        k, f = (100, ".1f") if d["percent"] else (1, ".2f")
+        return (f"{d['diff'] * k:+{f}} [{d['ci_low'] * k:+{f}}, {d['ci_high'] * k:+{f}}] "
+                f"MDE {d['mde'] * k:{f}}" + (" *" if d["depends"] else ""))
     ch = r.changes.with_columns(cell=pl.struct("absent", "percent", "diff", "ci_low",
                                                "ci_high", "mde", "depends")
                          .map_elements(cell, return_dtype=pl.String))

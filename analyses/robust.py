@@ -16,9 +16,12 @@ win rate with minus without (``skill.rung_verdicts``) and each designer metric
 the game indices reach). A verdict
 
 - **depends on** an alternative where the paired test of its change under it rejects (the
-  p-value Holm-adjusted over every verdict x alternative is below ``ALPHA``), or where it
-  cannot be measured under it (the alternative takes its thing out of the game);
-- is **robust** where its change under every alternative is shown negligible: an equivalence
+  p-value Holm-adjusted over every verdict x alternative is below ``ALPHA``) and the change is
+  not shown negligible, or where it cannot be measured under it (the alternative takes its
+  thing out of the game);
+- is **robust** where its change under every alternative is shown negligible (even where it
+  differs from 0: it is smaller than the margin, as a verdict reads negligible at a rung of
+  ``analyses.skill``): an equivalence
   test (TOST at ``ALPHA``) within -/+ the margin (``MARGIN`` of win rate, and of a designer
   metric that is a share of games; ``DESIGN_MARGIN`` of the default's value for one that
   counts, such as the length). Every alternative must pass its own test (an
@@ -257,10 +260,10 @@ def _changes(parts: Mapping[str, tuple[Rung, Levels]], labels: Sequence[str], ma
             rows.append(row)
     out = pl.DataFrame(rows, schema=CHANGE_COLUMNS)
     adj = adjust_pvalues(out["p"].fill_null(np.nan).to_numpy(), "holm")
-    depends = (np.nan_to_num(adj, nan=1.0) < ALPHA) | out["absent"].to_numpy()
-    return out.with_columns(
-        p_adj=pl.Series(adj), depends=pl.Series(depends),
-        negligible=pl.Series(~depends & (out["p_equiv"].fill_null(1.0).to_numpy() < ALPHA)))
+    negligible = out["p_equiv"].fill_null(1.0).to_numpy() < ALPHA
+    depends = ((np.nan_to_num(adj, nan=1.0) < ALPHA) & ~negligible) | out["absent"].to_numpy()
+    return out.with_columns(p_adj=pl.Series(adj), depends=pl.Series(depends),
+                            negligible=pl.Series(negligible))
 
 
 def _summary(verdicts: pl.DataFrame, changes: pl.DataFrame,

@@ -11,7 +11,8 @@ under an alternative is paired game index by game index (``skill.difference_se``
 the game index).
 
 The verdicts: each seat's and each policy's win rate against its fair share 1/P, each thing's
-win rate with minus without (``skill.rung_verdicts``) and each designer metric
+win rate with minus without (``skill.rung_verdicts``; a game-level thing per seat and, at a
+table of several policies, per policy) and each designer metric
 (``metrics.per_game``; how often the leader after round k wins, for the rounds at least half
 the game indices reach). A verdict
 
@@ -205,9 +206,14 @@ def _measure(df: pl.DataFrame, label: str, spec: games.Game, table: Sequence[str
              ) -> tuple[Rung, Levels]:
     """One rules set's win-rate verdicts (seats, things, policies) and its designer metrics
     (name -> (mean, game indices, influences))."""
-    rung = rung_verdicts(df, label)
-    parts = [rung] + [policy_verdict(df, p, label, f"{p}: win rate - 1/{len(table)}")
-                      for p in dict.fromkeys(table)]
+    parts = [rung_verdicts(df, label)]
+    if len(set(table)) > 1:         # game-level things per policy too: an effect that helps
+        mixed = rung_verdicts(df, label, game_by="policy")   # one and hurts another
+        mine = mixed.table.filter(pl.col("verdict").str.contains(" (policy ", literal=True))
+        parts.append(Rung(label, mine, {v: mixed.influence[v] for v in mine["verdict"]
+                                        if v in mixed.influence}))
+    parts += [policy_verdict(df, p, label, f"{p}: win rate - 1/{len(table)}")
+              for p in dict.fromkeys(table)]
     both = Rung(label, pl.concat([r.table for r in parts]),
                 {k: v for r in parts for k, v in r.influence.items()})
     per, metrics = per_game(df, [], spec)

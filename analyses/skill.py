@@ -176,8 +176,9 @@ def _thing_verdict(label: str, thing: str, by: str, group: str) -> str:
     return f"{label} {thing}: win rate with - without ({where})"
 
 
-def rung_verdicts(df: Frame, rung: str) -> Rung:
-    """The verdicts of one rung's results (every seat one spec): seats and things."""
+def rung_verdicts(df: Frame, rung: str, game_by: str = "seat") -> Rung:
+    """The verdicts of one rung's results (every seat one spec): seats and things, a
+    game-level thing per ``game_by`` (``"seat"``, or ``"policy"`` at a table of several)."""
     lf = lazy(df)
     p = collect(lf.select(pl.col("n_players").unique()))["n_players"]
     if p.len() != 1:
@@ -201,15 +202,15 @@ def rung_verdicts(df: Frame, rung: str) -> Rung:
     if not found:
         return Rung(rung, rows[0], influence)
     labels = {t.kind: t.label or t.kind for t in game_of(lf).things}
-    ev = event_impact(lf.with_columns(policy=pl.lit(rung)))     # game-level things per seat,
-    #                                                   as at a rung of one spec, whatever sat
+    # event_impact reads game-level things per policy where several sat, else per seat
+    ev = event_impact(lf if game_by == "policy" else lf.with_columns(policy=pl.lit(rung)))
     rows.append(pl.DataFrame({
         "verdict": [_thing_verdict(labels.get(k, k), t, b, g) for k, t, b, g in
                     ev.select("kind", "thing", "by", "group").iter_rows()],
         "kind": ev["kind"], "rung": rung, "estimate": ev["win_diff"],
         "ci_low": ev["win_ci_low"], "ci_high": ev["win_ci_high"], "p": ev["p_win"]},
         schema=COLUMNS))
-    for seat_level, by in ((False, "seat"), (True, None)):
+    for seat_level, by in ((False, game_by), (True, None)):
         chosen = [t for t in found if t.seat_level == seat_level]
         if not chosen:
             continue

@@ -173,3 +173,16 @@ def test_robustness_never_calls_a_null_change_a_dependence():
         card += r.tag("card card: win rate with - without (all seats)").startswith("depends")
     assert wrong <= 1 and card == 20
 
+
+
+def test_the_report_tags_each_headline_with_the_assumptions_it_rests_on(tmp_path):
+    from analyses import robustness
+    from analyses.report import game_section
+    r = robustness("toydice", None, ["bold", "safe"], 2, 600, seed=4)
+    sec = game_section(toydice.simulate(["bold", "safe"], 600, seed=4), tmp_path, robust=r)
+    seats = next(h for h in sec.headlines if h.startswith("Seats (2 players)"))
+    assert seats.endswith("<i>Assumptions: depends on: start seat +3.</i>")
+    closing = sec.headlines[-1]
+    assert closing.startswith("Assumptions: every verdict re-measured under")
+    assert "on <i>start seat +3</i>: seat 0: win rate - 1/2" in closing
+    assert "Verdicts under other readings of the rules" in "".join(sec.body)

@@ -112,11 +112,6 @@ class Robustness:
         """The name of a policy's verdict (its win rate against 1/P at the table)."""
         return f"{policy}: win rate - 1/{self.players}"
 
-    def depending(self) -> pl.DataFrame:
-        """The verdicts that depend on an assumption, with their tags."""
-        return self.summary.filter(pl.col("tag").str.starts_with(DEPENDS)).select(
-            "verdict", "kind", "tag")
-
 
 def alternatives_of(game: Any, alternatives: Any = None) -> list[tuple[Variant, str]]:
     """The variants to measure and the provenance key each tests: the game's declared
@@ -159,6 +154,8 @@ def robustness(game: Any, alternatives: Any = None, policies: Sequence[str] | No
         raise ValueError(f"margin must be a win-rate difference between 0 and 1, got {margin!r}")
     policies = list(policies or sorted(mod.POLICIES))
     table = seatings(policies, players)[0]
+    if why := _unplayable(mod, Variant(DEFAULT), table, seed):
+        raise ValueError(why)               # the table itself (a policy, the seat count)
     chosen, untested = [], []
     for variant, key in alternatives_of(game, alternatives):
         why = _unplayable(mod, variant, table, seed)

@@ -29,10 +29,12 @@ def test_the_whistle_s_verdict_depends_on_taking_the_whistle_out():
     ({"bicycle_steps": "lots"}, "bicycle_steps"),
     ({"items.kite": 1}, "kite"),
     ("missing-rules.json", "does not exist"),
+    (None, "unknown policy 'nosuch'"),
 ])
 def test_a_bad_alternative_is_named_before_anything_is_played(alt, match):
     with pytest.raises(ValueError, match=match):
-        robustness("rapinsim", alt, ["careful"], 3, 10)
+        robustness("rapinsim", alt, ["careful", "nosuch"] if alt is None else ["careful"], 3,
+                   10)
 
 
 def test_the_command_line_reads_files_and_values_and_names_bad_ones(tmp_path, capsys):

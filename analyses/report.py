@@ -377,7 +377,11 @@ def robust_part(r: Robustness) -> tuple[str, str]:
             f"the margin (two one-sided tests at {ALPHA}; -/+{r.margin * 100:.1f} points for "
             f"win rates and shares, {DESIGN_MARGIN:.0%} of its value for a designer metric "
             f"that counts); otherwise <i>undetermined</i> (a change up to its MDE may go unseen)."
-            f"{untested}</p>" + display.to_html(display.robustness_table(r)))
+            f"{untested} Robust verdicts are in the full table only.</p>")
+    t = display.robustness_table(r)
+    shown = t.filter(~pl.col("tag").str.starts_with(ROBUST))
+    body += (display.to_html(shown) if shown.height else
+             "<p>Every verdict is robust to the alternatives tested.</p>") + _details(t)
     return headline, body
 
 

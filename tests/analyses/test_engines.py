@@ -35,7 +35,7 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     # each game's verdicts under its declared alternatives, tagged beside the headlines
     assert text.count("Assumptions: every verdict re-measured under") == 2 + (
         "toydice" in games.names())
-    assert "roster: the seed&#x27;s three (characters)" in text      # playable at 2 seats
+    assert "<i>roster: the seed&#x27;s three</i> (characters)" in text    # playable at 2 seats
     assert "[gap] board: an approximation of the printed map" in text     # assumptions box
     for game in ("bloomsim", "rapinsim"):
         assert (tmp_path / "rep" / f"{game}-results.parquet").exists()

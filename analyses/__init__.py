@@ -1,8 +1,8 @@
 """Analyses of simulation results: DataFrame in, DataFrame or Figure out.
 
 Only ``tournament``, ``ladder``, ``compare``, ``counterfactual_impact``, ``sweep``, ``solve``,
-``tune``, ``intransitivity`` and ``skill.skill_verdicts`` play games, through a game's public
-``simulate``; everything else reads a results frame, LazyFrame or Parquet dataset.
+``tune``, ``intransitivity``, ``robustness`` and ``skill.skill_verdicts`` play games, through a
+game's public ``simulate``; everything else reads a results frame, LazyFrame or Parquet dataset.
 """
 import simcore  # noqa: F401 - first: a Ctrl-C while the command starts is one line
 
@@ -14,6 +14,7 @@ from .intransitivity import Intransitivity, intransitivity
 from .ladder import Ladder, ladder
 from .metrics import designer_metrics
 from .report import report
+from .robust import Robustness, robustness
 from .seats import seat_advantage
 from .solve import solve
 from .sweep import sweep
@@ -21,8 +22,7 @@ from .tournament import Tournament, tournament
 from .tune import Tuned, tune
 from .winrates import win_rates
 
-__all__ = ["Comparison", "InputError", "Intransitivity", "Ladder", "Tournament", "Tuned",
-           "compare", "counterfactual_impact", "designer_metrics", "diff", "event_impact",
-           "intransitivity", "ladder",
-           "report", "scan", "seat_advantage", "solve", "sweep", "switch_offs", "tournament",
-           "tune", "win_rates"]
+__all__ = ["Comparison", "InputError", "Intransitivity", "Ladder", "Robustness", "Tournament",
+           "Tuned", "compare", "counterfactual_impact", "designer_metrics", "diff",
+           "event_impact", "intransitivity", "ladder", "report", "robustness", "scan",
+           "seat_advantage", "solve", "sweep", "switch_offs", "tournament", "tune", "win_rates"]

@@ -17,6 +17,7 @@ from simcore.runner import check_int
 from .event_impact import counterfactual_impact, switch_offs
 from .ladder import ladder
 from .report import game_section, staged, write_page
+from .robust import ROBUST_GAMES, robustness
 from .skill import (MARGIN, RUNG_GAMES, SEARCH_GAMES, check_playable,
                     resolve_rungs, skill_verdicts)
 from .tournament import lineups, rotations, tournament
@@ -45,7 +46,8 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
             seed: int = 0, counterfactual_games: int = COUNTERFACTUAL_GAMES,
             log: Callable[[str], None] = say, *, rungs: Rungs = None,
             rung_games: int = RUNG_GAMES, search_games: int | None = None,
-            ladder_games: int = LADDER_GAMES, margin: float = MARGIN) -> Path:
+            ladder_games: int = LADDER_GAMES, margin: float = MARGIN,
+            robust_games: int = ROBUST_GAMES) -> Path:
     """Run every registered game and write ``out/index.html`` (swapped in whole when done: an
     interrupted run leaves ``out`` as it was and its finished results in ``OUT.partial``).
     Every game is played with its default rules, so that each headline is true of the game as
@@ -69,8 +71,11 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     skill ladder (``analyses.ladder``, ``ladder_games`` game indices per seating, the seat
     rotated across game indices: players x ``ladder_games`` indices) of
     the weakest rung, the strongest heuristic and, where the game has search agents, the
-    search rung. The report is computed from the frames in memory (the Parquet files are for
-    the user)."""
+    search rung; then, for a game that declares alternatives (``Game.alternatives``), every
+    verdict under each (``analyses.robust``: ``robust_games`` game indices per seating of the
+    counterfactual table, rotated), table in ``out/<game>-robustness.parquet``, its tags
+    beside the headlines and the skill table. The report is computed from the frames in
+    memory (the Parquet files are for the user)."""
     check_int("games", games)
     check_int("counterfactual_games", counterfactual_games)
     check_int("players", players, 2)
@@ -78,6 +83,7 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     if search_games is not None:
         check_int("search_games", search_games)
     check_int("ladder_games", ladder_games)
+    check_int("robust_games", robust_games)
     if not 0 < margin < 1:
         raise ValueError(f"margin must be a win-rate difference between 0 and 1 (--margin: "
                          f"in points, between 0 and 100), got {margin!r}")
@@ -87,22 +93,25 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     ladders = _ladders(rungs, players, seed)
     for spec in registry.all_games():
         _check_plan(spec, out, games, players, counterfactual_games, rung_games,
-                    len(ladders[spec.name] or ()) or DEFAULT_RUNGS)
+                    len(ladders[spec.name] or ()) or DEFAULT_RUNGS, robust_games)
     with staged(out, keep_partial=True) as folder:
         page = _write(folder, games, players, seed, counterfactual_games, log, ladders,
-                      rung_games, search_games, ladder_games, margin)
+                      rung_games, search_games, ladder_games, margin, robust_games)
     return Path(out) / page.name
 
 
 def _check_plan(spec: registry.Game, out: str | os.PathLike, games: int, players: int,
-                counterfactual_games: int, rung_games: int, rungs: int) -> None:
+                counterfactual_games: int, rung_games: int, rungs: int,
+                robust_games: int) -> None:
     """The runaway rule (``simcore.budget``) for one game's part of the report: the games of
-    its tournament, switch-offs and rungs; the tournament's results held in memory with a
-    switch-off's pair of runs, and written to ``out``."""
+    its tournament, switch-offs, rungs and alternatives; the tournament's results held in
+    memory with a switch-off's pair of runs, and written to ``out``."""
     rules = measuring_rules(spec)
     played = _seatings(spec, players) * _per_seating(spec, games, players)
     things = len(switch_offs(spec.module(), rules, players))
-    budget.check(spec, played + counterfactual_games * things + rung_games * rungs, players,
+    robust = (len(spec.alternatives) + 1) * players * robust_games if spec.alternatives else 0
+    budget.check(spec, played + counterfactual_games * things + rung_games * rungs + robust,
+                 players,
                  rules=[rules], held=played + 2 * counterfactual_games, out=out, written=played)
 
 
@@ -155,7 +164,7 @@ def strong_rungs(mod: Any) -> list[str]:
 def _write(out: Path, games: int, players: int, seed: int, counterfactual_games: int,
            log: Callable[[str], None], ladders: dict[str, list[Any] | None],
            rung_games: int, search_games: int | None, ladder_games: int,
-           margin: float) -> Path:
+           margin: float, robust_games: int) -> Path:
     sections = []
     specs = registry.all_games()
     for spec in specs:
@@ -206,13 +215,20 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
             clock = _lap(log, f"{name}: skill ladder of {', '.join(lad.rungs)}: "
                               f"{ladder_games:,} game indices per seating, "
                               f"{lad.indices:,} in all, played", clock)
+        rb = None
+        if spec.alternatives:
+            rb = robustness(mod, None, table, players, robust_games, seed, margin=margin)
+            rb.changes.write_parquet(out / f"{name}-robustness.parquet")
+            clock = _lap(log, f"{name}: every verdict under {len(rb.alternatives)} "
+                              f"alternative(s): {robust_games:,} game indices per seating "
+                              f"played", clock)
         note = (f"Tournament of the built-in policies {', '.join(policies)} at {players} seats: "
                 f"{seatings} seatings (every line-up of at least two policies, every rotation), "
                 f"{per_seating:,} games each on the same seeds (seed {seed}). Counterfactual "
                 f"replays: the table {' | '.join(table)} (seat 0 first) on {counterfactual_games:,}"
                 f" games per thing.{_rules_note(spec)} Results: {path.name}.")
         sections.append(game_section(t.results, out, counterfactual=cf, note=note, skill=sv,
-                                     ladder=lad, measured=measured))
+                                     ladder=lad, measured=measured, robust=rb))
         _lap(log, f"{name}: report tables and plots written", clock)
     return write_page(sections, out, "Balance report: " + ", ".join(g.title for g in specs))
 

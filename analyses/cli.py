@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 import polars as pl
 
@@ -23,6 +24,7 @@ from .diff import page as diff_page
 from .metrics import designer_metrics, leader_table
 from .precise import plan, precise
 from .report import partial_folder, report
+from .robust import ROBUST_GAMES, robustness
 from .seats import seat_advantage
 from .solve import solve
 from .skill import MARGIN, RUNG_GAMES, parse_rungs
@@ -59,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--margin", type=float, default=MARGIN * 100,
                    help="equivalence margin of the verdicts by skill, in win-rate points "
                         f"(default {MARGIN * 100:g}): smaller effects read negligible")
+    b.add_argument("--robust-games", type=int, default=ROBUST_GAMES,
+                   help="game indices per seating of the verdicts under each declared "
+                        f"alternative of the rules (default {ROBUST_GAMES:,})")
     r = sub.add_parser("report", help="write DIR/index.html for a results file or dataset")
     r.add_argument("results", help="Parquet file or simulate(out=DIR) dataset directory")
     r.add_argument("--out", required=True, help="report directory")
@@ -185,6 +190,23 @@ def _parser() -> argparse.ArgumentParser:
     df_.add_argument("--seed", type=int, default=0)
     df_.add_argument("--scheduler", default="inprocess", help="as for sweep")
     df_.add_argument("--out", help="folder for the diff page (index.html)")
+    ro = sub.add_parser("robustness", help="every verdict under each alternative reading of the "
+                                           "rules' guesses, on the same games: robust or "
+                                           "depends on: ASSUMPTION")
+    ro.add_argument("game", choices=games.names())
+    ro.add_argument("--alt", action="append", metavar="RULES|KEY=VALUE[;KEY=VALUE]",
+                    help="an alternative: a rules file, or rules values over the defaults "
+                         "(a value may be JSON: characters=[\"inaba\",\"aoyama\"]); "
+                         "repeat for several (default: the game's declared alternatives)")
+    ro.add_argument("--policy", action="append",
+                    help="the table, seated in order and rotated (default: the built-in "
+                         "policies)")
+    ro.add_argument("--players", type=int, default=4)
+    ro.add_argument("--games", type=int, default=ROBUST_GAMES,
+                    help=f"game indices per seating (default {ROBUST_GAMES:,})")
+    ro.add_argument("--seed", type=int, default=0)
+    ro.add_argument("--margin", type=float, default=MARGIN * 100,
+                    help=f"equivalence margin in win-rate points (default {MARGIN * 100:g})")
     pr = sub.add_parser("precise", help="play until every win-rate interval is at most "
                                         "+-PRECISION wide (or --plan: how many games first)")
     pr.add_argument("game", choices=games.names())
@@ -316,6 +338,29 @@ def _variants(vary: list[str], files: list[str]):
     return variants_of(grid or files)
 
 
+def _alternatives(items: list[str] | None) -> list | None:
+    """--alt: a rules file, or KEY=VALUE pairs joined by ';' (a value is JSON where it parses,
+    else read as ``_value``)."""
+    if not items:
+        return None
+    out: list = []
+    for item in items:
+        if "=" not in item:
+            out.append(item)                # a rules file (variants_of says if it is missing)
+            continue
+        changes = {}
+        for pair in item.split(";"):
+            key, _, text = pair.partition("=")
+            if not key.strip() or not text.strip():
+                raise ValueError(f"--alt {item!r}: write a rules file or KEY=VALUE[;KEY=VALUE]")
+            try:
+                changes[key.strip()] = json.loads(text)
+            except json.JSONDecodeError:
+                changes[key.strip()] = _value(text)
+        out.append(changes)
+    return out
+
+
 def _run(args: argparse.Namespace) -> None:
     if args.command in ("ladder", "diff") and args.out:     # pages written after the games
         budget.check_destination(args.out, replaced=args.command == "ladder")
@@ -323,7 +368,7 @@ def _run(args: argparse.Namespace) -> None:
         page = balance(args.out, args.games, args.players, args.seed, args.counterfactual_games,
                        rungs=_rungs(args.rungs), rung_games=args.rung_games,
                        search_games=args.search_games, ladder_games=args.ladder_games,
-                       margin=args.margin / 100)
+                       margin=args.margin / 100, robust_games=args.robust_games)
         print(f"balance report: {page.resolve()}")
     elif args.command == "report":
         page = report(scan(args.results), args.out, args.rules)
@@ -348,6 +393,15 @@ def _run(args: argparse.Namespace) -> None:
         if args.out:
             page = diff_page(t, args.out, f"Balance diff: {args.game}", args.a, args.b)
             print(f"diff page: {page.resolve()}")
+    elif args.command == "robustness":
+        r = robustness(args.game, _alternatives(args.alt), args.policy, args.players,
+                       args.games, args.seed, margin=args.margin / 100)
+        print(f"{args.game}: {' | '.join(r.policies)} rotated, {r.n_games:,} game indices per "
+              f"seating, seed {r.seed}; change under each alternative minus the defaults "
+              f"(percentage points; * depends on it)")
+        print(display.to_text(display.robustness_table(r)))
+        for name, why in r.untested:
+            print(f"not tested at {r.players} seats: {name} ({why})")
     elif args.command == "whatif":
         if not 1 <= args.port <= 65535:
             raise ValueError(f"port must be from 1 to 65535, got {args.port}")

@@ -26,7 +26,7 @@ from simcore import games
 from .data import columns
 from .games import game_spec
 from .event_impact import paired_impact
-from .metrics import per_game
+from .metrics import numbers, per_game
 from .stats import adjust_pvalues, paired_p, t_interval
 from .sweep import Variant, sweep, variants_of
 
@@ -94,8 +94,8 @@ def diff(game: Any, rules_a: Any, rules_b: Any, policies: Sequence[str], players
     df = sweep(spec.name, chosen, policies, players, n_games, seed, scheduler=scheduler)
     t = pl.concat([paired(per_game_values(df, spec), ["metric", "group"], "A", "B"),
                    impact_rows(df)], how="vertical_relaxed")
-    numbers = {*spec.lengths, "margin", "lead_changes"}
-    percent = [not (m.endswith("mean score") or (m == "game" and g in numbers))
+    counted = numbers(spec)
+    percent = [not (m.endswith("mean score") or (m == "game" and g in counted))
                for m, g in zip(t["metric"], t["group"])]
     return t.with_columns(p_adj=pl.Series(adjust_pvalues(t["p"].to_numpy(), adjust)),
                           percent=pl.Series(percent, dtype=pl.Boolean)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 
+from typing import Any
+
 import polars as pl
 
 from simcore import games
@@ -174,10 +176,12 @@ def counterfactual_table(t: pl.DataFrame) -> pl.DataFrame:
     return _effects(t, ["kind", "thing", "change", "by", "group", "games"], "effect")
 
 
-def skill_table(table: pl.DataFrame, summary: pl.DataFrame, rungs: list[str]) -> pl.DataFrame:
+def skill_table(table: pl.DataFrame, summary: pl.DataFrame, rungs: list[str],
+                tags: list[str | None] | None = None) -> pl.DataFrame:
     """One row per verdict: at each rung the estimate with its 95% interval in percentage
     points, its status (holds / negligible / undetermined) and the rung's minimum detectable
-    effect ("n/a" where not measured), and its reading across the rungs."""
+    effect ("n/a" where not measured), its reading across the rungs and, given ``tags`` (one
+    per row of ``summary``), the assumptions it rests on (``analyses.robust``)."""
     cell = pl.struct("estimate", "ci_low", "ci_high", "status", "mde").map_elements(
         lambda r: (f"{r['estimate'] * 100:+.1f} [{r['ci_low'] * 100:+.1f}, "
                    f"{r['ci_high'] * 100:+.1f}] {r['status']} (MDE {r['mde'] * 100:.1f})"),
@@ -185,10 +189,14 @@ def skill_table(table: pl.DataFrame, summary: pl.DataFrame, rungs: list[str]) ->
     wide = (table.select("verdict", "rung", cell.alias("cell"))
             .pivot("rung", index="verdict", values="cell"))
     heads = {r: f"{r}: pct points [95% CI]" for r in rungs}
-    return (summary.select("verdict", pl.col("reading").alias("across the rungs"))
-            .join(wide, on="verdict", how="left", maintain_order="left")
-            .select("verdict", *(pl.col(r).fill_null("n/a").alias(heads[r]) for r in rungs),
-                    "across the rungs"))
+    out = (summary.select("verdict", pl.col("reading").alias("across the rungs"))
+           .join(wide, on="verdict", how="left", maintain_order="left")
+           .select("verdict", *(pl.col(r).fill_null("n/a").alias(heads[r]) for r in rungs),
+                   "across the rungs"))
+    if tags is None:
+        return out
+    return out.with_columns(assumptions=pl.Series([t or "not measured" for t in tags],
+                                                  dtype=pl.String))
 
 
 def changes_table(changes: pl.DataFrame) -> pl.DataFrame:
@@ -204,3 +212,26 @@ def changes_table(changes: pl.DataFrame) -> pl.DataFrame:
         "shared", pvalue("p_adj").alias("p (Holm)"),
         pl.when(pl.col("changed")).then(pl.lit("yes")).otherwise(pl.lit("no"))
         .alias("changes with skill"))
+
+
+def robustness_table(r: Any) -> pl.DataFrame:
+    """One row per verdict of an ``analyses.robust.Robustness``: its value under the default
+    rules with its status, its change under each alternative in percentage points (a designer
+    metric that counts: in its own unit) with the 95% interval and MDE (* where it depends on
+    it), and its tag."""
+    def cell(d: dict) -> str:
+        if d["absent"]:
+            return "absent under it"
+        k, f = (100, ".1f") if d["percent"] else (1, ".2f")
+        return (f"{d['diff'] * k:+{f}} [{d['ci_low'] * k:+{f}}, {d['ci_high'] * k:+{f}}] "
+                f"MDE {d['mde'] * k:{f}}" + (" *" if d["depends"] else ""))
+    ch = r.changes.with_columns(cell=pl.struct("absent", "percent", "diff", "ci_low",
+                                               "ci_high", "mde", "depends")
+                         .map_elements(cell, return_dtype=pl.String))
+    wide = ch.pivot("alternative", index="verdict", values="cell")
+    names = [a for a, _ in r.alternatives]
+    return (r.summary.select("verdict", pl.format("{} ({})", pl.col("estimate").round(3),
+                                                  "status").alias("default (status)"))
+            .join(wide, on="verdict", how="left", maintain_order="left")
+            .join(r.summary.select("verdict", "tag"), on="verdict", maintain_order="left")
+            .rename({a: f"{a}: change" for a in names}))

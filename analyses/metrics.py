@@ -54,6 +54,12 @@ def lead_changes(unique: np.ndarray) -> np.ndarray:
     return changes
 
 
+def numbers(spec: games.Game) -> set[str]:
+    """The designer metrics that count something per game (each length, the margin, lead
+    changes); the others are shares of games."""
+    return {*spec.lengths, "margin", "lead_changes"}
+
+
 def per_game(df: Frame, by: Sequence[str], spec: games.Game | None = None
              ) -> tuple[pl.DataFrame, list[str]]:
     """One row per game (``by``, the game index and its seating) with every designer metric's

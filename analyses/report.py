@@ -25,6 +25,7 @@ from .stats import few_clusters
 from simcore import provenance
 from simcore.games import display_name
 from .seats import CONFOUNDED, DESIGN_NOTE, ROTATED, seat_advantage, seat_design
+from .robust import DEPENDS, DESIGN_MARGIN, ROBUST, Robustness
 from .skill import (ALPHA, APPEARS, CHANGES, FLIPS, HOLDS, NEGLIGIBLE, STEADY, VANISHES,
                     SkillVerdicts)
 from .tournament import matrix, meetings, pairwise, ratings
@@ -131,14 +132,16 @@ def _cycles(lf: pl.LazyFrame, met: pl.DataFrame, compared: list[str], game: str
 def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = None,
                  counterfactual: pl.DataFrame | None = None, note: str = "",
                  board: dict | None = None, skill: SkillVerdicts | None = None,
-                 ladder: Any = None, measured: Frame | None = None) -> Section:
+                 ladder: Any = None, measured: Frame | None = None,
+                 robust: Robustness | None = None) -> Section:
     """Compute every table and plot of one game's results into ``out`` (PNG files) and return
     its part of the page. ``board`` (plain data, see ``board_data``) defaults to the board of
     the rules in force (``rules_path`` or the defaults); ``skill``: the verdicts by skill
     (``analyses.skill``), shown after the counterfactual table, and ``ladder`` (an
     ``analyses.Ladder``) after them; ``measured``: results played with the game's measuring
     rules (``Game.measuring``), from which the table by character comes instead, its
-    headline saying so."""
+    headline saying so; ``robust``: the verdicts under the rules' alternatives
+    (``analyses.robust``), whose tags the headlines and the skill table show."""
     lf = lazy(df)
     require_rows(lf)
     out = Path(out)
@@ -170,11 +173,12 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         top = wr.sort("win_rate", descending=True).row(0, named=True)
         sec.headlines.append(f"Strongest policy by win rate: <b>{html.escape(top['policy'])}</b>"
                              f" {_interval(top['win_rate'], top['ci_low'], top['ci_high'])} "
-                             f"over {top['games']:,} seat-games.")
+                             f"over {top['games']:,} seat-games."
+                             + _tagged(robust, robust and robust.policy_verdict(top["policy"])))
 
     if "character" in names:
         sec.headlines.append(_characters(lf if measured is None else lazy(measured), b, out, p,
-                                         measured is not None, rules_path))
+                                         measured is not None, rules_path, robust))
 
     seats = seat_advantage(lf, score=score)
     b.append(f'<h3 id="{game}-seats">Seat advantage</h3>'
@@ -191,7 +195,9 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
     b.append(_figure(plots.seat_plot(seats, title=f"{game}: seat advantage"), out,
                      f"{p}-seats.png", "seat advantage"))
     for g in seats.partition_by("n_players", maintain_order=True):
-        sec.headlines.append(seat_headline(g))
+        k = g["n_players"][0]
+        sec.headlines.append(seat_headline(g) + _tagged(robust, robust and robust.players == k
+                                                        and f"seat 0: win rate - 1/{k}"))
 
     if "seating" in names:
         met = meetings(lf)
@@ -247,7 +253,7 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                                                                f"the thing (largest 25)"),
                      out, f"{p}-events-score.png", "event impact on score"))
     b.append(_details(display.events_table(shown)))
-    sec.headlines += _balance_headlines(ev, counterfactual, game, rules_path)
+    sec.headlines += _balance_headlines(ev, counterfactual, game, rules_path, robust)
     if counterfactual is not None:
         n_tests = 2 * counterfactual.height
         b.append(f'<h3 id="{game}-counterfactual">Counterfactual: the same games replayed '
@@ -266,8 +272,11 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                          out, f"{p}-counterfactual.png", "counterfactual effects"))
         b.append(_details(display.counterfactual_table(shown)))
     if skill is not None:
-        headline, body = skill_part(skill)
+        headline, body = skill_part(skill, robust)
         sec.headlines.append(headline)
+        b.append(body)
+    if robust is not None:
+        headline, body = robust_part(robust)
         b.append(body)
     if ladder is not None:
         sec.headlines += [html.escape(ladder.variance_text()), html.escape(ladder.chess_text())]
@@ -289,6 +298,8 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                                 f"prints every value's tag):</i><ul>"
                                 + "".join(f"<li>{html.escape(provenance.line(k, e))}</li>"
                                           for k, e in rests) + "</ul>")
+    if robust is not None:
+        sec.headlines.append(headline)      # the closing note: what depends on what
     board = board_data(game, rules_path) if board is None else board
     if board is not None and spec.board_plot is not None:
         b.append(f'<h3 id="{game}-board">The board</h3>')
@@ -298,7 +309,7 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
 
 
 def _characters(lf: pl.LazyFrame, b: list[str], out: Path, p: str, measured: bool,
-                rules_path: str | None) -> str:
+                rules_path: str | None, robust: Robustness | None = None) -> str:
     """The table by character (into ``b``) and its headline, which names the measuring rules
     when the games were played under them (``measured``) rather than as the results are."""
     game = detect_game(lf)
@@ -322,7 +333,8 @@ def _characters(lf: pl.LazyFrame, b: list[str], out: Path, p: str, measured: boo
             f"{_interval(top['win_rate'], top['ci_low'], top['ci_high'])}; weakest: "
             f"<b>{html.escape(display_name(spec, low['character']))}</b> "
             f"{_interval(low['win_rate'], low['ci_low'], low['ci_high'])}."
-            + _assumption(game, "character", (top["character"], low["character"]), rules_path))
+            + _assumption(game, "character", (top["character"], low["character"]), rules_path)
+            + _things_tagged(robust, game, "character", (top["character"], low["character"])))
 
 
 SKILL_COUNTS = {HOLDS: "hold at every rung where measured",
@@ -349,8 +361,77 @@ def _margin_said(margin: dict[str, float]) -> str:
     return ", ".join(f"-/+{m * 100:.1f} points ({k})" for k, m in margin.items())
 
 
-def skill_part(sv: SkillVerdicts) -> tuple[str, str]:
-    """The verdicts-by-skill part of a game's section: (headline, body)."""
+def _tagged(robust: Robustness | None, verdict: Any) -> str:
+    """' Assumptions: <tag>.' for a headline about ``verdict`` (nothing where not measured)."""
+    tag = robust.tag(verdict) if robust is not None and verdict else None
+    return f" <i>Assumptions: {html.escape(tag)}.</i>" if tag else ""
+
+
+def _things_tagged(robust: Robustness | None, game: str, kind: str,
+                   things: tuple[str, ...]) -> str:
+    """' Assumptions: thing: <tag>; ...' for a headline about ``things`` of ``kind``."""
+    if robust is None:
+        return ""
+    label = next((t.label or t.kind for t in game_spec(game).things if t.kind == kind), kind)
+    tags = [(t, robust.thing_tag(label, t)) for t in dict.fromkeys(things)]
+    said = "; ".join(f"{t}: {tag}" for t, tag in tags if tag)
+    return f" <i>Assumptions: {html.escape(said)}.</i>" if said else ""
+
+
+def skill_tags(sv: SkillVerdicts, robust: Robustness | None) -> list[str | None] | None:
+    """Each skill verdict's assumption tag (the strongest policy's: its verdict at the
+    robustness table), or None without a robustness check."""
+    if robust is None:
+        return None
+    return [robust.tag(robust.policy_verdict(sv.top) if kind == "policy" and sv.top else v)
+            for v, kind in sv.summary.select("verdict", "kind").iter_rows()]
+
+
+def robust_part(r: Robustness) -> tuple[str, str]:
+    """The robustness part of a game's section: (closing headline, body)."""
+    s = r.summary
+    alts = ", ".join(f"<i>{html.escape(a)}</i>" + (f" ({html.escape(k)})" if k else "")
+                     for a, k in r.alternatives)
+    untested = "".join(f" Not tested at {r.players} seats: <i>{html.escape(n)}</i> "
+                       f"({html.escape(w)})." for n, w in r.untested)
+    dep = s.filter(pl.col("tag").str.starts_with(DEPENDS))
+    counts = (f"of {s.height} verdicts {s.filter(pl.col('tag').str.starts_with(ROBUST)).height}"
+              f" robust, {dep.height} depend on an assumption, "
+              f"{s.height - dep.height - s.filter(pl.col('tag').str.starts_with(ROBUST)).height}"
+              f" undetermined")
+    by_alt = "; ".join(
+        f"on <i>{html.escape(a)}</i>: " + ", ".join(html.escape(v) for v in
+                                                   dep.filter(pl.col("depends").list
+                                                              .contains(a))["verdict"])
+        for a, _ in r.alternatives if dep.filter(pl.col("depends").list.contains(a)).height)
+    headline = (f"Assumptions: every verdict re-measured under {alts} on the same games "
+                f"({r.n_games:,} game indices per seating of {html.escape(' | '.join(r.policies))}"
+                f", rotated): {counts}.{untested}"
+                + (f" Depending: {by_alt}." if by_alt else " No verdict depends on one."))
+    body = (f'<h3 id="{r.game}-robustness">Verdicts under other readings of the rules</h3>'
+            f"<p class=note>Each alternative is another reading of one gap, reading or "
+            f"invention of the default rules (the provenance key in brackets): {alts}. The "
+            f"defaults and each alternative play the same {r.n_games:,} game indices of seed "
+            f"{r.seed} in every rotation of the table {html.escape(' | '.join(r.policies))}; "
+            f"each cell is the verdict's change under the alternative (minus the defaults) "
+            f"with its 95% interval and MDE, paired game index by game index ({UNIT}). A "
+            f"verdict <i>depends on</i> an alternative when the test of that change rejects "
+            f"(Holm over every verdict x alternative, marked *) or the alternative takes its "
+            f"thing out of the game; it is <i>robust</i> when every change is shown within "
+            f"the margin (two one-sided tests at {ALPHA}; -/+{r.margin * 100:.1f} points for "
+            f"win rates and shares, {DESIGN_MARGIN:.0%} of its value for a designer metric "
+            f"that counts); otherwise <i>undetermined</i> (a change up to its MDE may go unseen)."
+            f"{untested} Robust verdicts are in the full table only.</p>")
+    t = display.robustness_table(r)
+    shown = t.filter(~pl.col("tag").str.starts_with(ROBUST))
+    body += (display.to_html(shown) if shown.height else
+             "<p>Every verdict is robust to the alternatives tested.</p>") + _details(t)
+    return headline, body
+
+
+def skill_part(sv: SkillVerdicts, robust: Robustness | None = None) -> tuple[str, str]:
+    """The verdicts-by-skill part of a game's section: (headline, body), each verdict with
+    its assumption tag given the robustness check ``robust``."""
     rungs = ", ".join(f"<b>{html.escape(r)}</b>" for r in sv.rungs)
     s = sv.summary
     said = ", ".join(f"{n} {words}"
@@ -367,13 +448,14 @@ def skill_part(sv: SkillVerdicts) -> tuple[str, str]:
                 f"{html.escape(sv.games_said())}; negligible: within {margin}): of {s.height} "
                 f"verdicts {said}. "
                 f"{html.escape(seat0['verdict'])}: {html.escape(seat0['reading'])}."
+                + _tagged(robust, robust and seat0["verdict"])
                 + (f" Changing with skill (tested): {examples}{more}." if examples else
                    " No other verdict changes with skill by a test of the change."))
     top = "" if sv.top is None else (
         f" The highest-rated policy of the tournament, {html.escape(sv.top)}, also plays one seat "
         f"(rotated) against the rung in the others, about as many games as the rung plays (not "
         f"at the rung that is {html.escape(sv.top)} itself).")
-    wide = display.skill_table(sv.table, s, list(sv.rungs))
+    wide = display.skill_table(sv.table, s, list(sv.rungs), skill_tags(sv, robust))
     shown = wide.filter(pl.Series(s["across"] != NEGLIGIBLE))
     tested = display.changes_table(sv.changes)
     body = (f"<h3>Verdicts by skill: rungs {rungs}</h3><p class=note>Each rung is one policy "
@@ -449,7 +531,7 @@ def _assumption(game: str, kind: str, things: tuple[str, ...], rules_path: str |
 
 
 def _balance_headlines(observed: pl.DataFrame, replayed: pl.DataFrame | None, game: str,
-                       rules_path: str | None) -> list[str]:
+                       rules_path: str | None, robust: Robustness | None = None) -> list[str]:
     """Least and most balanced thing. Least balanced: the largest win-rate change it makes to
     any group in the counterfactual replays (``replayed``: cause) or, without them, in the
     observational table, with both sides of it (the group it helps most and the one it hurts
@@ -499,7 +581,8 @@ def _balance_headlines(observed: pl.DataFrame, replayed: pl.DataFrame | None, ga
     named: dict[str, tuple[str, ...]] = {}
     for r in (most, least):
         named[r["kind"]] = named.get(r["kind"], ()) + (r["thing"],)
-    rests = "".join(_assumption(game, kind, things, rules_path) for kind, things in named.items())
+    rests = "".join(_assumption(game, kind, things, rules_path)
+                    + _things_tagged(robust, game, kind, things) for kind, things in named.items())
     return [f"Least balanced ({how[most['table']]}): {name(most)} moves {sides}. "
             f"Most balanced: {name(least)}: no group's win rate moves by more than "
             f"{least['size'] * 100:.1f} percentage points with it, "

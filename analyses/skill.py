@@ -176,8 +176,9 @@ def _thing_verdict(label: str, thing: str, by: str, group: str) -> str:
     return f"{label} {thing}: win rate with - without ({where})"
 
 
-def rung_verdicts(df: Frame, rung: str) -> Rung:
-    """The verdicts of one rung's results (every seat one spec): seats and things."""
+def rung_verdicts(df: Frame, rung: str, game_by: str = "seat") -> Rung:
+    """The verdicts of one rung's results (every seat one spec): seats and things, a
+    game-level thing per ``game_by`` (``"seat"``, or ``"policy"`` at a table of several)."""
     lf = lazy(df)
     p = collect(lf.select(pl.col("n_players").unique()))["n_players"]
     if p.len() != 1:
@@ -201,14 +202,15 @@ def rung_verdicts(df: Frame, rung: str) -> Rung:
     if not found:
         return Rung(rung, rows[0], influence)
     labels = {t.kind: t.label or t.kind for t in game_of(lf).things}
-    ev = event_impact(lf)
+    # event_impact reads game-level things per policy where several sat, else per seat
+    ev = event_impact(lf if game_by == "policy" else lf.with_columns(policy=pl.lit(rung)))
     rows.append(pl.DataFrame({
         "verdict": [_thing_verdict(labels.get(k, k), t, b, g) for k, t, b, g in
                     ev.select("kind", "thing", "by", "group").iter_rows()],
         "kind": ev["kind"], "rung": rung, "estimate": ev["win_diff"],
         "ci_low": ev["win_ci_low"], "ci_high": ev["win_ci_high"], "p": ev["p_win"]},
         schema=COLUMNS))
-    for seat_level, by in ((False, "seat"), (True, None)):
+    for seat_level, by in ((False, game_by), (True, None)):
         chosen = [t for t in found if t.seat_level == seat_level]
         if not chosen:
             continue
@@ -230,13 +232,19 @@ def rung_verdicts(df: Frame, rung: str) -> Rung:
 def field_verdict(df: Frame, top: str, rung: str) -> Rung:
     """The strongest policy ``top`` in one seat, the rung in the others, seats rotated: its win
     rate against its fair share 1/P."""
+    k = collect(lazy(df).select(pl.col("n_players").first())).item()
+    return policy_verdict(df, top, rung, f"{top} in one seat, the rung in the others: "
+                                         f"win rate - 1/{k}")
+
+
+def policy_verdict(df: Frame, policy: str, rung: str, name: str) -> Rung:
+    """One policy's win rate in ``df`` against its fair share 1/P, as the verdict ``name``."""
     lf = lazy(df)
     k = collect(lf.select(pl.col("n_players").first())).item()
-    mine = lf.filter(pl.col("policy").cast(pl.String) == top)
+    mine = lf.filter(pl.col("policy").cast(pl.String) == policy)
     wr = win_rates(mine, by=["policy"])
     fair = 1.0 / k
     r = wr.row(0, named=True)
-    name = f"{top} in one seat, the rung in the others: win rate - 1/{k}"
     per = collect(mine.group_by("game").agg(y=pl.col("win").cast(pl.Float64).sum(), n=pl.len())
                   .sort("game"))
     _, psi = ratio_influence(per["y"].to_numpy(), per["n"].to_numpy())
@@ -313,25 +321,34 @@ def _changes(table: pl.DataFrame, influence: Mapping[tuple[str, str], tuple[np.n
             ia, ib = influence.get((verdict, a["rung"])), influence.get((verdict, b["rung"]))
             if ia is None or ib is None:
                 continue
-            (ga, pa), (gb, pb) = ia, ib
-            if np.array_equal(ga, gb):
-                games, psi = ga, pb - pa
-            else:
-                games = np.union1d(ga, gb)
-                psi = np.zeros(games.size)
-                psi[np.searchsorted(games, gb)] += pb
-                psi[np.searchsorted(games, ga)] -= pa
-            diff, se, c = b["estimate"] - a["estimate"], influence_se(psi), min(ga.size, gb.size)
+            diff = b["estimate"] - a["estimate"]
+            se, c, shared = difference_se(ia, ib)
             half = float(t95(c)) * se
             p = math.nan if math.isnan(a["p"]) or math.isnan(b["p"]) else paired_p(diff, se, c)
             rows.append({"verdict": verdict, "kind": kind, "from": a["rung"], "to": b["rung"],
                          "diff": diff, "ci_low": diff - half, "ci_high": diff + half,
-                         "shared": ga.size + gb.size - games.size, "p": p})
+                         "shared": shared, "p": p})
     out = pl.DataFrame(rows, schema=CHANGE_COLUMNS)
     adj = adjust_pvalues(out["p"].to_numpy(), "holm")
     return out.with_columns(p_adj=pl.Series(adj, dtype=pl.Float64),
                             changed=pl.Series(np.nan_to_num(adj, nan=1.0) < alpha,
                                               dtype=pl.Boolean))
+
+
+def difference_se(ia: tuple[np.ndarray, np.ndarray], ib: tuple[np.ndarray, np.ndarray]
+                  ) -> tuple[float, int, int]:
+    """The standard error of one estimate minus another from each one's (game indices,
+    influences), its clusters (the smaller side's) and the game indices both share: paired
+    where they share indices (their common luck cancels), unpaired where they share none."""
+    (ga, pa), (gb, pb) = ia, ib
+    if np.array_equal(ga, gb):
+        games, psi = ga, pb - pa
+    else:
+        games = np.union1d(ga, gb)
+        psi = np.zeros(games.size)
+        psi[np.searchsorted(games, gb)] += pb
+        psi[np.searchsorted(games, ga)] -= pa
+    return influence_se(psi), min(ga.size, gb.size), ga.size + gb.size - games.size
 
 
 def _words(items: Sequence[str]) -> str:

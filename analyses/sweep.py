@@ -91,7 +91,8 @@ def apply_changes(rules: Any, changes: Mapping[str, Any]) -> Any:
 
 def _replacements(rules: Any, changes: Mapping[str, Any]) -> dict[str, Any]:
     """Top-level replacements from ``changes``, whose keys may reach into a mapping with dots:
-    ``{"start_wands.first_player": 2}`` replaces one entry of ``start_wands``."""
+    ``{"start_wands.first_player": 2}`` replaces one entry of ``start_wands``, and into a list
+    of entries by their ``id``: ``{"events.empty_handed.points": 0}``."""
     out: dict[str, Any] = {}
     for key, value in changes.items():
         top, *path = key.split(".")
@@ -104,13 +105,23 @@ def _replacements(rules: Any, changes: Mapping[str, Any]) -> dict[str, Any]:
             out[top] = _plain(getattr(rules, top))
         node = out[top]
         for part in path[:-1]:
-            if not isinstance(node, dict) or part not in node:
-                raise ValueError(f"rules field {key!r}: {part!r} is not a mapping in it")
-            node = node[part]
+            node = _entry(node, part, key)
         if not isinstance(node, dict) or path[-1] not in node:
             raise ValueError(f"rules field {key!r}: no entry {path[-1]!r}")
         node[path[-1]] = value
     return out
+
+
+def _entry(node: Any, part: str, key: str) -> Any:
+    """One step of a dotted key: a mapping's value, or the entry of a list whose ``id`` is
+    ``part`` (an event card)."""
+    if isinstance(node, dict) and part in node:
+        return node[part]
+    if isinstance(node, list):
+        hit = [e for e in node if isinstance(e, dict) and e.get("id") == part]
+        if hit:
+            return hit[0]
+    raise ValueError(f"rules field {key!r}: {part!r} is no mapping or entry in it")
 
 
 def _label(changes: Mapping[str, Any]) -> str:
@@ -180,11 +191,12 @@ class Task:
                 / f"seating={self.seating}" / f"part-{self.first:012d}.parquet")
 
 
-def play_task(task: Task) -> pl.DataFrame:
-    """Play one task's games on this machine, one thread (a worker runs one task per core)."""
+def play_task(task: Task, threads: int | None = 1) -> pl.DataFrame:
+    """Play one task's games on this machine, one thread (a worker runs one task per core;
+    ``threads=None``: every core, where this process plays every task)."""
     mod = games.get(task.game).module()
     df = mod.simulate(list(task.seats), task.n, task.seed, rules=task.variant.rules(mod),
-                      threads=1, progress=False, first_game=task.first)
+                      threads=threads, progress=False, first_game=task.first)
     return df.with_columns(pl.col("policy").cast(pl.String),
                            variant=pl.lit(task.variant.label), seating=pl.lit(task.seating))
 
@@ -228,7 +240,7 @@ def _results(tasks: Iterator[Task], scheduler: Any) -> Iterator[tuple[Task, pl.D
     ``IN_FLIGHT`` tasks handed to Dask at once)."""
     if scheduler == "inprocess":
         for t in tasks:
-            yield t, play_task(t)
+            yield t, play_task(t, threads=None)
         return
     from dask.distributed import Client, LocalCluster
 
@@ -355,7 +367,7 @@ def sweep(game: Any, variants: Any, policies: Sequence[str], players: int | Sequ
             release(root)
     if root is not None:
         return scan(root)
-    return order(pl.concat(frames))
+    return order(pl.concat(frames, how="diagonal_relaxed"))   # variants may differ in columns
 
 
 def order(df: pl.DataFrame) -> pl.DataFrame:

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from simcore import provenance
-from simcore.games import Game, Things, Variant, default_players, register
+from simcore.games import Alternative, Game, Things, Variant, default_players, register
 
 from .rules import (EMPTY_HANDED_OPTIONS, PERILOUS_OPTIONS, RESHUFFLE_OPTIONS,
                     START_PLAYER_OPTIONS, UNNAMED_TERRAIN_OPTIONS)
@@ -78,4 +78,11 @@ GAME = register(Game(
     choices={"enchanted_reshuffle": RESHUFFLE_OPTIONS, "next_start_player": START_PLAYER_OPTIONS,
              "perilous_places": PERILOUS_OPTIONS,
              "perilous_unnamed_terrains": UNNAMED_TERRAIN_OPTIONS,
-             "empty_handed": EMPTY_HANDED_OPTIONS}))
+             "empty_handed": EMPTY_HANDED_OPTIONS},
+    alternatives=(
+        Alternative("Perilous Places: hill, mountain 0", "perilous_unnamed_terrains",
+                    {"perilous_unnamed_terrains": "zero"}),
+        Alternative("Empty Handed: +3 for at most 3 potions", "empty_handed",
+                    {"empty_handed": "few_potions_score"}),
+        Alternative("enchanted reshuffle: the revealed roles set aside", "enchanted_reshuffle",
+                    {"enchanted_reshuffle": "set_aside_revealed"}))))

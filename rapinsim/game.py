@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 
 from simcore import provenance
-from simcore.games import Game, Things, Variant, default_players, register
+from simcore.games import Alternative, Game, Things, Variant, default_players, register
 
 from .rules import CHARACTER_SELECTIONS, DISGUISE_MODES
 
@@ -75,4 +75,11 @@ GAME = register(Game(
     seat_options=(("--character", "characters",
                    "fix one character per seat (default: the players choose, or the rules' "
                    "character_selection = draw deals them)"),),
-    rules_text=lambda rules: provenance.rules_text(GAME, rules), rules_guide="data/guide.json"))
+    rules_text=lambda rules: provenance.rules_text(GAME, rules), rules_guide="data/guide.json",
+    alternatives=(
+        Alternative("town: the ring of 10", "districts", file="data/ring10.json"),
+        Alternative("roster: the seed's three", "characters",
+                    {"characters": ["inaba", "chimame", "aoyama"]}),
+        Alternative("whistle out", "items.whistle",     # its tile becomes a brown-1 treasure
+                    {"items.whistle": 0, "treasures": [[1, 0, 9], [2, 0, 6], [3, 0, 6],
+                                                       [0, 4, 4]]}))))

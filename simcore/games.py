@@ -58,6 +58,27 @@ Variant = tuple[str, str, str, Any]
 
 
 @dataclass(frozen=True)
+class Alternative:
+    """Another reading of one thing the default rules assume (a provenance entry tagged gap,
+    reading or invention): the robustness check (``analyses.robust``) re-measures every
+    headline verdict under it, on the same games.
+
+    ``changes``: rules values laid over the defaults, as a sweep takes them (a dotted key
+    reaches into a mapping or, by its ``id``, into a list of entries:
+    ``"events.perilous_places.points_per_pawn.hill"``); ``file``: a rules file in the game's
+    package played instead of the defaults (the changes laid over it)."""
+
+    name: str                      # how tables name it, e.g. "town: the ring of 10"
+    tests: str                     # the provenance key whose tag it tests, e.g. "districts"
+    changes: Mapping[str, Any] = field(default_factory=dict)
+    file: str = ""
+
+    def __post_init__(self):
+        if not self.changes and not self.file:
+            raise ValueError(f"alternative {self.name!r}: give changes or a rules file")
+
+
+@dataclass(frozen=True)
 class Game:
     """What one game declares. Every callable takes plain arguments and is cheap to call."""
 
@@ -118,6 +139,10 @@ class Game:
     names of a choice's values; ``names``: what people read for each id of the game's things,
     ``display_names``), groups in the rulebook's order, ``report`` the balance report's
     section that measures them; "" when the game has none."""
+    alternatives: tuple[Alternative, ...] = ()
+    """The other readings of the default rules' gaps, readings and inventions that the balance
+    report's verdicts are re-measured under (``analyses.robust``), each naming the provenance
+    entry it tests."""
 
     def module(self) -> Any:
         """The game's public module (``simulate``, ``replay``, ``load_rules``, ``POLICIES``)."""

@@ -29,13 +29,18 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     lines = []
     page = balance(tmp_path / "rep", games=300, players=2, counterfactual_games=60,
                    ladder_games=2, log=lines.append, rungs={"bloomsim": ["random", "greedy"]},
-                   rung_games=200, search_games=60)
+                   rung_games=200, search_games=60, robust_games=100)
     text = page.read_text()
     assert 'id="bloomsim"' in text and 'id="rapinsim"' in text
+    # each game's verdicts under its declared alternatives, tagged beside the headlines
+    assert text.count("Assumptions: every verdict re-measured under") == 2 + (
+        "toydice" in games.names())
+    assert "<i>roster: the seed&#x27;s three</i> (characters)" in text    # playable at 2 seats
     assert "[gap] board: an approximation of the printed map" in text     # assumptions box
     for game in ("bloomsim", "rapinsim"):
         assert (tmp_path / "rep" / f"{game}-results.parquet").exists()
         assert (tmp_path / "rep" / f"{game}-counterfactual.parquet").exists()
+        assert (tmp_path / "rep" / f"{game}-robustness.parquet").exists()
         assert f'src="{game}-board.png"' in text and f'src="{game}-counterfactual.png"' in text
     assert any("rapinsim:" in m and "played in" in m for m in lines)
     # two rating tables per registered game, the tournament's and the ladder's (a test may

@@ -99,6 +99,19 @@ def test_the_command_line_is_the_same_and_errors_are_one_line(game, capsys):
     assert e.value.code == 2 and capsys.readouterr().err.count("\n") == 1
 
 
+def test_each_declared_alternative_tests_a_guess_and_changes_the_rules(game):
+    """``Game.alternatives``: each names a provenance entry that no seed states (where the
+    game keeps provenance) and loads as rules other than the defaults."""
+    from analyses.robust import alternatives_of
+    from simcore import provenance
+    prov = provenance.load(game) if game.provenance else None
+    mod = game.module()
+    for variant, key in (alternatives_of(game.name) if game.alternatives else []):
+        if prov is not None:
+            assert prov[key]["tag"] != "seed", key
+        assert variant.rules(mod) != mod.load_rules(), variant.label
+
+
 @pytest.mark.parametrize("command", ["simulate", "replay", "rules"])
 def test_every_option_s_help_says_its_real_default(game, command, capsys):
     # the help of each option not required says its default; where the option has one, the

@@ -148,3 +148,41 @@ def test_the_diff_has_the_event_impact_rows_of_the_declared_things():
     win = rows[("card impact on win rate", "card")]
     assert win["ci_low"] > 0 and win["percent"]
     assert (t["p_adj"] >= t["p"]).all()         # one Holm family with the other rows
+
+
+def test_robustness_finds_a_planted_dependence_and_reads_the_declared_alternatives():
+    from analyses import robustness
+    r = robustness("toydice", None, ["random"], 2, 1500, seed=3)
+    assert r.alternatives == (("start seat +3", "first_bonus"),)
+    assert r.tag("seat 0: win rate - 1/2") == "depends on: start seat +3"
+    change = r.changes.filter(pl.col("verdict") == "seat 0: win rate - 1/2").row(0, named=True)
+    assert change["ci_low"] > 0.05 and change["depends"]
+    assert r.tag("seat 1: win rate - 1/2") == "depends on: start seat +3"
+
+
+def test_robustness_never_calls_a_null_change_a_dependence():
+    """A bigger bonus card, dealt to a seat at random, with every seat the same policy: no
+    seat's share can move. Over 20 seeds the seat verdicts depend on it in at most 1 (the
+    Holm family's level is 5%); the card's own verdict, which does move, depends every time."""
+    from analyses import robustness
+    seats = ["seat 0: win rate - 1/2", "seat 1: win rate - 1/2"]
+    wrong = card = 0
+    for seed in range(20):
+        r = robustness("toydice", [{"bonus": 4}], ["random"], 2, 100, seed=seed)
+        wrong += any(r.tag(s).startswith("depends") for s in seats)
+        card += r.tag("card card: win rate with - without (all seats)").startswith("depends")
+    assert wrong <= 1 and card == 20
+
+
+
+def test_the_report_tags_each_headline_with_the_assumptions_it_rests_on(tmp_path):
+    from analyses import robustness
+    from analyses.report import game_section
+    r = robustness("toydice", None, ["bold", "safe"], 2, 600, seed=4)
+    sec = game_section(toydice.simulate(["bold", "safe"], 600, seed=4), tmp_path, robust=r)
+    seats = next(h for h in sec.headlines if h.startswith("Seats (2 players)"))
+    assert seats.endswith("<i>Assumptions: depends on: start seat +3.</i>")
+    closing = sec.headlines[-1]
+    assert closing.startswith("Assumptions: every verdict re-measured under")
+    assert "on <i>start seat +3</i>: seat 0: win rate - 1/2" in closing
+    assert "Verdicts under other readings of the rules" in "".join(sec.body)

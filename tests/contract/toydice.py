@@ -10,7 +10,7 @@ import numpy as np
 
 from simcore import simulate as sim
 from simcore.forward import ForwardGame, Halt
-from simcore.games import Game, Things, register
+from simcore.games import Alternative, Game, Things, register
 from simcore.policy import resolve
 from simcore.results import frame, rules_label
 from simcore.simulate import Seating
@@ -185,4 +185,6 @@ def switch_offs(rules, players=None, events="replace"):
 GAME = register(Game(name="toydice", title="Dice race", players=(2, 5), score="dice",
                      marks=("dice", "bonus_card"),
                      things=(Things("card", "prefix", "bonus_", seat_level=True),),
-                     switch_offs=switch_offs, rules_data=dict))
+                     switch_offs=switch_offs, rules_data=dict,
+                     alternatives=(Alternative("start seat +3", "first_bonus",
+                                               {"first_bonus": 3}),)))

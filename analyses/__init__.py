@@ -1,8 +1,8 @@
 """Analyses of simulation results: DataFrame in, DataFrame or Figure out.
 
-Only ``tournament``, ``ladder``, ``compare``, ``counterfactual_impact``, ``sweep``, ``solve``,
-``tune`` and ``skill.skill_verdicts`` play games, through a game's public ``simulate``;
-everything else reads a results frame, LazyFrame or Parquet dataset.
+Only ``tournament``, ``ladder``, ``compare``, ``counterfactual_impact``, ``luck_by_source``,
+``sweep``, ``solve``, ``tune`` and ``skill.skill_verdicts`` play games, through a game's public
+``simulate``; everything else reads a results frame, LazyFrame or Parquet dataset.
 """
 import simcore  # noqa: F401 - first: a Ctrl-C while the command starts is one line
 
@@ -11,6 +11,7 @@ from .data import InputError, scan
 from .diff import diff
 from .event_impact import counterfactual_impact, event_impact, switch_offs
 from .ladder import Ladder, ladder
+from .luck import Luck, luck_by_source
 from .metrics import designer_metrics
 from .report import report
 from .seats import seat_advantage
@@ -20,7 +21,7 @@ from .tournament import Tournament, tournament
 from .tune import Tuned, tune
 from .winrates import win_rates
 
-__all__ = ["Comparison", "InputError", "Ladder", "Tournament", "Tuned", "compare",
+__all__ = ["Comparison", "InputError", "Ladder", "Luck", "Tournament", "Tuned", "compare",
            "counterfactual_impact", "designer_metrics", "diff", "event_impact", "ladder",
-           "report", "scan", "seat_advantage", "solve", "sweep", "switch_offs", "tournament",
-           "tune", "win_rates"]
+           "luck_by_source", "report", "scan", "seat_advantage", "solve", "sweep", "switch_offs",
+           "tournament", "tune", "win_rates"]

@@ -13,9 +13,11 @@ import polars as pl
 from simcore import budget
 from simcore import games as registry
 from simcore.runner import check_int
+from simcore.simulate import redraw_sources
 
 from .event_impact import counterfactual_impact, switch_offs
 from .ladder import ladder
+from .luck import luck_by_source
 from .report import game_section, staged, write_page
 from .skill import (MARGIN, RUNG_GAMES, SEARCH_GAMES, check_playable,
                     resolve_rungs, skill_verdicts)
@@ -27,6 +29,8 @@ COUNTERFACTUAL_GAMES = 3_000
 """Default games per switched-off thing in the counterfactual replays."""
 LADDER_GAMES = 12
 """Game indices per seating of the report's skill ladder (its search rung's games are slow)."""
+LUCK_GAMES = 2_000
+"""Game indices of the report's luck by source (each played 2 + sources times)."""
 DEFAULT_RUNGS = 4
 """The most rungs ``default_rungs`` gives: three policies and a search rung."""
 
@@ -43,7 +47,8 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
             seed: int = 0, counterfactual_games: int = COUNTERFACTUAL_GAMES,
             log: Callable[[str], None] = say, *, rungs: Rungs = None,
             rung_games: int = RUNG_GAMES, search_games: int | None = None,
-            ladder_games: int = LADDER_GAMES, margin: float = MARGIN) -> Path:
+            ladder_games: int = LADDER_GAMES, margin: float = MARGIN,
+            luck_games: int = LUCK_GAMES) -> Path:
     """Run every registered game and write ``out/index.html`` (swapped in whole when done: an
     interrupted run leaves ``out`` as it was and its finished results in ``OUT.partial``).
     Every game is played with its default rules, so that each headline is true of the game as
@@ -66,8 +71,9 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     verdict, ``skill.MARGIN``); then the
     skill ladder (``analyses.ladder``, ``ladder_games`` game indices per seating) of
     the weakest rung, the strongest heuristic and, where the game has search agents, the
-    search rung. The report is computed from the frames in memory (the Parquet files are for
-    the user)."""
+    search rung; then luck by source (``analyses.luck``) at the counterfactual table on
+    ``luck_games`` game indices. The report is computed from the frames in memory (the
+    Parquet files are for the user)."""
     check_int("games", games)
     check_int("counterfactual_games", counterfactual_games)
     check_int("players", players, 2)
@@ -75,6 +81,7 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     if search_games is not None:
         check_int("search_games", search_games)
     check_int("ladder_games", ladder_games)
+    check_int("luck_games", luck_games, 2)
     if not 0 < margin < 1:
         raise ValueError(f"margin must be a win-rate difference between 0 and 1 (--margin: "
                          f"in points, between 0 and 100), got {margin!r}")
@@ -84,22 +91,24 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     ladders = _ladders(rungs, players, seed)
     for spec in registry.all_games():
         _check_plan(spec, out, games, players, counterfactual_games, rung_games,
-                    len(ladders[spec.name] or ()) or DEFAULT_RUNGS)
+                    len(ladders[spec.name] or ()) or DEFAULT_RUNGS, luck_games)
     with staged(out, keep_partial=True) as folder:
         page = _write(folder, games, players, seed, counterfactual_games, log, ladders,
-                      rung_games, search_games, ladder_games, margin)
+                      rung_games, search_games, ladder_games, margin, luck_games)
     return Path(out) / page.name
 
 
 def _check_plan(spec: registry.Game, out: str | os.PathLike, games: int, players: int,
-                counterfactual_games: int, rung_games: int, rungs: int) -> None:
+                counterfactual_games: int, rung_games: int, rungs: int, luck_games: int) -> None:
     """The runaway rule (``simcore.budget``) for one game's part of the report: the games of
-    its tournament, switch-offs and rungs; the tournament's results held in memory with a
-    switch-off's pair of runs, and written to ``out``."""
+    its tournament, switch-offs, rungs and luck by source; the tournament's results held in
+    memory with a switch-off's pair of runs, and written to ``out``."""
     rules = measuring_rules(spec)
     played = _seatings(spec, players) * _per_seating(spec, games, players)
     things = len(switch_offs(spec.module(), rules, players))
-    budget.check(spec, played + counterfactual_games * things + rung_games * rungs, players,
+    luck = luck_games * (2 + len(redraw_sources(spec)))
+    budget.check(spec, played + counterfactual_games * things + rung_games * rungs + luck,
+                 players,
                  rules=[rules], held=played + 2 * counterfactual_games, out=out, written=played)
 
 
@@ -152,7 +161,7 @@ def strong_rungs(mod: Any) -> list[str]:
 def _write(out: Path, games: int, players: int, seed: int, counterfactual_games: int,
            log: Callable[[str], None], ladders: dict[str, list[Any] | None],
            rung_games: int, search_games: int | None, ladder_games: int,
-           margin: float) -> Path:
+           margin: float, luck_games: int) -> Path:
     sections = []
     specs = registry.all_games()
     for spec in specs:
@@ -202,13 +211,17 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
             lad.results.write_parquet(out / f"{name}-ladder.parquet")
             clock = _lap(log, f"{name}: skill ladder of {', '.join(lad.rungs)}: "
                               f"{ladder_games:,} game indices per seating played", clock)
+        lk = luck_by_source(mod, table, players, luck_games, seed)
+        lk.shares.write_parquet(out / f"{name}-luck.parquet")
+        clock = _lap(log, f"{name}: luck by source: {luck_games:,} game indices x "
+                          f"{2 + lk.shares['source'].n_unique()} draws played", clock)
         note = (f"Tournament of the built-in policies {', '.join(policies)} at {players} seats: "
                 f"{seatings} seatings (every line-up of at least two policies, every rotation), "
                 f"{per_seating:,} games each on the same seeds (seed {seed}). Counterfactual "
                 f"replays: the table {' | '.join(table)} (seat 0 first) on {counterfactual_games:,}"
                 f" games per thing.{_rules_note(spec)} Results: {path.name}.")
         sections.append(game_section(t.results, out, counterfactual=cf, note=note, skill=sv,
-                                     ladder=lad, measured=measured))
+                                     ladder=lad, measured=measured, luck=lk))
         _lap(log, f"{name}: report tables and plots written", clock)
     return write_page(sections, out, "Balance report: " + ", ".join(g.title for g in specs))
 

@@ -8,7 +8,7 @@ from typing import Any
 from simcore import provenance
 from simcore.games import Game, Things, Variant, default_players, register
 
-from .rules import PERILOUS_OPTIONS, RESHUFFLE_OPTIONS, START_PLAYER_OPTIONS
+from .rules import CHANCE, PERILOUS_OPTIONS, RESHUFFLE_OPTIONS, START_PLAYER_OPTIONS
 
 
 REPLACED = "replaced in place by a card with no effect: the same games, all other draws unchanged"
@@ -65,7 +65,7 @@ def board_plot(board: dict, lf: Any, default_rules: bool) -> Any:
 
 GAME = register(Game(
     name="bloomsim", title="Broom Service", players=default_players(__package__), score="score",
-    marks=("score", "pts_towers"),
+    marks=("score", "pts_towers"), chance=CHANCE,
     things=(Things("event", "prefix", "event_", seat_level=False),
             Things("enchanted", "prefix", "enchanted_", seat_level=False,
                    label="enchanted role")),

@@ -42,6 +42,14 @@ RESHUFFLE_OPTIONS = ("set_aside_revealed", "all_roles")
 START_PLAYER_OPTIONS = ("last_brave", "lead_holder")
 PERILOUS_OPTIONS = ("lose", "gain_or_lose")
 MAX_PLAYERS = 6
+CHANCE = {"tiles": "the cloud tiles' places on the board (setup)",
+          "events": "the event deck's order (setup)",
+          "enchanted": "the enchanted deck's order (setup, and each reshuffle)"}
+"""The game's chance sources (``Game.chance``), each drawing from its own stream
+(``simcore.rng``): source i from stream i, the seats from the streams after them."""
+CH_TILES, CH_EVENTS, CH_ENCHANTED = (list(CHANCE).index(n) for n in ("tiles", "events",
+                                                                      "enchanted"))
+N_CHANCE = len(CHANCE)
 MAX_ROUNDS = 8          # enchanted_<role> columns are uint8 round bitmasks (and led_rounds
 #                         travels in the int16 seat outputs)
 MAX_ROLES = 16

@@ -29,7 +29,7 @@ COUNTERFACTUAL_GAMES = 3_000
 """Default games per switched-off thing in the counterfactual replays."""
 LADDER_GAMES = 12
 """Game indices per seating of the report's skill ladder (its search rung's games are slow)."""
-LUCK_GAMES = 2_000
+LUCK_GAMES = 10_000
 """Game indices of the report's luck by source (each played 2 + sources times)."""
 DEFAULT_RUNGS = 4
 """The most rungs ``default_rungs`` gives: three policies and a search rung."""

@@ -83,7 +83,7 @@ def total_effects(base: np.ndarray, every: np.ndarray, redrawn: Mapping[str, np.
     over the rows (game indices). ``base``: [n, k] each game's outcome (k components, summed);
     ``every``: the same games with every source drawn anew; ``redrawn``: per source, the same
     games with that source alone drawn anew. An index is null where the outcome never varied
-    or n < 2."""
+    or n < 2; estimates and bounds are clipped to [0, 1], where the index lies."""
     base = np.asarray(base, np.float64).reshape(len(base), -1)
     n = base.shape[0]
     sq = {s: ((base - np.asarray(y, np.float64).reshape(n, -1)) ** 2).sum(axis=1)
@@ -102,8 +102,8 @@ def total_effects(base: np.ndarray, every: np.ndarray, redrawn: Mapping[str, np.
     for s in redrawn:
         if rows[s]:
             b = np.concatenate(rows[s])[:boot]
-            lo, hi = np.nanquantile(b, [0.025, 0.975])
-            out.append((s, sq[s].mean() / den, lo, hi))
+            lo, hi = np.clip(np.nanquantile(b, [0.025, 0.975]), 0, 1)
+            out.append((s, min(sq[s].mean() / den, 1.0), lo, hi))
         else:
             out.append((s, None, None, None))
     return pl.DataFrame(out, schema={"source": pl.String, "share": pl.Float64,

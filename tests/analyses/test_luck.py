@@ -60,3 +60,11 @@ def test_a_source_that_changes_nothing_has_share_zero():
 def test_an_outcome_that_never_varies_is_not_computable():
     t = total_effects(np.ones(5), np.ones(5), {"x": np.zeros(5) + 1}, boot=100)
     assert t["share"].is_null().all()
+
+
+def test_the_shares_are_clipped_to_the_unit_interval():
+    """A ratio of two noisy means may pass 1; the index cannot."""
+    base = np.array([0.0, 1.0, 0.0, 1.0])
+    t = total_effects(base, np.full(4, 0.5), {"x": 1 - base}, boot=100)
+    row = t.row(0, named=True)
+    assert row["share"] == 1 and 0 <= row["share_low"] <= row["share_high"] <= 1

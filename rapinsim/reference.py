@@ -1,10 +1,10 @@
 """The Lapin treasure hunt in plain Python: the executable specification.
 
 One function per rule, named as the rulebook names it; ``docs/rapinsim-rules.md`` is the prose.
-It plays the same game as the compiled engine for the same (seed, game): the chance stream is
-drawn in the same order (characters when they are dealt, tile shuffle, Rize's start die,
-then escort dice and random tile losses as they happen) and policies get the same observation
-and options.
+It plays the same game as the compiled engine for the same (seed, game): each chance source's
+stream (``rules.CHANCE``: characters when they are dealt, tile layout, Rize's start die,
+escort dice, random tile losses) is drawn in the same order and policies get the same
+observation and options.
 
 A position can be built by hand for a scenario test::
 
@@ -386,7 +386,7 @@ def decide(st, s, kind, options: list[list[float]]) -> int:
 # ---------------------------------------------------------------- setup (rules section 2)
 
 def draw_characters(rng: PyRng, roster: Sequence[int], n_players: int) -> list[int]:
-    """Each seat in turn draws a distinct character from the roster (chance stream): the
+    """Each seat in turn draws a distinct character from the roster (characters stream): the
     rules option ``character_selection = "draw"``."""
     pool = list(roster)
     for s in range(n_players):

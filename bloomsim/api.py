@@ -217,9 +217,9 @@ class Engines:
     def frame(self, seating: Seating, start: int, b: Batch) -> pl.DataFrame:
         return to_frame(seating.rules, seating.seats.names, b)
 
-    def tell(self, seating: Seating, key: int, game: int) -> str:
+    def tell(self, seating: Seating, key: int, game: int, redraw: tuple[int, int]) -> str:
         sp = seating.seats
-        g = reference_game(seating.rules, sp, key, game, verbose=True)
+        g = reference_game(seating.rules, sp, key, game, verbose=True, redraw=redraw)
         rank, _ = ref.ranks(g)
         tail = [f"seat {s} ({sp.names[s]}): {g.score[s]} points, "
                 f"{sum(ref.resources(g, s))} resources left, rank {rank[s]}"
@@ -252,6 +252,7 @@ def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None,
                         redraw=redraw)
 
 
-def replay(policies: Sequence, seed: int, game: int, rules=None) -> str:
-    """The readable log of game ``game`` of ``simulate(policies, ..., seed)``."""
-    return sim.replay(ENGINES, policies, seed, game, rules=rules)
+def replay(policies: Sequence, seed: int, game: int, rules=None,
+           redraw: tuple | None = None) -> str:
+    """The readable log of game ``game`` of ``simulate(policies, ..., seed, redraw=...)``."""
+    return sim.replay(ENGINES, policies, seed, game, rules=rules, redraw=redraw)

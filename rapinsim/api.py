@@ -125,11 +125,11 @@ class Engines:
     def frame(self, seating: Seating, start: int, arrays) -> pl.DataFrame:
         return S.to_frame(start, seating.seats.names, *arrays, seating.rules.districts)
 
-    def tell(self, seating: Seating, key: int, game: int) -> str:
+    def tell(self, seating: Seating, key: int, game: int, redraw: tuple[int, int]) -> str:
         pol, fixed = seating.seats, seating.options["fixed"]
         fc = None if fixed[0] < 0 else [int(c) for c in fixed[:len(pol.names)]]
         st = ref.play_game(seating.rules, _reference_policies(pol), pol.names, key, game, fc,
-                           log=True)
+                           log=True, redraw=redraw)
         return "\n".join(st.log) + "\n"
 
     def manifest(self, seating: Seating) -> dict:
@@ -161,10 +161,12 @@ def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None, charact
                         characters=characters, redraw=redraw)
 
 
-def replay(policies: Sequence, seed: int, game: int, *, rules=None, characters=None) -> str:
+def replay(policies: Sequence, seed: int, game: int, *, rules=None, characters=None,
+           redraw: tuple | None = None) -> str:
     """The readable log of one game, played by the reference engine (the same game the
-    compiled engine plays for this seed and index)."""
-    return sim.replay(ENGINES, policies, seed, game, rules=rules, characters=characters)
+    compiled engine plays for this seed, index and ``redraw``)."""
+    return sim.replay(ENGINES, policies, seed, game, rules=rules, characters=characters,
+                      redraw=redraw)
 
 
 def _rules_dict(rules: Rules) -> dict:

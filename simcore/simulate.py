@@ -58,8 +58,9 @@ class Engines(Protocol):
     def frame(self, seating: Seating, start: int, raw: Any) -> pl.DataFrame:
         """The results frame of ``play``'s raw results."""
 
-    def tell(self, seating: Seating, key: int, game: int) -> str:
-        """Game ``game`` as a readable log (the reference engine's), line by line."""
+    def tell(self, seating: Seating, key: int, game: int, redraw: tuple[int, int]) -> str:
+        """Game ``game`` (``redraw`` as ``play``'s) as a readable log (the reference
+        engine's), line by line."""
 
     def manifest(self, seating: Seating) -> dict:
         """What a written dataset records of the seating beyond the policies (the rules as
@@ -141,12 +142,13 @@ def simulate(engines: Engines, policies: Sequence, n_games: int, seed: int, *, r
 
 
 def replay(engines: Engines, policies: Sequence, seed: int, game: int, *, rules=None,
-           **options: Any) -> str:
-    """The readable log of game ``game`` of ``simulate(policies, ..., seed)``, as the
-    reference engine plays it (the same game the compiled engine plays)."""
+           redraw: tuple | None = None, **options: Any) -> str:
+    """The readable log of game ``game`` of ``simulate(policies, ..., seed, redraw=...)``,
+    as the reference engine plays it (the same game the compiled engine plays)."""
     seating = _seating(engines, policies, rules, "reference", options)
     key = root_key(seed)
+    streams = redraw_streams(engines.game, seed, redraw)
     runner.check_int("game", game, 0)
     head = f"{engines.game.title}, seed {seed}, game {game}: " + ", ".join(
         f"seat {s} {name}" for s, name in enumerate(seating.seats.names))
-    return head + "\n" + engines.tell(seating, key, game)
+    return head + "\n" + engines.tell(seating, key, game, streams)

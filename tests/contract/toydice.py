@@ -129,9 +129,9 @@ class _Engines:
     def frame(self, seating, start, rows):
         return _frame(start, seating.seats.names, rows, seating.rules)
 
-    def tell(self, seating, key, game):
+    def tell(self, seating, key, game, redraw):
         log = []
-        score, bonus, _ = self._games(seating, key, game, 1, log)[0]
+        score, bonus, _ = self._games(seating, key, game, 1, log, redraw)[0]
         return "\n".join(log + [f"bonus card: seat {bonus}", f"scores {score}"]) + "\n"
 
     def manifest(self, seating):

@@ -81,3 +81,14 @@ def test_a_redraw_is_the_same_games_whatever_the_threads(mod):
                        redraw=(next(iter(games.of_module(mod).chance)), 3))
     assert one.equals(two)
     assert not one.equals(mod.simulate(["random"] * 3, 40, 9, progress=False))
+
+
+def test_replay_tells_the_game_a_redraw_played():
+    pols = ["random", "greedy", "careful"]
+    df = bloomsim.simulate(pols, 1, 3, progress=False, redraw=("events", 1))
+    text = bloomsim.replay(pols, 3, 0, redraw=("events", 1))
+    for s, score in enumerate(df.sort("seat")["score"]):
+        assert f"seat {s} ({pols[s]}): {score} points" in text
+    assert text != bloomsim.replay(pols, 3, 0)
+    assert rapinsim.replay(pols[:2], 3, 0, redraw=("layout", 1)) != rapinsim.replay(pols[:2],
+                                                                                   3, 0)

@@ -13,9 +13,11 @@ import polars as pl
 from simcore import budget
 from simcore import games as registry
 from simcore.runner import check_int
+from simcore.simulate import redraw_sources
 
 from .event_impact import counterfactual_impact, switch_offs
 from .ladder import ladder
+from .luck import luck_by_source
 from .report import game_section, staged, write_page
 from .robust import ROBUST_GAMES, robustness
 from .skill import (MARGIN, RUNG_GAMES, SEARCH_GAMES, check_playable,
@@ -30,6 +32,8 @@ LADDER_GAMES = 12
 """Game indices per seating of the report's skill ladder (its search rung's games are slow);
 the seat is rotated across game indices (``ladder``'s ``rotation="across"``), so the ladder
 spans players x this many game indices (48 at 4 seats) at the cost of 12."""
+LUCK_GAMES = 10_000
+"""Game indices of the report's luck by source (each played 2 + sources times)."""
 DEFAULT_RUNGS = 4
 """The most rungs ``default_rungs`` gives: three policies and a search rung."""
 
@@ -47,7 +51,7 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
             log: Callable[[str], None] = say, *, rungs: Rungs = None,
             rung_games: int = RUNG_GAMES, search_games: int | None = None,
             ladder_games: int = LADDER_GAMES, margin: float = MARGIN,
-            robust_games: int = ROBUST_GAMES) -> Path:
+            robust_games: int = ROBUST_GAMES, luck_games: int = LUCK_GAMES) -> Path:
     """Run every registered game and write ``out/index.html`` (swapped in whole when done: an
     interrupted run leaves ``out`` as it was and its finished results in ``OUT.partial``).
     Every game is played with its default rules, so that each headline is true of the game as
@@ -74,8 +78,9 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     search rung; then, for a game that declares alternatives (``Game.alternatives``), every
     verdict under each (``analyses.robust``: ``robust_games`` game indices per seating of the
     counterfactual table, rotated), table in ``out/<game>-robustness.parquet``, its tags
-    beside the headlines and the skill table. The report is computed from the frames in
-    memory (the Parquet files are for the user)."""
+    beside the headlines and the skill table; then luck by source (``analyses.luck``) at the
+    counterfactual table on ``luck_games`` game indices. The report is computed from the
+    frames in memory (the Parquet files are for the user)."""
     check_int("games", games)
     check_int("counterfactual_games", counterfactual_games)
     check_int("players", players, 2)
@@ -84,6 +89,7 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
         check_int("search_games", search_games)
     check_int("ladder_games", ladder_games)
     check_int("robust_games", robust_games)
+    check_int("luck_games", luck_games, 2)
     if not 0 < margin < 1:
         raise ValueError(f"margin must be a win-rate difference between 0 and 1 (--margin: "
                          f"in points, between 0 and 100), got {margin!r}")
@@ -93,24 +99,25 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     ladders = _ladders(rungs, players, seed)
     for spec in registry.all_games():
         _check_plan(spec, out, games, players, counterfactual_games, rung_games,
-                    len(ladders[spec.name] or ()) or DEFAULT_RUNGS, robust_games)
+                    len(ladders[spec.name] or ()) or DEFAULT_RUNGS, robust_games, luck_games)
     with staged(out, keep_partial=True) as folder:
         page = _write(folder, games, players, seed, counterfactual_games, log, ladders,
-                      rung_games, search_games, ladder_games, margin, robust_games)
+                      rung_games, search_games, ladder_games, margin, robust_games, luck_games)
     return Path(out) / page.name
 
 
 def _check_plan(spec: registry.Game, out: str | os.PathLike, games: int, players: int,
                 counterfactual_games: int, rung_games: int, rungs: int,
-                robust_games: int) -> None:
+                robust_games: int, luck_games: int) -> None:
     """The runaway rule (``simcore.budget``) for one game's part of the report: the games of
-    its tournament, switch-offs, rungs and alternatives; the tournament's results held in
+    its tournament, switch-offs, rungs, alternatives and luck by source; the tournament's results held in
     memory with a switch-off's pair of runs, and written to ``out``."""
     rules = measuring_rules(spec)
     played = _seatings(spec, players) * _per_seating(spec, games, players)
     things = len(switch_offs(spec.module(), rules, players))
     robust = (len(spec.alternatives) + 1) * players * robust_games if spec.alternatives else 0
-    budget.check(spec, played + counterfactual_games * things + rung_games * rungs + robust,
+    luck = luck_games * (2 + len(redraw_sources(spec)))
+    budget.check(spec, played + counterfactual_games * things + rung_games * rungs + robust + luck,
                  players,
                  rules=[rules], held=played + 2 * counterfactual_games, out=out, written=played)
 
@@ -164,7 +171,7 @@ def strong_rungs(mod: Any) -> list[str]:
 def _write(out: Path, games: int, players: int, seed: int, counterfactual_games: int,
            log: Callable[[str], None], ladders: dict[str, list[Any] | None],
            rung_games: int, search_games: int | None, ladder_games: int,
-           margin: float, robust_games: int) -> Path:
+           margin: float, robust_games: int, luck_games: int) -> Path:
     sections = []
     specs = registry.all_games()
     for spec in specs:
@@ -222,13 +229,17 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
             clock = _lap(log, f"{name}: every verdict under {len(rb.alternatives)} "
                               f"alternative(s): {robust_games:,} game indices per seating "
                               f"played", clock)
+        lk = luck_by_source(mod, table, players, luck_games, seed)
+        lk.shares.write_parquet(out / f"{name}-luck.parquet")
+        clock = _lap(log, f"{name}: luck by source: {luck_games:,} game indices x "
+                          f"{2 + lk.shares['source'].n_unique()} draws played", clock)
         note = (f"Tournament of the built-in policies {', '.join(policies)} at {players} seats: "
                 f"{seatings} seatings (every line-up of at least two policies, every rotation), "
                 f"{per_seating:,} games each on the same seeds (seed {seed}). Counterfactual "
                 f"replays: the table {' | '.join(table)} (seat 0 first) on {counterfactual_games:,}"
                 f" games per thing.{_rules_note(spec)} Results: {path.name}.")
         sections.append(game_section(t.results, out, counterfactual=cf, note=note, skill=sv,
-                                     ladder=lad, measured=measured, robust=rb))
+                                     ladder=lad, measured=measured, robust=rb, luck=lk))
         _lap(log, f"{name}: report tables and plots written", clock)
     return write_page(sections, out, "Balance report: " + ", ".join(g.title for g in specs))
 

@@ -10,7 +10,7 @@ from simcore import budget, games
 from simcore.cli import run_main
 
 from . import display
-from .balance import COUNTERFACTUAL_GAMES, GAMES_PER_GAME, LADDER_GAMES, balance
+from .balance import COUNTERFACTUAL_GAMES, GAMES_PER_GAME, LADDER_GAMES, LUCK_GAMES, balance
 from .compare import compare
 from .data import detect_game, scan
 from .distill import distill
@@ -19,6 +19,7 @@ from .event_impact import event_impact
 from .intransitivity import GAMES as INTRANSITIVITY_GAMES
 from .intransitivity import intransitivity
 from .ladder import ROTATIONS, ladder
+from .luck import BOOT, luck_by_source
 from .diff import diff as balance_diff
 from .diff import page as diff_page
 from .metrics import designer_metrics, leader_table
@@ -58,6 +59,8 @@ def _parser() -> argparse.ArgumentParser:
                         "default: the game's own, bloomsim.agent.strong_games)")
     b.add_argument("--ladder-games", type=int, default=LADDER_GAMES,
                    help="game indices per seating of the skill ladder")
+    b.add_argument("--luck-games", type=int, default=LUCK_GAMES,
+                   help="game indices of luck by source (each played 2 + sources times)")
     b.add_argument("--margin", type=float, default=MARGIN * 100,
                    help="equivalence margin of the verdicts by skill, in win-rate points "
                         f"(default {MARGIN * 100:g}): smaller effects read negligible")
@@ -119,6 +122,19 @@ def _parser() -> argparse.ArgumentParser:
                          "same indices) or across seat blocks of game indices (P x the indices "
                          "at the same cost)")
     la.add_argument("--out", help="folder for index.html, ladder.md, the plots and the results")
+    lu = sub.add_parser("luck", help="luck by source: each chance source's share of the outcome "
+                                     "variance, by drawing it anew with the others held")
+    lu.add_argument("game", choices=games.names())
+    lu.add_argument("--policy", action="append", required=True,
+                    help="the table's policies, seated in turn (repeat; one fills every seat)")
+    lu.add_argument("--players", type=int, required=True)
+    lu.add_argument("--games", type=int, required=True, help="game indices")
+    lu.add_argument("--seed", type=int, default=0)
+    lu.add_argument("--source", action="append",
+                    help="a chance source to measure (repeat; default: every one, and "
+                         "'policies')")
+    lu.add_argument("--boot", type=int, default=BOOT, help="bootstrap resamples")
+    lu.add_argument("--threads", type=int)
     c = sub.add_parser("compare", help="A versus B on paired games")
     c.add_argument("game", choices=games.names())
     c.add_argument("a")
@@ -368,7 +384,8 @@ def _run(args: argparse.Namespace) -> None:
         page = balance(args.out, args.games, args.players, args.seed, args.counterfactual_games,
                        rungs=_rungs(args.rungs), rung_games=args.rung_games,
                        search_games=args.search_games, ladder_games=args.ladder_games,
-                       margin=args.margin / 100, robust_games=args.robust_games)
+                       margin=args.margin / 100, robust_games=args.robust_games,
+                       luck_games=args.luck_games)
         print(f"balance report: {page.resolve()}")
     elif args.command == "report":
         page = report(scan(args.results), args.out, args.rules)
@@ -448,6 +465,11 @@ def _run(args: argparse.Namespace) -> None:
         print(lad.markdown(), end="")
         if args.out:
             print(f"ladder page: {lad.write(args.out).resolve()}")
+    elif args.command == "luck":
+        lk = luck_by_source(args.game, args.policy, args.players, args.games, args.seed,
+                            sources=args.source, threads=args.threads, boot=args.boot)
+        print(display.to_text(lk.readable()))
+        print("\n".join(lk.text(o) for o in ("win", "margin")))
     elif args.command == "sweep":
         df = sweep(args.game, _variants(args.vary, args.rules), args.policy, args.players,
                    args.games, args.seed, scheduler=args.scheduler, out=args.out,

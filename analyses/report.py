@@ -133,14 +133,15 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                  counterfactual: pl.DataFrame | None = None, note: str = "",
                  board: dict | None = None, skill: SkillVerdicts | None = None,
                  ladder: Any = None, measured: Frame | None = None,
-                 robust: Robustness | None = None) -> Section:
+                 robust: Robustness | None = None, luck: Any = None) -> Section:
     """Compute every table and plot of one game's results into ``out`` (PNG files) and return
     its part of the page. ``board`` (plain data, see ``board_data``) defaults to the board of
     the rules in force (``rules_path`` or the defaults); ``skill``: the verdicts by skill
-    (``analyses.skill``), shown after the counterfactual table, and ``ladder`` (an
-    ``analyses.Ladder``) after them; ``measured``: results played with the game's measuring
-    rules (``Game.measuring``), from which the table by character comes instead, its
-    headline saying so; ``robust``: the verdicts under the rules' alternatives
+    (``analyses.skill``), shown after the counterfactual table, then the luck part: ``luck``
+    (an ``analyses.Luck``: luck by source) and ``ladder`` (an ``analyses.Ladder``, whose
+    variance share due to skill heads its headlines); ``measured``: results played with the
+    game's measuring rules (``Game.measuring``), from which the table by character comes
+    instead, its headline saying so; ``robust``: the verdicts under the rules' alternatives
     (``analyses.robust``), whose tags the headlines and the skill table show."""
     lf = lazy(df)
     require_rows(lf)
@@ -278,6 +279,17 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
     if robust is not None:
         headline, body = robust_part(robust)
         b.append(body)
+    if luck is not None:
+        sec.headlines.append(html.escape(luck.text()))
+        b.append(f'<h3 id="{game}-luck">Luck by source</h3>'
+                 f"<p class=note>The table {html.escape(' | '.join(luck.table))} (seat 0 "
+                 f"first) on {luck.n_games:,} game indices of seed {luck.seed}, played as drawn, "
+                 f"with every chance source drawn anew, and with each source alone drawn anew "
+                 f"(every other draw held). A source's share is its total effect on the "
+                 f"outcome's variance (Jansen's estimator), its interactions included: the "
+                 f"shares may sum past 100%. The seating is not drawn (seat 0 starts); "
+                 f"'policies' is the seats' own random draws. 95% bootstrap intervals ({UNIT})."
+                 f"</p>" + display.to_html(luck.readable()))
     if ladder is not None:
         sec.headlines += [html.escape(ladder.variance_text()), html.escape(ladder.chess_text())]
         b.append(f'<h3 id="{game}-ladder">'

@@ -17,6 +17,7 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 from simcore import simulate as sim
 from simcore.policy import SeatPolicies, raise_policy_fault, resolve, user_addresses
 from simcore.progress import ProgressArg
+from simcore.rng import NO_REDRAW
 from simcore.results import frame
 from simcore.simulate import Seating
 from simcore.search import agent_maker
@@ -76,6 +77,18 @@ def flat_tables(rules: Rules) -> np.ndarray:
     return rules.__dict__["_flat"]
 
 
+def tables_for(rules: Rules, redraw: tuple[int, int]) -> np.ndarray:
+    """A batch's tables: the rules' own, or a copy naming the streams the batch draws anew
+    (``simcore.rng``: bit mask, key), which a search's replays of its games read too."""
+    t = flat_tables(rules)
+    if redraw == NO_REDRAW:
+        return t
+    t = t.copy()
+    t[E.T_REDRAW] = redraw[0]
+    t[E.T_REDRAW_KEY:E.T_REDRAW_KEY + 1].view(np.uint64)[0] = redraw[1]
+    return t
+
+
 def max_opts(rules: Rules) -> int:
     """Rows of the option buffer: the largest decision the rules allow."""
     return int(flat_tables(rules)[E.T_MAXO])
@@ -109,20 +122,21 @@ def _empty(rules: Rules, n: int, n_players: int, start: int) -> Batch:
 
 
 def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
-                  log: bool = False) -> Batch:
-    """Games start .. start+n-1 on the compiled engine (``log``: keep the decision logs); a
-    policy's error is raised as the reference engine names it (``raise_policy_fault``)."""
+                  log: bool = False, redraw: tuple[int, int] = NO_REDRAW) -> Batch:
+    """Games start .. start+n-1 on the compiled engine (``log``: keep the decision logs;
+    ``redraw``: streams drawn anew, ``simcore.rng``); a policy's error is raised as the
+    reference engine names it (``raise_policy_fault``)."""
     b = _empty(rules, n, len(sp.ids), start)
     errors = np.zeros((n, 6), np.int64)
     logs = np.zeros((n, LOG_CAP if log else 0, 4), np.int16)
     with warnings.catch_warnings():    # numba flags first-class functions as experimental
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-        E.play_batch(flat_tables(rules), np.uint64(key), start, sp.ids,
+        E.play_batch(tables_for(rules, redraw), np.uint64(key), start, sp.ids,
                      user_addresses(sp.user_py, E.MAX_PLAYERS),
                      b.seat_out, b.rank, b.win, b.game_out, errors, logs, sp.weights,
                      sp.agent_words(BUILTIN_IDS, E.MAX_PLAYERS, WEIGHTS))
     raise_policy_fault("bloomsim", sp, KIND_NAMES, start, errors,
-                       lambda game: reference_game(rules, sp, key, game))
+                       lambda game: reference_game(rules, sp, key, game, redraw=redraw))
     if log:
         if (errors[:, 5] > LOG_CAP).any():
             raise RuntimeError(f"a game made more than {LOG_CAP} decisions; raise LOG_CAP")
@@ -138,19 +152,20 @@ def reference_policies(sp: SeatPolicies) -> list:
 
 
 def reference_game(rules: Rules, sp: SeatPolicies, key: int, game: int,
-                   verbose: bool = False) -> ref.Game:
+                   verbose: bool = False, redraw: tuple[int, int] = NO_REDRAW) -> ref.Game:
     g = ref.new_game(rules, len(sp.ids), reference_policies(sp), game=game, key=key,
-                     names=sp.names, verbose=verbose)
+                     names=sp.names, verbose=verbose, redraw=redraw)
     return ref.play_game(g)
 
 
-def play_reference(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int) -> Batch:
+def play_reference(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
+                   redraw: tuple[int, int] = NO_REDRAW) -> Batch:
     """Games start .. start+n-1 on the reference engine, into the same arrays."""
     P_ = len(sp.ids)
     b = _empty(rules, n, P_, start)
     b.logs = []
     for i in range(n):
-        g = reference_game(rules, sp, key, start + i)
+        g = reference_game(rules, sp, key, start + i, redraw=redraw)
         rank, win = ref.ranks(g)
         for s in range(P_):
             b.seat_out[:, i, s] = (
@@ -194,16 +209,17 @@ class Engines:
         rules = as_rules(rules)
         return Seating(rules, seat_policies(policies, rules))
 
-    def play(self, seating: Seating, key: int, start: int, n: int, engine: str) -> Batch:
+    def play(self, seating: Seating, key: int, start: int, n: int, engine: str,
+             redraw: tuple[int, int]) -> Batch:
         play = play_compiled if engine == "compiled" else play_reference
-        return play(seating.rules, seating.seats, key, start, n)
+        return play(seating.rules, seating.seats, key, start, n, redraw=redraw)
 
     def frame(self, seating: Seating, start: int, b: Batch) -> pl.DataFrame:
         return to_frame(seating.rules, seating.seats.names, b)
 
-    def tell(self, seating: Seating, key: int, game: int) -> str:
+    def tell(self, seating: Seating, key: int, game: int, redraw: tuple[int, int]) -> str:
         sp = seating.seats
-        g = reference_game(seating.rules, sp, key, game, verbose=True)
+        g = reference_game(seating.rules, sp, key, game, verbose=True, redraw=redraw)
         rank, _ = ref.ranks(g)
         tail = [f"seat {s} ({sp.names[s]}): {g.score[s]} points, "
                 f"{sum(ref.resources(g, s))} resources left, rank {rank[s]}"
@@ -220,7 +236,7 @@ ENGINES = Engines()
 def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None,
              engine: str = "compiled", threads: int | None = None,
              progress: ProgressArg = None, out: str | os.PathLike | None = None,
-             first_game: int = 0):
+             first_game: int = 0, redraw: tuple | None = None):
     """Play ``n_games`` games of Broom Service, one policy per seat (2-5 seats).
 
     ``policies``: built-in names (``bloomsim.POLICIES``), search agents (``"ismcts-1000"``,
@@ -228,11 +244,15 @@ def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None,
     game in every engine, thread count and batch split; ``first_game`` starts at game i (a run
     split into parts). Returns a polars DataFrame, one row per game and seat; with ``out`` the
     rows stream to a Parquet dataset in that folder (resumable) and a LazyFrame is returned.
+    ``redraw=(sources, k)``: those chance sources (``GAME.chance``, or ``"policies"``) drawn
+    anew with key k, every other draw as it was (``simcore.simulate``).
     """
     return sim.simulate(ENGINES, policies, n_games, seed, rules=rules, engine=engine,
-                        threads=threads, progress=progress, out=out, first_game=first_game)
+                        threads=threads, progress=progress, out=out, first_game=first_game,
+                        redraw=redraw)
 
 
-def replay(policies: Sequence, seed: int, game: int, rules=None) -> str:
-    """The readable log of game ``game`` of ``simulate(policies, ..., seed)``."""
-    return sim.replay(ENGINES, policies, seed, game, rules=rules)
+def replay(policies: Sequence, seed: int, game: int, rules=None,
+           redraw: tuple | None = None) -> str:
+    """The readable log of game ``game`` of ``simulate(policies, ..., seed, redraw=...)``."""
+    return sim.replay(ENGINES, policies, seed, game, rules=rules, redraw=redraw)

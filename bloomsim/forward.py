@@ -20,7 +20,7 @@ from .game import GAME
 from .policies import (ALTERNATIVE, BID, BUILTIN_IDS, CHARM, COLOUR, DELIVER, F_BRAVE, F_PASS,
                        F_ROLE, F_TARGET, FOLLOW, GATHER, KIND_NAMES, LEAD, MOVE, N_FEATURES, PAY,
                        POLICIES, SELECT, WEIGHTS, WORKS)
-from .rules import Rules
+from .rules import N_CHANCE, Rules
 
 RESOURCES = ("green", "purple", "orange", "wand")
 
@@ -85,9 +85,9 @@ class Engine:
 
     def streams(self) -> np.ndarray:
         """Each seat's policy stream at the start of the game (the batch engine's)."""
-        st = np.zeros(1 + self.n_players, np.uint64)
-        seed_streams(self.key, self.game, st)
-        return st[1:].copy()
+        st = np.zeros(N_CHANCE + self.n_players, np.uint64)
+        seed_streams(self.key, self.game, st, 0, 0)
+        return st[N_CHANCE:].copy()
 
     def policy(self, name: str):
         if name in BUNDLED:

@@ -8,7 +8,7 @@ from typing import Any
 from simcore import provenance
 from simcore.games import Alternative, Game, Things, Variant, default_players, register
 
-from .rules import (EMPTY_HANDED_OPTIONS, PERILOUS_OPTIONS, RESHUFFLE_OPTIONS,
+from .rules import (CHANCE, EMPTY_HANDED_OPTIONS, PERILOUS_OPTIONS, RESHUFFLE_OPTIONS,
                     START_PLAYER_OPTIONS, UNNAMED_TERRAIN_OPTIONS)
 
 
@@ -66,7 +66,7 @@ def board_plot(board: dict, lf: Any, default_rules: bool) -> Any:
 
 GAME = register(Game(
     name="bloomsim", title="Broom Service", players=default_players(__package__), score="score",
-    marks=("score", "pts_towers"),
+    marks=("score", "pts_towers"), chance=CHANCE,
     things=(Things("event", "prefix", "event_", seat_level=False),
             Things("enchanted", "prefix", "enchanted_", seat_level=False,
                    label="enchanted role")),

@@ -25,10 +25,11 @@ import numpy as np
 
 from simcore.policy import ask_reference
 from simcore.results import mark_leaders
-from simcore.rng import CHANCE, PyRng, root_key
+from simcore.rng import NO_REDRAW, PyRng, root_key
 
 from . import policies as P
-from .rules import CASTLE, COLOURS, EVENT_CODES, WATER, Rules, default_rules
+from .rules import (CASTLE, CH_ENCHANTED, CH_EVENTS, CH_TILES, COLOURS, EVENT_CODES, N_CHANCE,
+                    WATER, Rules, default_rules)
 
 MAX_PLAYERS = 6
 OBS_LEN = P.obs_len(MAX_PLAYERS)
@@ -130,15 +131,18 @@ def scripted(choices: Sequence[int]) -> Callable:
 
 def new_game(rules: Rules | None = None, n_players: int = 4, policies: Sequence | None = None,
              seed: int = 0, game: int = 0, *, key: int | None = None,
-             names: Sequence[str] | None = None, verbose: bool = False) -> Game:
+             names: Sequence[str] | None = None, verbose: bool = False,
+             redraw: tuple[int, int] = NO_REDRAW) -> Game:
     """A game after setup (spec section 1): ready for round 1. Its streams derive from
-    ``key`` (``simcore.rng.root_key``), else from ``seed``."""
+    ``key`` (``simcore.rng.root_key``), else from ``seed``; ``redraw``: the streams drawn
+    anew (``simcore.rng``)."""
     rules = rules or default_rules()
     if policies is None:
         policies = [P.random_policy] * n_players
     g = Game(rules=rules, n_players=n_players, policies=list(policies),
              names=list(names or [getattr(p, "__name__", "policy") for p in policies]),
-             rng=PyRng(root_key(seed) if key is None else key, game, 1 + n_players),
+             rng=PyRng(root_key(seed) if key is None else key, game, N_CHANCE, n_players,
+                       redraw),
              game_index=game, verbose=verbose)
     b = rules.board
     g.terrain = [a["terrain"] for a in b["areas"]]
@@ -176,19 +180,19 @@ def setup(g: Game) -> None:
     # clouds: every tile shuffled, one face up on each cloud space
     # (an area may hold several cloud spaces)
     tiles = [i for i, t in enumerate(_tiles(r))]
-    g.rng.shuffle(CHANCE, tiles)
+    g.rng.shuffle(CH_TILES, tiles)
     g.cloud_space_area = [g.rules.area_ids.index(a) for a in r.board["cloud_spaces"]]
     g.clouds = {i: tiles[i] for i in range(len(g.cloud_space_area))}
     g.charmed_round = [0] * len(g.cloud_space_area)
     # events: shuffle all, the first events_used form the deck
     deck = list(range(len(r.events)))
-    g.rng.shuffle(CHANCE, deck)
+    g.rng.shuffle(CH_EVENTS, deck)
     g.event_deck = deck[:r.events_used]
     # enchanted roles (fewer than enchanted_total players): one colour's cards of the roles in
     # the enchanted deck (``enchanted_deck``), shuffled
     if enchanted_per_round(g) > 0:
         g.enchanted_deck = list(r.enchanted_deck_roles)
-        g.rng.shuffle(CHANCE, g.enchanted_deck)
+        g.rng.shuffle(CH_ENCHANTED, g.enchanted_deck)
 
 
 def _tiles(r: Rules) -> list[tuple[int, int]]:
@@ -431,7 +435,7 @@ def reveal_enchanted_roles(g: Game) -> None:
         if not g.enchanted_deck:
             keep = [] if g.rules.enchanted_reshuffle == "all_roles" else g.revealed_this_round
             g.enchanted_deck = [r for r in g.rules.enchanted_deck_roles if r not in keep]
-            g.rng.shuffle(CHANCE, g.enchanted_deck)
+            g.rng.shuffle(CH_ENCHANTED, g.enchanted_deck)
             g.say("enchanted deck reshuffled")
         g.revealed_this_round.append(g.enchanted_deck.pop(0))
     g.enchanted = set(g.revealed_this_round)

@@ -47,6 +47,14 @@ UNNAMED_TERRAIN_OPTIONS = ("as_listed", "zero")
 # the terrains seed 001's Perilous Places example names (「エミリーは森と大草原にいます」)
 PERILOUS_SEED_TERRAINS = ("forest", "meadow")
 MAX_PLAYERS = 6
+CHANCE = {"tiles": "the cloud tiles' places on the board (setup)",
+          "events": "the event deck's order (setup)",
+          "enchanted": "the enchanted deck's order (setup, and each reshuffle)"}
+"""The game's chance sources (``Game.chance``), each drawing from its own stream
+(``simcore.rng``): source i from stream i, the seats from the streams after them."""
+CH_TILES, CH_EVENTS, CH_ENCHANTED = (list(CHANCE).index(n) for n in ("tiles", "events",
+                                                                      "enchanted"))
+N_CHANCE = len(CHANCE)
 MAX_ROUNDS = 8          # enchanted_<role> columns are uint8 round bitmasks (and led_rounds
 #                         travels in the int16 seat outputs)
 MAX_ROLES = 16

@@ -12,6 +12,7 @@ import polars as pl
 from simcore import simulate as sim
 from simcore.policy import SeatPolicies, raise_policy_fault, resolve, user_addresses
 from simcore.progress import ProgressArg
+from simcore.rng import NO_REDRAW
 from simcore.simulate import Seating
 from simcore.search import SEARCH_ID, agent_maker
 
@@ -75,9 +76,10 @@ def _reference_policies(pol: SeatPolicies):
 
 
 def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, start: int,
-                n: int, engine: str, log: bool = False):
-    """Play games start .. start+n-1; returns (seat, win, game, chars, led, logs) as in
-    ``stats.new_arrays``, logs a list of (seat, kind, n_opts, choice) arrays (or None)."""
+                n: int, engine: str, log: bool = False, redraw: tuple[int, int] = NO_REDRAW):
+    """Play games start .. start+n-1 (``redraw``: streams drawn anew, ``simcore.rng``);
+    returns (seat, win, game, chars, led, logs) as in ``stats.new_arrays``, logs a list of
+    (seat, kind, n_opts, choice) arrays (or None)."""
     p = len(pol.names)
     seat, win, game, chars, led = S.new_arrays(n, p, rules.districts)
     logs = [] if log else None
@@ -85,7 +87,7 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
     fc = None if fixed[0] < 0 else [int(c) for c in fixed[:p]]
     if engine == "reference":
         for g in range(n):
-            st = ref.play_game(rules, funcs, pol.names, key, start + g, fc)
+            st = ref.play_game(rules, funcs, pol.names, key, start + g, fc, redraw=redraw)
             seat[:, g], win[g], game[:, g], chars[g] = (np.transpose(st.seat_stats), st.win,
                                                         st.game_stats, st.chars)
             led[g] = st.led_rounds
@@ -96,9 +98,10 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
     buf = np.zeros((n, LOG_LEN if log else 0, 4), np.int16)
     E.play_batch(rules, pol.ids, user_addresses(pol.user_py, E.P), np.uint64(key), start, p,
                  fixed, seat, win, game, chars, led, err, buf, pol.weights,
-                 pol.agent_words(POLICIES, E.P, WEIGHTS))
+                 pol.agent_words(POLICIES, E.P, WEIGHTS), redraw)
     raise_policy_fault("rapinsim", pol, KIND_NAMES, start, err,
-                       lambda g: ref.play_game(rules, funcs, pol.names, key, g, fc))
+                       lambda g: ref.play_game(rules, funcs, pol.names, key, g, fc,
+                                               redraw=redraw))
     if log:
         logs = [buf[g, :min(game[S.G_DECISIONS, g], LOG_LEN)] for g in range(n)]
     return seat, win, game, chars, led, logs
@@ -114,18 +117,19 @@ class Engines:
         return Seating(rules, pol, {"characters": None if characters is None
                                     else list(characters), "fixed": fixed})
 
-    def play(self, seating: Seating, key: int, start: int, n: int, engine: str):
+    def play(self, seating: Seating, key: int, start: int, n: int, engine: str,
+             redraw: tuple[int, int]):
         return play_arrays(seating.seats, seating.rules, seating.options["fixed"], key, start,
-                           n, engine)[:5]
+                           n, engine, redraw=redraw)[:5]
 
     def frame(self, seating: Seating, start: int, arrays) -> pl.DataFrame:
         return S.to_frame(start, seating.seats.names, *arrays, seating.rules.districts)
 
-    def tell(self, seating: Seating, key: int, game: int) -> str:
+    def tell(self, seating: Seating, key: int, game: int, redraw: tuple[int, int]) -> str:
         pol, fixed = seating.seats, seating.options["fixed"]
         fc = None if fixed[0] < 0 else [int(c) for c in fixed[:len(pol.names)]]
         st = ref.play_game(seating.rules, _reference_policies(pol), pol.names, key, game, fc,
-                           log=True)
+                           log=True, redraw=redraw)
         return "\n".join(st.log) + "\n"
 
     def manifest(self, seating: Seating) -> dict:
@@ -139,7 +143,7 @@ ENGINES = Engines()
 def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None, characters=None,
              engine: str = "compiled", threads: int | None = None,
              progress: ProgressArg = None, out: str | os.PathLike | None = None,
-             first_game: int = 0):
+             first_game: int = 0, redraw: tuple | None = None):
     """Play ``n_games`` games from game ``first_game`` on (0: the first); one row per game
     and seat (docs/results-schema.md).
 
@@ -148,17 +152,21 @@ def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None, charact
     distinct character per seat, else chosen by the players (or drawn from the roster, as the
     rules' ``character_selection`` says).
     ``rules``: a ``Rules``, a rules file path or None. With ``out`` the rows stream to a
-    Parquet dataset and a LazyFrame over it is returned.
+    Parquet dataset and a LazyFrame over it is returned. ``redraw=(sources, k)``: those
+    chance sources (``GAME.chance``, or ``"policies"``) drawn anew with key k, every other draw
+    as it was (``simcore.simulate``).
     """
     return sim.simulate(ENGINES, policies, n_games, seed, rules=rules, engine=engine,
                         threads=threads, progress=progress, out=out, first_game=first_game,
-                        characters=characters)
+                        characters=characters, redraw=redraw)
 
 
-def replay(policies: Sequence, seed: int, game: int, *, rules=None, characters=None) -> str:
+def replay(policies: Sequence, seed: int, game: int, *, rules=None, characters=None,
+           redraw: tuple | None = None) -> str:
     """The readable log of one game, played by the reference engine (the same game the
-    compiled engine plays for this seed and index)."""
-    return sim.replay(ENGINES, policies, seed, game, rules=rules, characters=characters)
+    compiled engine plays for this seed, index and ``redraw``)."""
+    return sim.replay(ENGINES, policies, seed, game, rules=rules, characters=characters,
+                      redraw=redraw)
 
 
 def _rules_dict(rules: Rules) -> dict:

@@ -21,7 +21,7 @@ from .policies import (CHARACTER, F_ARG, F_DISTRICT, F_HOUSE, F_KNOWN, F_SUB, F_
                        F_WHAT, KIND_NAMES, MAX_OPTS, N_FEATURES, N_OBS, O_CHARACTER, O_DISTRICT,
                        O_HOUSE, O_ITEM, O_NO, O_PASS, O_PLAYER, O_SEARCH, O_SKILL, O_STEP, O_STOP,
                        O_YES, POLICIES, WEIGHTS, choose_builtin)
-from .rules import CHARACTERS, ITEMS, TRAPS, Rules
+from .rules import CHARACTERS, ITEMS, N_CHANCE, TRAPS, Rules
 
 TILE_NAMES = ("treasure", "item", "trap", "Inaba's chest")
 
@@ -85,8 +85,8 @@ class Engine:
     def streams(self) -> np.ndarray:
         """Each seat's policy stream at the start of the game (the batch engine's)."""
         st = np.zeros(E.N_STREAMS, np.uint64)
-        seed_streams(self.key, self.game, st)
-        return st[1:1 + self.n_players].copy()
+        seed_streams(self.key, self.game, st, 0, 0)
+        return st[N_CHANCE:N_CHANCE + self.n_players].copy()
 
     def policy(self, name: str):
         """The built-in policy ``name`` as a function (``choose_builtin``)."""
@@ -124,7 +124,7 @@ class Engine:
                 "disguised": g[E.DISGUISED:E.DISGUISED + p],
                 "letter_pending": g[E.PENDING:E.PENDING + p],
                 "turn": g[[E.ACTING, E.ACTIONS_LEFT, E.SEARCHED, E.CHIYA_HOLD, E.WALK_LEFT]],
-                "streams": g[E.XS:E.XS + 2 * E.N_STREAMS].view(np.uint64)[:1 + p]}
+                "streams": g[E.XS:E.XS + 2 * E.N_STREAMS].view(np.uint64)[:N_CHANCE + p]}
 
     def describe(self, kind: int, row: np.ndarray) -> str:
         what, arg, d, h = (int(row[i]) for i in (F_WHAT, F_ARG, F_DISTRICT, F_HOUSE))

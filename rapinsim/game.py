@@ -8,7 +8,7 @@ from typing import Any
 from simcore import provenance
 from simcore.games import Alternative, Game, Things, Variant, default_players, register
 
-from .rules import CHARACTER_SELECTIONS, DISGUISE_MODES
+from .rules import CHANCE, CHARACTER_SELECTIONS, DISGUISE_MODES
 
 
 def switch_offs(rules: Any, players: int | None = None, events: str = "replace"
@@ -57,7 +57,7 @@ def rules_data(rules: Any) -> dict:
 GAME = register(Game(
     name="rapinsim", title="Lapin treasure hunt", players=default_players(__package__),
     score="treasures",
-    marks=("treasures", "character"),
+    marks=("treasures", "character"), chance=CHANCE,
     things=(Things("item", "prefix", "item_", seat_level=True),
             Things("trap", "prefix", "trap_", seat_level=True),
             Things("character", "value", "character", seat_level=True),

@@ -1,10 +1,10 @@
 """The Lapin treasure hunt in plain Python: the executable specification.
 
 One function per rule, named as the rulebook names it; ``docs/rapinsim-rules.md`` is the prose.
-It plays the same game as the compiled engine for the same (seed, game): the chance stream is
-drawn in the same order (characters when they are dealt, tile shuffle, Rize's start die,
-then escort dice and random tile losses as they happen) and policies get the same observation
-and options.
+It plays the same game as the compiled engine for the same (seed, game): each chance source's
+stream (``rules.CHANCE``: characters when they are dealt, tile layout, Rize's start die,
+escort dice, random tile losses) is drawn in the same order and policies get the same
+observation and options.
 
 A position can be built by hand for a scenario test::
 
@@ -24,7 +24,7 @@ import numpy as np
 
 from simcore.policy import ask_reference
 from simcore.results import mark_leaders, rank_and_share
-from simcore.rng import CHANCE, PyRng
+from simcore.rng import NO_REDRAW, PyRng
 
 from . import stats as S
 from .policies import (ACTION, DISGUISE, DISTRICT, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN,
@@ -42,10 +42,10 @@ from .policies import (OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_BAG,
                        OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_SEEN, OB_HOUSE_TILE, OB_HOUSE_WHITE,
                        OB_LETTERS, OB_LETTER_PENDING, OB_MARKED, OB_RIZE_HELD, OB_SKILLS, OB_SKIPS,
                        OB_WALK_LEFT, OB_WHITE)
-from .rules import (AOYAMA, BICYCLE, CHARACTERS, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as
-                    DISGUISE_ITEM, EMPTY, INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_BROWN,
-                    MAX_DISTRICTS, MAX_HOUSES, MAX_PLAYERS, TRAP, TRAPS, TREASURE, WHISTLE,
-                    RuleArrays, Rules)
+from .rules import (AOYAMA, BICYCLE, CH_CHARACTERS, CH_ESCORT, CH_HANDS, CH_LAYOUT, CH_START,
+                    CHARACTERS, CHIMAME, CHIYA, COCOA, COFFEE, DISGUISE as DISGUISE_ITEM, EMPTY,
+                    INABA, ITEM, ITEMS, LAMP, LAPIN, MAP, MAX_BROWN, MAX_DISTRICTS, MAX_HOUSES,
+                    MAX_PLAYERS, N_CHANCE, TRAP, TRAPS, TREASURE, WHISTLE, RuleArrays, Rules)
 
 HAND = 120       # loc of a tile held by seat s: HAND + s
 BAG = 126        # loc of a tile Rize carries
@@ -225,7 +225,7 @@ def new_state(rules: Rules, characters: Sequence[str | int], policies: Sequence[
     p, n = len(chars), rules.n_tiles
     st = State(rules=rules, chars=chars, policies=list(policies),
                names=list(names) or [f"policy{s}" for s in range(p)],
-               rng=PyRng(key, game, 1 + MAX_PLAYERS),
+               rng=PyRng(key, game, N_CHANCE, MAX_PLAYERS),
                inaba_set=(INABA in chars) if inaba_set is None else inaba_set,
                board=[EMPTY] * n, face_up=[False] * n, loc=[REMOVED] * n, returned=[False] * n,
                seen=[[False] * n for _ in range(p)], pos=[-1] * p, game_index=game,
@@ -386,11 +386,11 @@ def decide(st, s, kind, options: list[list[float]]) -> int:
 # ---------------------------------------------------------------- setup (rules section 2)
 
 def draw_characters(rng: PyRng, roster: Sequence[int], n_players: int) -> list[int]:
-    """Each seat in turn draws a distinct character from the roster (chance stream): the
+    """Each seat in turn draws a distinct character from the roster (characters stream): the
     rules option ``character_selection = "draw"``."""
     pool = list(roster)
     for s in range(n_players):
-        j = s + rng.randint(CHANCE, len(pool) - s)
+        j = s + rng.randint(CH_CHARACTERS, len(pool) - s)
         pool[s], pool[j] = pool[j], pool[s]
     return pool[:n_players]
 
@@ -409,14 +409,14 @@ def choose_characters(st, roster: Sequence[int]) -> None:
 def shuffle_tiles(st) -> None:
     """Shuffle the tile set and place one tile face down per house."""
     tiles = list(range(st.rules.n_tiles))
-    st.rng.shuffle(CHANCE, tiles)
+    st.rng.shuffle(CH_LAYOUT, tiles)
     for h, t in enumerate(tiles):
         st.board[h], st.face_up[h], st.loc[t] = t, False, h
 
 
 def roll_rize_start(st) -> None:
     """The d4 puts Rize on his start district (1-2 -> 2, 3-4 -> 7 by default)."""
-    face = st.rng.randint(CHANCE, st.rules.die_sides)
+    face = st.rng.randint(CH_START, st.rules.die_sides)
     st.rize = st.rules.rize_start[face] - 1
     st.game_stats[S.G_RIZE_START] = st.rize + 1
     say(st, f"Rize starts in {_dname(st.rize)} (die {face + 1})")
@@ -433,10 +433,12 @@ def place_pawns(st) -> None:
 
 
 def setup(rules: Rules, policies: Sequence[Policy], names: Sequence[str], key: int, game: int,
-          characters: Sequence[int] | None = None, log: bool = False) -> State:
+          characters: Sequence[int] | None = None, log: bool = False,
+          redraw: tuple[int, int] = NO_REDRAW) -> State:
     """Rules section 2, chance draws in the engines' order. Characters: ``characters`` if
-    given, else chosen or drawn as ``character_selection`` says."""
-    rng = PyRng(key, game, 1 + MAX_PLAYERS)
+    given, else chosen or drawn as ``character_selection`` says; ``redraw``: the streams drawn
+    anew (``simcore.rng``)."""
+    rng = PyRng(key, game, N_CHANCE, MAX_PLAYERS, redraw)
     p = len(policies)
     choose = characters is None and rules.character_selection == "choice"
     if characters is None and not choose:
@@ -562,13 +564,13 @@ def prank(st, s, h) -> None:
     house."""
     items = held(st, s, ITEM)
     if items:
-        t = items[st.rng.randint(CHANCE, len(items))]
+        t = items[st.rng.randint(CH_HANDS, len(items))]
         st.loc[t] = DISCARDED
         say(st, f"  prank: {_who(st, s)} discards {tile_name(st, t)}")
         return
     tr = held(st, s, TREASURE)
     if tr:
-        t = tr[st.rng.randint(CHANCE, len(tr))]
+        t = tr[st.rng.randint(CH_HANDS, len(tr))]
         put_back(st, t, h, True)
         say(st, f"  prank: {_who(st, s)} returns {tile_name(st, t)} to house {h}")
 
@@ -769,7 +771,7 @@ def hypnotism(st, s) -> None:
                    extra=treasures_and_rabbits(st, q)[0]) for q in qs]
     q = qs[decide(st, s, TARGET, opts)]
     tr = held(st, q, TREASURE)
-    t = tr[st.rng.randint(CHANCE, len(tr))]
+    t = tr[st.rng.randint(CH_HANDS, len(tr))]
     d = st.pos[s]
     while not [h for h in houses(st, d) if st.board[h] == EMPTY]:
         d = route_next(st, d)
@@ -838,7 +840,7 @@ def lose_tile(st, s) -> None:
     """A found player loses a random treasure, else a random item, else nothing."""
     tiles = held(st, s, TREASURE) or held(st, s, ITEM)
     if tiles:
-        t = tiles[st.rng.randint(CHANCE, len(tiles))]
+        t = tiles[st.rng.randint(CH_HANDS, len(tiles))]
         st.loc[t] = BAG
         st.bag.append(t)
         _stat(st, s, S.S_LOST)
@@ -881,7 +883,7 @@ def find_players(st, d) -> None:
 
 def escort(st, group) -> None:
     """The found players roll the die and move that many districts with Rize."""
-    roll = st.rng.randint(CHANCE, st.rules.die_sides) + 1
+    roll = st.rng.randint(CH_ESCORT, st.rules.die_sides) + 1
     say(st, f"  escort: die {roll}")
     for _ in range(roll):
         nxt = route_next(st, st.rize)
@@ -1046,6 +1048,7 @@ def builtin(pid: int, weights: Sequence[float] | None = None) -> Policy:
 
 
 def play_game(rules: Rules, policies: Sequence[Policy], names: Sequence[str], key: int,
-              game: int, characters: Sequence[int] | None = None, log: bool = False) -> State:
+              game: int, characters: Sequence[int] | None = None, log: bool = False,
+              redraw: tuple[int, int] = NO_REDRAW) -> State:
     """Set up and play one game."""
-    return play(setup(rules, policies, names, key, game, characters, log))
+    return play(setup(rules, policies, names, key, game, characters, log, redraw))

@@ -34,6 +34,16 @@ LAPIN, CHIMAME, AOYAMA, INABA, COCOA, CHIYA = range(6)
 TREASURE, ITEM, TRAP = 0, 1, 2
 EMPTY = -1
 MAX_PLAYERS = 6
+CHANCE = {"layout": "the tiles' places in the houses (setup)",
+          "characters": "the characters dealt (setup, when character_selection is draw)",
+          "start": "Rize's start district (the setup die roll)",
+          "escort": "how far the found are escorted (a die roll each time)",
+          "hands": "which tile a hand loses at random (being found, a prank, hypnotism)"}
+"""The game's chance sources (``Game.chance``), each drawing from its own stream
+(``simcore.rng``): source i from stream i, the seats from the streams after them."""
+CH_LAYOUT, CH_CHARACTERS, CH_START, CH_ESCORT, CH_HANDS = (
+    list(CHANCE).index(n) for n in ("layout", "characters", "start", "escort", "hands"))
+N_CHANCE = len(CHANCE)
 MAX_DISTRICTS = 40     # the largest town (the compiled engine lays its state out for it)
 MAX_HOUSES = 120       # the most houses (tiles)
 MAX_BROWN = 20         # the most brown (or white) rabbits a treasure tile shows

@@ -88,6 +88,11 @@ class Game:
     score: str                     # the results column that ranks players
     marks: tuple[str, ...]         # columns only this game's results have (tells frames apart)
     things: tuple[Things, ...] = ()
+    chance: Mapping[str, str] = field(default_factory=dict)
+    """The game's chance sources, name -> what it draws, in stream order: source i draws from
+    random stream i of each game, the seats from the streams after them (``simcore.rng``), so
+    one source can be drawn anew with the others held (``simulate(..., redraw=...)``,
+    ``analyses.luck_by_source``)."""
     switch_offs: Callable[[Any, int | None, str], list[Variant]] | None = None
     """(rules, players, events) -> every thing the rules data can switch off, as rules variants;
     ``events`` ("replace", "remove" or "both") says how a card drawn from a deck is switched

@@ -395,10 +395,10 @@ def ask_reference(rng, func, seat: int, kind: int, obs, opts, n_opts: int, *, ga
     """A reference engine's decision, as the compiled engines take it: the seat's policy
     called with the seat's own stream of ``rng`` (a ``simcore.rng.PyRng``), its choice checked
     (``call_policy``) and logged in ``decisions`` as (seat, kind, n_opts, choice)."""
-    stream = rng.stream_array(1 + seat)
+    stream = rng.stream_array(rng.seat(seat))
     choice = call_policy(func, kind, obs, opts, n_opts, stream, game=game, names=names,
                          seat=seat, kind_name=kind_names[kind], game_index=game_index)
-    rng.set_stream(1 + seat, stream)
+    rng.set_stream(rng.seat(seat), stream)
     decisions.append((seat, kind, n_opts, choice))
     return choice
 

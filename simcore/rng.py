@@ -1,9 +1,13 @@
 """Per-game random streams: the same (seed, game) is the same game everywhere.
 
-Each game owns a few independent splitmix64 streams (stream 0: chance, the deck order and dice;
-stream 1 + seat: that seat's policy). A stream's state depends only on the root seed, the game's
-index and the stream number, never on the thread or the batch that plays it, and a policy that
-draws more or fewer numbers cannot shift the chance stream (common random numbers).
+Each game owns a few independent splitmix64 streams: first one per chance source the game
+declares (``simcore.games.Game.chance``: stream i draws source i's cards, tiles or dice), then
+one per seat (stream ``n_chance + seat``: that seat's policy). A stream's state depends only on
+the root key, the game's index and the stream number, never on the thread or the batch that
+plays it, so a policy that draws more or fewer numbers cannot shift any chance source, nor one
+source another (common random numbers). A *redraw* gives the streams of a bit mask another key
+(``redraw_key``): those sources are drawn anew and every other draw stays as it was (what
+``simcore.simulate``'s ``redraw`` and ``analyses.luck_by_source`` rest on).
 
 The compiled functions work on a ``uint64`` state array (one slot per stream); ``PyRng`` is the
 same generator on Python ints for the reference engines. ``tests/simcore`` checks they agree.
@@ -18,9 +22,6 @@ GOLDEN = 0x9E3779B97F4A7C15
 _M1 = 0xBF58476D1CE4E5B9
 _M2 = 0x94D049BB133111EB
 
-CHANCE = 0
-"""Stream index of the chance stream; seat ``s`` draws from stream ``1 + s``."""
-
 _U_GOLDEN = np.uint64(GOLDEN)
 _U_M1 = np.uint64(_M1)
 _U_M2 = np.uint64(_M2)
@@ -32,6 +33,9 @@ _U11 = np.uint64(11)
 _U8 = np.uint64(8)
 _U1 = np.uint64(1)
 
+
+NO_REDRAW = (0, 0)
+"""A redraw of no stream: (bit mask of the streams drawn anew, their key)."""
 
 GAMES_LIMIT = 1 << 56
 """Game indices below this get their own streams (``seed_streams`` shifts the index 8 bits
@@ -45,6 +49,16 @@ def root_key(seed: int) -> int:
     return int(np.random.SeedSequence(int(seed)).generate_state(1, np.uint64)[0])
 
 
+def redraw_key(seed: int, k: int) -> int:
+    """The key of redraw ``k`` of ``seed``'s games: a child of the seed's own entropy
+    (``SeedSequence`` spawn key), independent of the root key and of every other redraw."""
+    root_key(seed)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+        raise ValueError(f"a redraw's key must be a non-negative integer, got {k!r}")
+    ss = np.random.SeedSequence(int(seed), spawn_key=(int(k),))
+    return int(ss.generate_state(1, np.uint64)[0])
+
+
 # ---------------------------------------------------------------- compiled
 
 @njit(cache=True, inline="always")
@@ -55,12 +69,20 @@ def mix64(z):
     return z ^ (z >> _U31)
 
 
+@njit(cache=True, inline="always")
+def stream_seed(key, game, s, redraw, alt):
+    """Stream ``s`` of game number ``game``: from ``alt`` where bit s of ``redraw`` is set,
+    else from ``key``."""
+    k = np.uint64(alt) if (np.int64(redraw) >> np.int64(s)) & 1 else np.uint64(key)
+    return mix64(k ^ mix64((np.uint64(game) << _U8) + np.uint64(s) + _U1))
+
+
 @njit(cache=True)
-def seed_streams(key, game, state):
-    """Fill ``state`` (uint64[n_streams]) with the streams of game number ``game``."""
-    g = np.uint64(game)
+def seed_streams(key, game, state, redraw, alt):
+    """Fill ``state`` (uint64[n_streams]) with the streams of game number ``game`` (the
+    streams of the bit mask ``redraw`` from the key ``alt``: 0 for none)."""
     for s in range(state.shape[0]):
-        state[s] = mix64(np.uint64(key) ^ mix64((g << _U8) + np.uint64(s) + _U1))
+        state[s] = stream_seed(key, game, s, redraw, alt)
 
 
 @njit(cache=True, _nrt=False)
@@ -129,8 +151,14 @@ def _mix64_py(z: int) -> int:
 class PyRng:
     """The same streams as the compiled functions, on Python ints (for the reference engines)."""
 
-    def __init__(self, key: int, game: int, n_streams: int):
-        self.state = [_mix64_py(key ^ _mix64_py((game << 8) + s + 1)) for s in range(n_streams)]
+    def __init__(self, key: int, game: int, chance: int, seats: int,
+                 redraw: tuple[int, int] = NO_REDRAW):
+        """``chance`` chance streams, then ``seats`` seat streams; ``redraw``: (bit mask of the
+        streams drawn from the other key, that key), as ``seed_streams``."""
+        mask, alt = redraw
+        self.seat0 = chance
+        self.state = [_mix64_py((alt if mask >> s & 1 else key) ^ _mix64_py((game << 8) + s + 1))
+                      for s in range(chance + seats)]
 
     def next_u64(self, k: int) -> int:
         self.state[k] = (self.state[k] + GOLDEN) & MASK
@@ -146,6 +174,10 @@ class PyRng:
         for i in range(len(items) - 1, 0, -1):
             j = self.randint(k, i + 1)
             items[i], items[j] = items[j], items[i]
+
+    def seat(self, s: int) -> int:
+        """The stream of seat ``s``."""
+        return self.seat0 + s
 
     def stream_array(self, k: int) -> np.ndarray:
         """A one-slot uint64 array holding stream k, to hand to a compiled policy."""

@@ -682,7 +682,7 @@ def _add_visits(g, base):
 
 
 @njit(cache=True, _nrt=False)
-def decision_seed(streams, seat):
-    """One draw of the seat's own stream: the seed of its search at this decision."""
-    return np.int64(next_u64(streams, 1 + seat) & np.uint64(0x7FFFFFFFFFFFFFFF))
+def decision_seed(streams, k):
+    """One draw of the seat's own stream ``k``: the seed of its search at this decision."""
+    return np.int64(next_u64(streams, k) & np.uint64(0x7FFFFFFFFFFFFFFF))
 

@@ -13,7 +13,7 @@ from simcore.policy import POLICY_SIG, policy_at
 from simcore.rng import randint, reseed
 
 from .. import policies as P
-from ..rules import EC_KIND
+from ..rules import EC_KIND, N_CHANCE
 from .forward import action_key, determinize
 from .state import (B1, FM_SEAT, GT, G_BEST, G_BEST_V, G_DECISIONS, G_ENCHANTED, G_ERROR,
                     G_ERR_CHOICE, G_ERR_KIND, G_ERR_N, G_ERR_SEAT, G_EVENT, G_FM_STOP, G_HALTED,
@@ -22,7 +22,7 @@ from .state import (B1, FM_SEAT, GT, G_BEST, G_BEST_V, G_DECISIONS, G_ENCHANTED,
                     G_PLAYED, G_PLAYOUTS, G_ROUND, G_SEARCH, G_SEARCH_FN, G_SELECTING, G_ST, G_TURN,
                     G_UF, I8, OBS_LEN, ST, S_BOLTS, S_GREEN, S_HAND, S_NHAND, S_ORANGE, S_PAWN_A,
                     S_PAWN_B, S_PLAYED, S_POLICY, S_PURPLE, S_SCORE, S_WANDS, S_WEIGHTS, TT, sc,
-                    search_at)
+                    search_at, streams)
 from .tables import T_LOG, event_of
 
 
@@ -145,7 +145,7 @@ def fm_decide(t, g, obs, opts, seat, kind, n):
             if seat_m >= 0:
                 determinize(t, g, seat_m, seed)
             else:           # an oracle's search (simcore.search): new coming draws only
-                reseed(g[G_ST:G_ST + 1 + g[G_NP]].view(np.uint64), seed, -seat_m)
+                reseed(streams(g), seed, N_CHANCE - 1 - seat_m)
     if k < g[G_FM_STOP]:
         c = g[g[G_LOG_AT] + 4 * k + 3]
         if c < 0 or c >= n:
@@ -200,7 +200,7 @@ def ask(t, g, obs, opts, seat, kind, n):
     if pid == SR.SEARCH_ID:
         c = search_at(g[G_SEARCH_FN])(t, g, seat, n)
     else:
-        rng = g.view(np.uint64)[G_ST + 1 + seat:G_ST + 2 + seat]
+        rng = g.view(np.uint64)[G_ST + N_CHANCE + seat:G_ST + N_CHANCE + 1 + seat]
         observe(t, g, obs, seat)
         c = policy_at(g[G_UF - 1 - pid])(kind, obs, opts, n, rng)
     if c < 0 or c >= n:
@@ -221,7 +221,7 @@ def builtin_choice(g, seat, kind, n):
     option ``offer`` kept for a heuristic. One small call at each ``decide``: inlining the draw
     and the record there had cost ~6 s of cold compile."""
     if g[sc(seat, S_POLICY)] == P.RANDOM:
-        c = randint(g.view(np.uint64), G_ST + 1 + seat, n)
+        c = randint(g.view(np.uint64), G_ST + N_CHANCE + seat, n)
     else:
         c = g[G_BEST]
     record(g, seat, kind, n, c)

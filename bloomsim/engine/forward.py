@@ -8,15 +8,16 @@ import numpy as np
 from numba import njit
 
 from simcore.bits import nth_set_bit, popcount
-from simcore.rng import CHANCE, randint, reseed, shuffle_set
+from simcore.rng import randint, reseed, shuffle_set
 
 from .. import policies as P
-from ..rules import EC_HAND, EC_KIND, EV_MORE_OR_LESS, NO_HAND, P_N_ROLES
+from ..rules import (CH_ENCHANTED, CH_EVENTS, EC_HAND, EC_KIND, EV_MORE_OR_LESS, NO_HAND, N_CHANCE,
+                     P_N_ROLES)
 from .scoring import total_resources
 from .state import (FM_SEAT, GT, G_ANSWERED, G_BIDDING, G_DECISIONS, G_ENCH_N, G_ENCH_PTR,
                     G_EVENT, G_FM_STOP, G_HALTED, G_LEADER, G_NP, G_PLAYED, G_RESUME,
-                    G_RESUME_TURNS, G_ROUND, G_SELECTING, G_SNAP, G_ST, G_TURN_ROLE, I8, S_BID,
-                    S_HAND, S_NHAND, S_POLICY, TT, sc)
+                    G_RESUME_TURNS, G_ROUND, G_SELECTING, G_SNAP, G_TURN_ROLE, I8, S_BID,
+                    S_HAND, S_NHAND, S_POLICY, TT, sc, streams)
 from .tables import T_DECKS, T_LOG, T_N_EVENT, T_N_TILES, event_of
 
 
@@ -32,7 +33,8 @@ def secret_sizes(t, g, seat, st):
         if event_of(t, ev, EC_HAND + n) != NO_HAND:
             sizes |= np.int64(1) << n
     for p in range(seat):
-        g[sc(p, S_NHAND)] = nth_set_bit(sizes, randint(st, CHANCE, popcount(np.uint64(sizes))))
+        g[sc(p, S_NHAND)] = nth_set_bit(sizes, randint(st, N_CHANCE + p,
+                                                       popcount(np.uint64(sizes))))
 
 
 @njit((TT, GT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
@@ -43,14 +45,15 @@ def determinize(t, g, seat, seed):
     follow it is still to come), the secret choices of the seats that chose before it (their
     hand sizes while More or Less? hands are chosen, their bids while The Upper Hand's are
     made), the events still face down, the enchanted deck's unseen cards, and the coming draws
-    of chance and of the other seats (``simcore.rng.reseed``)."""
+    of every chance source and of the other seats (``simcore.rng.reseed``); a seat's secret
+    choices from its own new stream."""
     n_players = g[G_NP]
-    st = g[G_ST:G_ST + 1 + n_players].view(np.uint64)
-    reseed(st, seed, 1 + seat)
+    st = streams(g)
+    reseed(st, seed, N_CHANCE + seat)
     secret_sizes(t, g, seat, st)
     if g[G_BIDDING]:
         for p in range(seat):
-            g[sc(p, S_BID)] = randint(st, CHANCE, total_resources(g, p) + 1)
+            g[sc(p, S_BID)] = randint(st, N_CHANCE + p, total_resources(g, p) + 1)
     R, N, E = t[P_N_ROLES], t[T_N_TILES], t[T_N_EVENT]
     free = ((np.int64(1) << R) - 1) & ~g[G_PLAYED]
     r, lead = g[G_TURN_ROLE], g[G_LEADER]
@@ -63,14 +66,14 @@ def determinize(t, g, seat, seed):
             hand = 0
             for i in range(g[sc(p, S_NHAND)]):
                 left = may & ~hand
-                k = randint(st, CHANCE, popcount(np.uint64(left)))
+                k = randint(st, N_CHANCE + p, popcount(np.uint64(left)))
                 hand |= np.int64(1) << nth_set_bit(left, k)
             g[sc(p, S_HAND)] = hand
     d0 = t[T_DECKS] + N
     rnd = g[G_ROUND]
-    shuffle_set(st, CHANCE, g[d0 + rnd:d0 + E], E - rnd)
+    shuffle_set(st, CH_EVENTS, g[d0 + rnd:d0 + E], E - rnd)
     at = d0 + E + g[G_ENCH_PTR]
-    shuffle_set(st, CHANCE, g[at:d0 + E + g[G_ENCH_N]], g[G_ENCH_N] - g[G_ENCH_PTR])
+    shuffle_set(st, CH_ENCHANTED, g[at:d0 + E + g[G_ENCH_N]], g[G_ENCH_N] - g[G_ENCH_PTR])
 
 
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)

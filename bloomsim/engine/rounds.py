@@ -7,16 +7,16 @@ import numpy as np
 from numba import njit
 
 from simcore.bits import nth_set_bit
-from simcore.rng import CHANCE, shuffle
+from simcore.rng import shuffle
 
 from .. import policies as P
-from ..rules import (EC_HAND, EC_KIND, EV_MORE_OR_LESS, NO_HAND, P_ENCH_DECK, P_ENCH_TOTAL,
-                     P_HAND_SIZE, P_N_ROLES, P_RESHUFFLE_ALL)
+from ..rules import (CH_ENCHANTED, EC_HAND, EC_KIND, EV_MORE_OR_LESS, NO_HAND, P_ENCH_DECK,
+                     P_ENCH_TOTAL, P_HAND_SIZE, P_N_ROLES, P_RESHUFFLE_ALL)
 from .decisions import decide, features, stop_option
 from .heuristics import select_rows
 from .scoring import add_points
-from .state import (G_ENCHANTED, G_ENCH_N, G_ENCH_PTR, G_EVENT, G_NP, G_ROUND, G_SELECTING, G_ST,
-                    S_EVENTS, S_HAND, S_LED, S_NHAND, S_SCORE, sc)
+from .state import (G_ENCHANTED, G_ENCH_N, G_ENCH_PTR, G_EVENT, G_NP, G_ROUND, G_SELECTING,
+                    S_EVENTS, S_HAND, S_LED, S_NHAND, S_SCORE, sc, streams)
 from .tables import T_DECKS, T_N_EVENT, T_N_TILES, T_REC, event_of
 
 
@@ -28,7 +28,7 @@ def reveal_enchanted_roles(t, s):
     R = t[P_N_ROLES]
     cards = t[P_ENCH_DECK]         # the roles in the enchanted deck (bitmask)
     deck = s.g[t[T_DECKS] + t[T_N_TILES] + t[T_N_EVENT]:t[T_REC]]
-    st = s.g[G_ST:G_ST + 1 + s.g[G_NP]].view(np.uint64)
+    st = streams(s.g)
     revealed = 0
     for _ in range(n):
         if s.g[G_ENCH_PTR] == s.g[G_ENCH_N]:
@@ -37,7 +37,7 @@ def reveal_enchanted_roles(t, s):
                 if (cards >> r) & 1 and (t[P_RESHUFFLE_ALL] or not (revealed >> r) & 1):
                     deck[m] = r
                     m += 1
-            shuffle(st, CHANCE, deck, m)
+            shuffle(st, CH_ENCHANTED, deck, m)
             s.g[G_ENCH_N] = m
             s.g[G_ENCH_PTR] = 0
         revealed |= 1 << deck[s.g[G_ENCH_PTR]]

@@ -9,13 +9,13 @@ from numba import njit, types
 from simcore import search as SR
 
 from .. import policies as P
-from ..rules import P_N_ROLES
+from ..rules import N_CHANCE, P_N_ROLES
 from .setup import init_state
 from .state import (FM_SEAT, G_AGENTS, G_FM_STOP, G_GAME, G_GAME_FN, G_HALTED, G_HORIZON,
                     G_KEY, G_LOGGED,
                     G_LOG_AT, G_LOG_CAP, G_MARKS, G_NP, G_N_MARKS, G_PLAYOUTS, G_RESUME, G_SEARCH,
-                    G_SNAP, G_ST, I8, LOG_CAP, MAX_PLAYERS, OBS_LEN, SEARCH_SEAT_SIG, S_POLICY,
-                    S_WEIGHTS, State, TT, game_at, sc)
+                    G_SNAP, I8, LOG_CAP, MAX_PLAYERS, OBS_LEN, SEARCH_SEAT_SIG, S_POLICY,
+                    S_WEIGHTS, State, TT, game_at, sc, streams)
 from .tables import T_LOG, T_MAXO, T_N_REC
 
 
@@ -90,7 +90,7 @@ def search_seat(t, g, seat, n):
     choices = np.empty(k, np.int64)
     for j in range(k):
         choices[j] = g[g[G_LOG_AT] + 4 * j + 3]
-    seed = SR.decision_seed(g[G_ST:G_ST + 1 + g[G_NP]].view(np.uint64), seat)
+    seed = SR.decision_seed(streams(g), N_CHANCE + seat)
     agent = g[G_AGENTS + SR.AGENT_WORDS * seat:G_AGENTS + SR.AGENT_WORDS * (seat + 1)].copy()
     for p in range(g[G_NP]):
         if p != seat:

@@ -7,19 +7,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-from simcore.rng import CHANCE, seed_streams, shuffle
+from simcore.rng import seed_streams, shuffle
 
 from .. import policies as P
-from ..rules import (P_CASTLE_A, P_CASTLE_B, P_ENCH_DECK, P_ENCH_TOTAL, P_N_ROLES, P_START_GREEN,
-                     P_START_SCORE, P_WANDS_FIRST, P_WANDS_LAST, P_WANDS_OTHERS)
+from ..rules import (CH_ENCHANTED, CH_EVENTS, CH_TILES, P_CASTLE_A, P_CASTLE_B, P_ENCH_DECK,
+                     P_ENCH_TOTAL, P_N_ROLES, P_START_GREEN, P_START_SCORE, P_WANDS_FIRST,
+                     P_WANDS_LAST, P_WANDS_OTHERS)
 from .can_do import deliveries_at, find_deliveries
 from .decisions import features
 from .state import (G_AGENTS, G_ENCH_N, G_EVENT, G_GAME, G_GAME_FN, G_KEY, G_LOG_AT, G_LOG_CAP,
-                    G_NP, G_READERS, G_SEARCH_FN, G_ST, G_TURN_ROLE, G_UF, I8, MAX_PLAYERS, N_G,
+                    G_NP, G_READERS, G_SEARCH_FN, G_TURN_ROLE, G_UF, I8, MAX_PLAYERS, N_G,
                     OBS_LEN, ST, S_GREEN, S_PAWN_A, S_PAWN_B, S_POLICY, S_SCORE, S_WANDS, State,
-                    TT, sc)
+                    TT, sc, streams)
 from .tables import (T_BOARD, T_DECKS, T_LOG, T_MAXO, T_N_AREA, T_N_CLOUD, T_N_EVENT, T_N_TILES,
-                     T_REC, T_SCRATCH, T_SPACES, cloud_area_of)
+                     T_REC, T_REDRAW, T_REDRAW_KEY, T_SCRATCH, T_SPACES, cloud_area_of)
 
 
 def new_state(t: np.ndarray, log_cap: int, forward: bool = False) -> State:
@@ -60,9 +61,9 @@ def init_state(t, s, n_players, pol, user_policies, log_cap, agents, search_fn, 
 def setup(t, s, key, game):
     n_players = s.g[G_NP]
     A, N, E = t[T_N_AREA], t[T_N_TILES], t[T_N_EVENT]
-    st = s.g[G_ST:G_ST + 1 + n_players].view(np.uint64)
-    seed_streams(key, game, st)
     s.g[:N_G] = 0
+    st = streams(s.g)
+    seed_streams(key, game, st, t[T_REDRAW], t[T_REDRAW_KEY:T_REDRAW_KEY + 1].view(np.uint64)[0])
     s.g[G_KEY:G_KEY + 1].view(np.uint64)[0] = key
     s.g[G_GAME] = game
     s.g[G_EVENT] = -1
@@ -93,14 +94,14 @@ def setup(t, s, key, game):
     tiles = s.g[d0:d0 + N]
     for i in range(N):
         tiles[i] = i
-    shuffle(st, CHANCE, tiles, N)
+    shuffle(st, CH_TILES, tiles, N)
     for i in range(t[T_N_CLOUD]):
         s.g[t[T_SPACES] + i] = tiles[i]
         s.g[b0 + cloud_area_of(t, i)] += 1
     events = s.g[d0 + N:d0 + N + E]
     for i in range(E):
         events[i] = i
-    shuffle(st, CHANCE, events, E)
+    shuffle(st, CH_EVENTS, events, E)
     if t[P_ENCH_TOTAL] - n_players > 0:
         deck = s.g[d0 + N + E:t[T_REC]]
         m = 0
@@ -108,5 +109,5 @@ def setup(t, s, key, game):
             if (t[P_ENCH_DECK] >> r) & 1:
                 deck[m] = r
                 m += 1
-        shuffle(st, CHANCE, deck, m)
+        shuffle(st, CH_ENCHANTED, deck, m)
         s.g[G_ENCH_N] = m

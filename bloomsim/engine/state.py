@@ -15,6 +15,7 @@ from simcore.layout import Layout
 from simcore.policy import function_at
 
 from .. import policies as P
+from ..rules import N_CHANCE
 
 MAX_PLAYERS = 6
 LOG_CAP = 4096        # decisions a kept log holds (a search seat's game keeps one)
@@ -85,7 +86,8 @@ G_HORIZON = G.field("horizon", meaning="a search's playout horizon: rounds playe
                                        "decision's included (0: to the end)")
 G_LAST_ROUND = G.field("last_round", meaning="the round after which a search's iteration is "
                                              "scored (0: the last round; fm_decide sets it)")
-G_ST = G.field("streams", 1 + MAX_PLAYERS, "random streams (uint64 bits): chance, then seats")
+G_ST = G.field("streams", N_CHANCE + MAX_PLAYERS, "random streams (uint64 bits): the chance "
+                                                  "sources (rules.CHANCE), then the seats")
 # a seat's columns (seat p's at G_SEAT + N_SEAT * p). S_SCORE .. S_FLOOR are also the order of
 # the results' score columns.
 SEAT = Layout("seat columns")
@@ -127,7 +129,7 @@ class State(NamedTuple):
     C cloud spaces, N cloud tiles."""
 
     g: np.ndarray      # int64, everything integer (one array keeps calls cheap):
-    #   [0, N_G) game scalars (G_*); from G_ST the game's streams (uint64 bits): chance, then
+    #   [0, N_G) game scalars (G_*); from G_ST the game's streams (uint64 bits): sources, then
     #   one per seat; from G_SEAT each seat's columns (S_*; hands and played cards are
     #   bitmasks); from G_OAB what option i means (g[G_OAB + 2i], g[G_OAB + 2i + 1]:
     #   role/pawn/tower, brave/area); from t[T_BOARD] the number of clouds on each area,
@@ -175,3 +177,10 @@ GAME_SIG = types.int64(TT, ST, types.uint64, I8, LOG, I8, types.int64[::1], type
                        types.int16[:, :, ::1], types.int8[:, ::1], types.float32[:, ::1],
                        types.int32[:, ::1], types.int64[:, ::1])
 game_at = function_at(types.FunctionType(GAME_SIG))
+
+
+@njit(cache=True, inline="always")
+def streams(g):
+    """The game's random streams: one per chance source (``rules.CHANCE``), then one per
+    seat (``G_ST + N_CHANCE + seat``)."""
+    return g[G_ST:G_ST + N_CHANCE + g[G_NP]].view(np.uint64)

@@ -45,6 +45,9 @@ T_MAX_STARS = T.field("max_stars", meaning="more wands charm no more clouds")
 T_NEAR = T.field("near", meaning="CSR: the cloud spaces a pawn on each area can charm")
 T_WITCHES = T.field("witches", meaning="the witch roles entering each terrain (bitmask)")
 T_SPACES = T.field("spaces", meaning="State.g: the cloud tile on each cloud space")
+T_REDRAW = T.field("redraw", meaning="the streams a batch draws anew (bit mask, simcore.rng; "
+                                     "0: none): a batch's copy of the tables (api.tables_for)")
+T_REDRAW_KEY = T.field("redraw_key", meaning="their key (uint64 bits)")
 T_HEADER = T.end
 VALUES_KEY = 3    # a seat's card values: key (2 words), roles valid under it, then 2 per role
 GRAPH_PTRS = (P_ADJ_PTR, P_TOWER_PTR, P_AREA_TOWER_PTR)

@@ -15,6 +15,7 @@ from simcore.rng import randint
 
 from .. import stats as S
 from ..policies import N_FEATURES, N_OBS, RANDOM, choose_weighted
+from ..rules import N_CHANCE
 from .tables import ADDR, LOG_CAP, MO, NW, PID, UF, W
 from .state import (CH_ARG, CH_WHAT, ERR, ERR_CHOICE, ERR_KIND, ERR_N, ERR_SEAT, FM_SEAT, GAME_ST,
                     G_PTR, I64, LOG0, OBS, OPTS, OVER, XS, f32_at, f64_at, fm_at, helper,
@@ -51,7 +52,7 @@ def decide_policy(G, s, kind, n):
     if pid != RANDOM and pid != FM_SEAT:  # the random policy reads neither obs nor features;
         observe(G, s)                       # the forward model writes them where it halts
         option_rows(G, s, n, pid < 0)
-    rng = carray(u64_at(G, XS + 2 + 2 * s), 1)
+    rng = carray(u64_at(G, XS + 2 * (N_CHANCE + s)), 1)     # the seat's stream
     if pid >= 0:
         w = f64_at(G, W + 2 * NW * s)       # the seat's weights (NW of them)
         c = choose_weighted(pid, (w[0], w[1], w[2], w[3], w[4], w[5], w[6]), kind, obs, F, n,
@@ -76,7 +77,7 @@ def decide_policy(G, s, kind, n):
 def decide(G, s, kind, n):
     """Seat s's choice among the n options; the random policy inline (it reads no features)."""
     if G[PID + s] == RANDOM and n > 0:
-        c = randint(streams(G), 1 + s, n)
+        c = randint(streams(G), N_CHANCE + s, n)
         record(G, s, kind, n, c)
         return c
     return decide_policy(G, s, kind, n)

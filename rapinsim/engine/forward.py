@@ -11,11 +11,11 @@ from numba import carray, njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from simcore import search as SR
-from simcore.rng import CHANCE, reseed, shuffle_set
+from simcore.rng import reseed, shuffle_set
 
 from .. import stats as S
 from ..policies import N_FEATURES, N_OBS, RANDOM, choose_weighted
-from ..rules import EMPTY, ITEM
+from ..rules import CH_LAYOUT, EMPTY, ITEM, N_CHANCE
 from .tables import (LOG_CAP, MAXN, MO, N_STREAMS, NW, P, PID, R_N, SNAP_AT, SNAP_CUR, SNAP_TURN,
                      W)
 from .state import (BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD, CH_ARG, CH_WHAT, ERR, ERR_CHOICE,
@@ -44,11 +44,11 @@ def determinize(G, s, seed):
     (held treasures lie face up: everyone has seen them), and so does a house whose tile came
     back from a hand or the bag (``RETURNED``), anything else may hold any of them. What other
     seats have looked at goes with the place (they looked at that house, took that tile).
-    The coming draws of chance and of the other seats are new (``simcore.rng.reseed``).
+    The coming draws of every chance source and of the other seats are new (``simcore.rng.reseed``).
     Nothing else is hidden: characters, pawns, Rize, markers, treasures, item counts, the
     letters and the skills and items played are public at the table. Before the deal (a
     ``CHARACTER`` decision) only the draws are new."""
-    reseed(carray(streams(G), N_STREAMS), seed, 1 + s)
+    reseed(carray(streams(G), N_STREAMS), seed, N_CHANCE + s)
     if G[RIZE] < 0:
         return
     place = np.empty(MAXN, np.int64)    # HAND + q (a hand), BAG + i (the bag's i-th), else a house
@@ -104,14 +104,14 @@ def determinize(G, s, seed):
             rest[nr] = old[j]
             nr += 1
     x = carray(streams(G), N_STREAMS)       # (sorted first: the deal depends on which tiles
-    shuffle_set(x, CHANCE, items, ni)       # are hidden, never on where they truly are)
+    shuffle_set(x, CH_LAYOUT, items, ni)       # are hidden, never on where they truly are)
     k = 0
     for j in range(m):
         k += item[j]
     for i in range(k, ni):
         rest[nr] = items[i]
         nr += 1
-    shuffle_set(x, CHANCE, rest, nr)
+    shuffle_set(x, CH_LAYOUT, rest, nr)
     for j in range(m):                  # out of the hands first: a hand may get back its own
         if place[j] >= HAND and place[j] < BAG:
             hand_remove(G, place[j] - HAND, old[j])
@@ -162,7 +162,8 @@ def fm_decide(G, s, kind, n):
             if marks[3 * i + 1] >= 0:
                 determinize(G, marks[3 * i + 1], marks[3 * i + 2])
             else:       # an oracle's search (simcore.search): new coming draws only
-                reseed(carray(streams(G), N_STREAMS), marks[3 * i + 2], -marks[3 * i + 1])
+                reseed(carray(streams(G), N_STREAMS), marks[3 * i + 2],
+                       N_CHANCE - 1 - marks[3 * i + 1])
     if k < G[f + FM_STOP]:
         c = np.int64(G[LOG0 + 4 * k + 3])
         if c < 0 or c >= n:

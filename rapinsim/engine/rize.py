@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from simcore.rng import CHANCE, randint
+from simcore.rng import randint
 
 from .. import stats as S
 from ..policies import DISGUISE, O_NO, O_YES
-from ..rules import DISGUISE as DISGUISE_ITEM, EMPTY, ITEM, TREASURE
+from ..rules import CH_ESCORT, CH_HANDS, DISGUISE as DISGUISE_ITEM, EMPTY, ITEM, TREASURE
 from .tables import (N_ITEMS, R_D, R_DAWN_EMPTIES, R_DIE, R_DISGUISE_ACTION, R_FINDS, R_FOUND_ENDS,
                      R_H, R_NEXT)
 from .state import (ACTING, BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD, DAWN, DAWN_END, DISGUISED,
@@ -48,7 +48,7 @@ def lose_tile(G, s):
     if n == 0:
         kind, n = ITEM, G[HNI + s]
     if n > 0:
-        t = nth_held(G, s, kind, randint(streams(G), CHANCE, n))
+        t = nth_held(G, s, kind, randint(streams(G), CH_HANDS, n))
         hand_remove(G, s, t)
         G[BAGR + ((G[BAG_HEAD] + G[BAG_N]) & (BAG_CAP - 1))] = t
         G[BAG_N] += 1
@@ -100,7 +100,7 @@ def find_players(G, d):
                 G[TURN_END] = 1
         if ng == 0:
             return
-        roll = randint(streams(G), CHANCE, G[R_DIE]) + 1      # escort
+        roll = randint(streams(G), CH_ESCORT, G[R_DIE]) + 1    # escort
         for _ in range(roll):            # d follows Rize in a register, not reloaded from G
             d = G[R_NEXT + d]
             rize_enters(G, d)

@@ -13,6 +13,7 @@ from simcore.results import rank_and_share
 
 from .. import stats as S
 from ..policies import data_ptr
+from ..rules import N_CHANCE
 from .tables import (ADDR, AGENTS, KEY, LOG_CAP, LOG_LEN, MO, NW, N_STREAMS, PID, RESUME, RULES_LEN,
                      SNAP_AT, SNAP_TURN, UF, W)
 from .state import (ERR, FM_HALTED, FM_LEN, FM_MARKS, FM_N_MARKS, FM_PLAYOUTS, FM_REGION, FM_SEARCH,
@@ -101,6 +102,6 @@ def search_seat(G, s, n):
     for q in range(G[NP]):
         if q != s:
             SR.model_seat(agent, q, G[PID + q], carray(f64_at(G, W + 2 * NW * q), NW))
-    seed = SR.decision_seed(carray(streams(G), N_STREAMS), s)
+    seed = SR.decision_seed(carray(streams(G), N_STREAMS), N_CHANCE + s)
     return search(head, u64_at(G, KEY)[0], G[GAME], G[NP], choices, np.zeros((0, 3), np.int64),
                   s, agent, seed)

@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 
-from simcore.rng import CHANCE, mix64, randint
+from simcore.rng import randint, stream_seed
 
 from .. import stats as S
 from ..policies import CHARACTER, O_CHARACTER, O_DISTRICT, PLACE
-from ..rules import INABA, ITEM, TRAP
-from .tables import (CFG_NP, FIXED, KEY, MAXN, N_STREAMS, P, R_BROWN, R_CHEST, R_CHOICE, R_D, R_DIE,
-                     R_H, R_KIND, R_N, R_NROSTER, R_ROSTER, R_START, R_SUB, R_WHITE)
+from ..rules import CH_CHARACTERS, CH_LAYOUT, CH_START, INABA, ITEM, TRAP
+from .tables import (CFG_NP, FIXED, KEY, MAXN, N_STREAMS, P, REDRAW, R_BROWN, R_CHEST, R_CHOICE,
+                     R_D, R_DIE, R_H, R_KIND, R_N, R_NROSTER, R_ROSTER, R_START, R_SUB, R_WHITE)
 from .state import (ACTING, BOARD, CHARS, CH_ARG, DAWN, GAME, GAME_ST, I64, ISET, KIND_SET, LETTER,
                     NP, NPD, NT, OCC, POS, RIZE, SEAT_ST, SEL_ITEM0, STATE0, TBR, TCH, TK, TMP,
                     TSUB, TWH, VOID, XS, on_g, streams, u64_at)
@@ -25,8 +25,9 @@ def setup(G, key, game):
     for i in range(STATE0, XS):
         G[i] = 0
     x = streams(G)                                            # simcore.rng.seed_streams
+    redraw = u64_at(G, REDRAW)
     for k in range(N_STREAMS):
-        x[k] = mix64(key ^ mix64((np.uint64(game) << np.uint64(8)) + np.uint64(k + 1)))
+        x[k] = stream_seed(key, game, k, redraw[0], redraw[1])
     n_players = G[CFG_NP]
     G[NP], G[GAME], G[DAWN], G[ACTING] = n_players, game, -1, -1
     u64_at(G, KEY)[0] = key
@@ -53,7 +54,7 @@ def setup(G, key, game):
         for i in range(n_roster):
             G[TMP + i] = G[R_ROSTER + i]
         for s in range(n_players):
-            j = s + randint(streams(G), CHANCE, n_roster - s)
+            j = s + randint(streams(G), CH_CHARACTERS, n_roster - s)
             c = G[TMP + s]
             G[TMP + s] = G[TMP + j]
             G[TMP + j] = c
@@ -82,7 +83,7 @@ def setup(G, key, game):
     for h in range(n):                                        # shuffle_tiles
         G[TMP + h] = h
     for i in range(n - 1, 0, -1):
-        j = randint(streams(G), CHANCE, i + 1)
+        j = randint(streams(G), CH_LAYOUT, i + 1)
         t = G[TMP + i]
         G[TMP + i] = G[TMP + j]
         G[TMP + j] = t
@@ -90,7 +91,7 @@ def setup(G, key, game):
         G[BOARD + h] = G[TMP + h]
     for d in range(G[R_D]):
         G[NT + d] = G[R_H]
-    face = randint(streams(G), CHANCE, G[R_DIE])                      # roll_rize_start
+    face = randint(streams(G), CH_START, G[R_DIE])                    # roll_rize_start
     G[RIZE] = G[R_START + face]
     G[GAME_ST + S.G_RIZE_START] = G[R_START + face] + 1
     for s in range(n_players - 1, -1, -1):                    # place_pawns

@@ -4,11 +4,11 @@ look, Cocoa, Chiya). The letter's tile is taken in ``tiles.py`` (a step triggers
 """
 from __future__ import annotations
 
-from simcore.rng import CHANCE, randint
+from simcore.rng import randint
 
 from .. import stats as S
 from ..policies import DISTRICT, HOUSE, O_DISTRICT, O_PLAYER, TARGET
-from ..rules import AOYAMA, CHIMAME, COCOA, EMPTY, INABA, LAPIN, TREASURE
+from ..rules import AOYAMA, CH_HANDS, CHIMAME, COCOA, EMPTY, INABA, LAPIN, TREASURE
 from .tables import MAXD, R_ADJ, R_COCOA, R_D, R_H, R_NEXT
 from .state import (BOARD, CHARS, CHIYA_HOLD, CH_ARG, HTRE, I64, LETTER, NP, NT, POS, SEAT_ST,
                     SKILL_USED, TURNS, TURN_END, VOID, any_unseen, hand_remove, helper, n_unseen_in,
@@ -76,7 +76,7 @@ def use_skill(G, s):
                 option(G, m, O_PLAYER, q)
                 m += 1
         q = G[CH_ARG + ask(G, s, TARGET, m)]
-        t = nth_held(G, q, TREASURE, randint(streams(G), CHANCE, G[HTRE + q]))
+        t = nth_held(G, q, TREASURE, randint(streams(G), CH_HANDS, G[HTRE + q]))
         d = pos
         while G[NT + d] == G[R_H]:
             d = G[R_NEXT + d]

@@ -11,12 +11,13 @@ import numpy as np
 
 from simcore import search as SR
 from simcore.layout import Layout
+from simcore.rng import NO_REDRAW
 
 from ..policies import DEFAULT_W, MAX_OPTS
-from ..rules import ITEMS, MAX_DISTRICTS, MAX_HOUSES, MAX_PLAYERS, Rules
+from ..rules import ITEMS, MAX_DISTRICTS, MAX_HOUSES, MAX_PLAYERS, N_CHANCE, Rules
 
 N_ITEMS = len(ITEMS)
-N_STREAMS = 1 + MAX_PLAYERS
+N_STREAMS = N_CHANCE + MAX_PLAYERS     # the chance sources (rules.CHANCE), then the seats
 MAXD = MAX_DISTRICTS
 LOG_LEN = 8192      # decisions a kept log holds (a search seat's game keeps one)
 MAXN = MAX_HOUSES
@@ -74,6 +75,8 @@ UF = G.field("uf", 2 * P, "int64 [i] user policy i's compiled code (address, pol
 # go to ``search_seat`` (by address), which replays the game in a scratch forward-model G from
 # the start of the decision's turn (SNAP_AT: ``snapshot``)
 KEY = G.field("key", 2, "uint64 the batch's root key (setup)")
+REDRAW = G.field("redraw", 4, "uint64 the streams the batch draws anew (bit mask, simcore.rng; "
+                              "0: none), then their key (setup)")
 AGENTS = G.field("agents", 2 * SR.AGENT_WORDS * P, "int64 each seat's search agent (A_*)")
 ADDR = G.field("addresses", 6, "int64 compiled code: search_seat, play_game, fm_decide")
 SNAP_AT = G.field("snap_at", meaning="where a search keeps the state at the start of the turn "
@@ -89,10 +92,12 @@ RULES_LEN = G.end
 
 def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
                 fixed: np.ndarray, log_cap: int, weights=None, agents: np.ndarray | None = None,
-                addresses: tuple[int, int, int] = (0, 0, 0)) -> np.ndarray:
+                addresses: tuple[int, int, int] = (0, 0, 0),
+                redraw: tuple[int, int] = NO_REDRAW) -> np.ndarray:
     """G's first ``RULES_LEN`` slots: the rules and the batch settings; ``weights``: [P, NW]
     the seats' heuristic weights (None: the built-ins'); ``agents``: the search seats' words,
-    ``addresses``: search_seat, play_game and fm_decide when a seat searches."""
+    ``addresses``: search_seat, play_game and fm_decide when a seat searches; ``redraw``: the
+    streams drawn anew (bit mask, key)."""
     ra = rules.arrays()
     v = np.zeros(RULES_LEN, np.int32)
     d, h = ra.n_districts, ra.n_houses
@@ -138,6 +143,7 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
     if agents is not None:
         v[AGENTS:AGENTS + 2 * SR.AGENT_WORDS * P].view(np.int64)[:] = agents
     v[ADDR:ADDR + 6].view(np.int64)[:] = addresses
+    v[REDRAW:REDRAW + 4].view(np.uint64)[:] = redraw
     v[SNAP_TURN] = -1
     v[W:W + 2 * NW * n_players].view(np.float64)[:] = np.ravel(
         [DEFAULT_W] * n_players if weights is None else weights)

@@ -2,9 +2,9 @@
 """
 from __future__ import annotations
 
-from simcore.rng import CHANCE, randint
+from simcore.rng import randint
 
-from ..rules import ITEM, TREASURE
+from ..rules import CH_HANDS, ITEM, TREASURE
 from .tables import R_PIT_SKIPS
 from .state import HNI, HTRE, OVER, SKIP, hand_remove, helper, nth_held, streams
 from .board import put_tile
@@ -31,10 +31,10 @@ def prank(G, s, h):
     house h."""
     n = G[HNI + s]
     if n > 0:
-        hand_remove(G, s, nth_held(G, s, ITEM, randint(streams(G), CHANCE, n)))
+        hand_remove(G, s, nth_held(G, s, ITEM, randint(streams(G), CH_HANDS, n)))
     else:
         n = G[HTRE + s]
         if n > 0:
-            u = nth_held(G, s, TREASURE, randint(streams(G), CHANCE, n))
+            u = nth_held(G, s, TREASURE, randint(streams(G), CH_HANDS, n))
             hand_remove(G, s, u)
             put_tile(G, h, u, 1)

@@ -12,7 +12,7 @@ from simcore.rng import randint
 
 from .. import stats as S
 from ..policies import ACTION, O_ITEM, O_PASS, O_SEARCH, O_SKILL, O_STEP, RANDOM
-from ..rules import EMPTY
+from ..rules import EMPTY, N_CHANCE
 from .tables import N_ITEMS, PID, R_ACTIONS, R_H, R_HD
 from .state import (ACTING, ACTIONS_LEFT, BOARD, CH_ARG, CH_WHAT, GAME_ST, HTRE, LED, LETTER, NP,
                     NT, OVER, PENDING, POS, SEARCHED, TURN_END, helper, i64_at, streams)
@@ -66,7 +66,7 @@ def random_action(G, s):
     items = np.int64(popcount(np.uint64(offered)))
     skill = skill_offered(G, s, searchable, steps)
     n = 1 + steps + searches + items + skill
-    c = randint(streams(G), 1 + s, n)
+    c = randint(streams(G), N_CHANCE + s, n)
     record(G, s, ACTION, n, c)
     r = c - 1
     if r < 0:

@@ -29,7 +29,7 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     lines = []
     page = balance(tmp_path / "rep", games=300, players=2, counterfactual_games=60,
                    ladder_games=2, log=lines.append, rungs={"bloomsim": ["random", "greedy"]},
-                   rung_games=200, search_games=60, robust_games=100)
+                   rung_games=200, search_games=60, robust_games=100, luck_games=60)
     text = page.read_text()
     assert 'id="bloomsim"' in text and 'id="rapinsim"' in text
     # each game's verdicts under its declared alternatives, tagged beside the headlines
@@ -105,8 +105,17 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     assert text.count("place rotated across 4 game indices") == 2
     assert sum(text.count(f'<h3 id="{g}-ladder">Skill ladder: ') for g in games.names()) \
         == len(games.names())
-    # the luck part leads with the variance share; random is never an end of the x%-chess
+    # the luck part leads with luck by source, then the variance share; random is never an
+    # end of the x%-chess
     assert text.count("Share of the outcome variance due to skill among ") == len(games.names())
+    for game in ("bloomsim", "rapinsim"):
+        luck = pl.read_parquet(tmp_path / "rep" / f"{game}-luck.parquet")
+        assert set(luck["source"]) == {*games.get(game).chance, "policies"}
+        assert (luck["clusters"] == 60).all()
+        part = text[text.index(f'id="{game}"'):]
+        assert part.index("Luck by source, share of the variance of the seats") \
+            < part.index("Share of the outcome variance due to skill among ")
+        assert f'<h3 id="{game}-luck">Luck by source</h3>' in part
     assert "skill controls" not in text and "against 1 x random" not in text
 
 

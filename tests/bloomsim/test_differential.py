@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 import bloomsim
 from bloomsim import api
 from bloomsim.rules import default_rules
-from simcore.rng import root_key
+from simcore.rng import NO_REDRAW, redraw_key, root_key
 
 NAMES = ["random", "greedy", "careful", "cloud"]
 ROLE_IDS = default_rules().role_ids
@@ -36,10 +36,10 @@ def _variant(rules, reshuffle, druid_terrain, floor, penalty, events_used, hand_
                          empty_handed=empty, perilous_unnamed_terrains=unnamed)
 
 
-def _compare(rules, policies, seed, start, n):
+def _compare(rules, policies, seed, start, n, redraw=NO_REDRAW):
     sp = api.seat_policies(policies, rules)
-    fast = api.play_compiled(rules, sp, root_key(seed), start, n, log=True)
-    slow = api.play_reference(rules, sp, root_key(seed), start, n)
+    fast = api.play_compiled(rules, sp, root_key(seed), start, n, log=True, redraw=redraw)
+    slow = api.play_reference(rules, sp, root_key(seed), start, n, redraw=redraw)
     assert fast.logs == slow.logs
     assert api.to_frame(rules, sp.names, fast).equals(api.to_frame(rules, sp.names, slow))
 
@@ -56,13 +56,14 @@ def _compare(rules, policies, seed, start, n):
        perilous_gain=st.sampled_from([0, 5]),
        more_clouds=st.lists(st.sampled_from(SPACES), max_size=6),
        empty=st.sampled_from(["pay_nothing", "few_potions_score"]),
-       unnamed=st.sampled_from(["as_listed", "zero"]))
+       unnamed=st.sampled_from(["as_listed", "zero"]), redrawn=st.integers(0, 511))
 def test_engines_agree(seed, start, policies, reshuffle, druid_terrain, floor, penalty,
                        events_used, hand_size, deck, start_player, perilous_gain, more_clouds,
-                       empty, unnamed):
+                       empty, unnamed, redrawn):
+    """... also with the streams of the bit mask ``redrawn`` drawn anew (a redraw)."""
     rules = _variant(default_rules(), reshuffle, druid_terrain, floor, penalty, events_used,
                      hand_size, deck, start_player, perilous_gain, more_clouds, empty, unnamed)
-    _compare(rules, policies, seed, start, 2)
+    _compare(rules, policies, seed, start, 2, (redrawn, redraw_key(seed, 1)))
 
 
 def test_engines_agree_on_every_event():

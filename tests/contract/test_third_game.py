@@ -4,7 +4,8 @@ import polars as pl
 import pytest
 import toydice
 
-from analyses import counterfactual_impact, event_impact, report, seat_advantage, win_rates
+from analyses import (counterfactual_impact, event_impact, luck_by_source, report, seat_advantage,
+                      win_rates)
 from analyses.data import detect_game
 from simcore import games
 
@@ -186,3 +187,27 @@ def test_the_report_tags_each_headline_with_the_assumptions_it_rests_on(tmp_path
     assert closing.startswith("Assumptions: every verdict re-measured under")
     assert "on <i>start seat +3</i>: seat 0: win rate - 1/2" in closing
     assert "Verdicts under other readings of the rules" in "".join(sec.body)
+def test_luck_by_source_reads_its_declared_chance_sources():
+    """Bold seats draw nothing of their own: the policies' share is exactly 0; the six rolls
+    per seat outweigh the one bonus card; random seats add their own luck."""
+    lk = luck_by_source(toydice, ["bold"], 3, 300, 5, boot=200)
+    win = {r["source"]: r for r in lk.shares.filter(pl.col("outcome") == "win")
+           .iter_rows(named=True)}
+    assert list(win) == ["rolls", "bonus", "policies"]
+    assert win["policies"]["share"] == 0 and win["policies"]["share_high"] == 0
+    assert win["rolls"]["share_low"] > win["bonus"]["share_high"] > 0
+    assert "rolls" in lk.text() and "may sum past 100%" in lk.text()
+    rand = luck_by_source(toydice, ["random"], 3, 300, 5, sources=["policies"], boot=200)
+    assert rand.shares["share_low"].min() > 0.05
+    with pytest.raises(ValueError, match="chance sources of toydice"):
+        luck_by_source(toydice, ["bold"], 3, 300, 5, sources=["deck"])
+
+
+def test_the_luck_verb_prints_the_shares_and_their_sentences(capsys):
+    from analyses.cli import main
+    assert main(["luck", "toydice", "--policy", "bold", "--players", "3", "--games", "100",
+                 "--boot", "100", "--source", "bonus"]) == 0
+    out = capsys.readouterr().out
+    assert "total-effect share [95% CI]" in out and "bonus" in out and "rolls" not in out
+    assert "Luck by source, share of the variance of the seats' win shares" in out
+    assert "the seats' scores less the table's mean score" in out

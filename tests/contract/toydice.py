@@ -41,10 +41,21 @@ def _u(key, game, salt):
     return int(mix64(np.uint64(key) ^ mix64(np.uint64((game << 16) + salt))))
 
 
-def _play(decide, n, key, game, rules, marks=()):
+CHANCE = {"rolls": "each seat's die roll per round", "bonus": "the seat the bonus card goes to"}
+
+
+def _keys(key, redraw):
+    """The keys of the rolls, the bonus card and the seats: ``key``, or for a source whose bit
+    ``redraw`` (mask, alt) sets (the seats' from bit 2 on, ``simcore.simulate``), its alt."""
+    mask, alt = redraw
+    return tuple(alt if mask >> b & 1 else key for b in range(3))
+
+
+def _play(decide, n, key, game, rules, marks=(), bonus_key=None):
     """One game: ``decide(seat, obs, opts)`` -> option, or None to halt there. Returns
     (scores, bonus seat, decisions) or the Halt. A mark (decision, seat, seed) redraws
-    everything after that decision (the coming rolls and the bonus card: hidden)."""
+    everything after that decision (the coming rolls and the bonus card: hidden). The rolls
+    draw from ``key``, the bonus card from ``bonus_key`` (default ``key``)."""
     score, k = [0] * n, 0
     for r in range(ROUNDS):
         for s in range(n):
@@ -59,7 +70,7 @@ def _play(decide, n, key, game, rules, marks=()):
                 return Halt(False, s, KEEP, opts, every, np.array(score))
             score[s] += roll if c == 0 else 3
             k += 1
-    bonus = _u(marks[-1][2] if marks else key, game, 0) % n
+    bonus = _u(marks[-1][2] if marks else key if bonus_key is None else bonus_key, game, 0) % n
     score[bonus] += rules["bonus"]
     score[0] += rules["first_bonus"]
     return score, bonus, k
@@ -91,12 +102,13 @@ class _Engines:
         seats = resolve(policies, {p: i for i, p in enumerate(POLICIES)}, "toydice", (2, 5))
         return Seating(load_rules() if rules is None else rules, seats)
 
-    def _games(self, seating, key, start, n, log=None):
+    def _games(self, seating, key, start, n, log=None, redraw=(0, 0)):
         sp = seating.seats
         funcs = [list(POLICIES.values())[i] if i >= 0 else sp.user_py[-1 - i] for i in sp.ids]
+        rolls, bonus, seats = _keys(key, redraw)
         rows = []
         for game in range(start, start + n):
-            rng = np.array([_u(key, game, 100 + s) for s in range(len(funcs))], np.uint64)
+            rng = np.array([_u(seats, game, 100 + s) for s in range(len(funcs))], np.uint64)
 
             def decide(s, obs, opts, game=game, rng=rng):
                 c = funcs[s](KEEP, obs, opts, 2, rng[s:s + 1])
@@ -108,18 +120,18 @@ class _Engines:
                     log.append(f"seat {s} rolls {int(obs[3])}: "
                                f"{'keeps it' if c == 0 else 'banks 3'}")
                 return c
-            rows.append(_play(decide, len(funcs), key, game, seating.rules))
+            rows.append(_play(decide, len(funcs), rolls, game, seating.rules, bonus_key=bonus))
         return rows
 
-    def play(self, seating, key, start, n, engine):
-        return self._games(seating, key, start, n)
+    def play(self, seating, key, start, n, engine, redraw):
+        return self._games(seating, key, start, n, redraw=redraw)
 
     def frame(self, seating, start, rows):
         return _frame(start, seating.seats.names, rows, seating.rules)
 
-    def tell(self, seating, key, game):
+    def tell(self, seating, key, game, redraw):
         log = []
-        score, bonus, _ = self._games(seating, key, game, 1, log)[0]
+        score, bonus, _ = self._games(seating, key, game, 1, log, redraw)[0]
         return "\n".join(log + [f"bonus card: seat {bonus}", f"scores {score}"]) + "\n"
 
     def manifest(self, seating):
@@ -127,9 +139,10 @@ class _Engines:
 
 
 def simulate(policies, n_games, seed, *, rules=None, engine="compiled", threads=None,
-             progress=None, out=None, first_game=0):
+             progress=None, out=None, first_game=0, redraw=None):
     return sim.simulate(_Engines(), policies, n_games, seed, rules=rules, engine=engine,
-                        threads=threads, progress=progress, out=out, first_game=first_game)
+                        threads=threads, progress=progress, out=out, first_game=first_game,
+                        redraw=redraw)
 
 
 def replay(policies, seed, game, rules=None):
@@ -183,7 +196,7 @@ def switch_offs(rules, players=None, events="replace"):
 
 
 GAME = register(Game(name="toydice", title="Dice race", players=(2, 5), score="dice",
-                     marks=("dice", "bonus_card"),
+                     marks=("dice", "bonus_card"), chance=CHANCE,
                      things=(Things("card", "prefix", "bonus_", seat_level=True),),
                      switch_offs=switch_offs, rules_data=dict,
                      alternatives=(Alternative("start seat +3", "first_bonus",

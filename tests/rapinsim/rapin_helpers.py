@@ -2,7 +2,7 @@
 of the reference engine (districts and houses 0-based: house = 3 * d + k)."""
 from rapinsim import reference as ref
 from rapinsim.policies import F_WHAT, O_PASS, O_STOP
-from rapinsim.rules import RING10, load_rules
+from rapinsim.rules import MAX_PLAYERS, N_CHANCE, RING10, load_rules
 from simcore.rng import PyRng
 
 RULES = load_rules(RING10)   # positions on the specification's ring of 10 districts
@@ -30,15 +30,15 @@ class Script:
 
 
 class Dice(PyRng):
-    """Chance draws scripted: each randint on the chance stream returns the next value (a die
+    """Chance draws scripted: each randint on a chance stream returns the next value (a die
     face - 1, or the index of a random pick)."""
 
     def __init__(self, *values):
-        super().__init__(0, 0, 7)
+        super().__init__(0, 0, N_CHANCE, MAX_PLAYERS)
         self.values = list(values)
 
     def randint(self, k, n):
-        if k != 0:
+        if k >= self.seat0:
             return super().randint(k, n)
         v = self.values.pop(0)
         assert 0 <= v < n

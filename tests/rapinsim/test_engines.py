@@ -11,18 +11,18 @@ from rapinsim import reference as ref
 from rapinsim import stats as S
 from rapinsim.rules import CHARACTERS, ITEMS, RING10, TRAPS, load_rules
 from simcore.policy import policy
-from simcore.rng import root_key
+from simcore.rng import NO_REDRAW, redraw_key, root_key
 
 RULES = load_rules()
 BOARDS = [RULES, load_rules(RING10)]     # the default town (4 x 4) and the spec's ring of 10
 NAMES = ["random", "careful", "greedy", "evader", "keeper"]
 
 
-def both(policies, n, seed, rules=RULES, characters=None, start=0):
+def both(policies, n, seed, rules=RULES, characters=None, start=0, redraw=NO_REDRAW):
     rules, pol, fixed = api._check(policies, rules, characters)
     key = root_key(seed)
-    c = api.play_arrays(pol, rules, fixed, key, start, n, "compiled", log=True)
-    r = api.play_arrays(pol, rules, fixed, key, start, n, "reference", log=True)
+    c = api.play_arrays(pol, rules, fixed, key, start, n, "compiled", log=True, redraw=redraw)
+    r = api.play_arrays(pol, rules, fixed, key, start, n, "reference", log=True, redraw=redraw)
     return c, r
 
 
@@ -103,6 +103,18 @@ def test_reference_and_compiled_agree_on_the_largest_and_smallest_boards(board):
     pols = (["greedy", "careful", "random", "random", "careful", "greedy"])[:n]
     c, r = both(pols, 8, 5 + board, rules)
     assert_same(c, r)
+
+
+@pytest.mark.parametrize("redrawn", [0b11111, 0b00101, 0b11010, 0b1111100000])
+def test_engines_agree_with_sources_drawn_anew(redrawn):
+    """A redraw (chance sources, seats: a bit mask of streams) plays the same game in both
+    engines, and changes the games."""
+    rules = RULES.replace(character_selection="draw")
+    pols = ["greedy", "random", "careful", "random"]
+    c, r = both(pols, 6, 3, rules, redraw=(redrawn, redraw_key(3, 2)))
+    assert_same(c, r)
+    base, _ = both(pols, 6, 3, rules)
+    assert not np.array_equal(base[0], c[0])
 
 
 def test_every_character_and_rule_is_exercised_in_differential_games():

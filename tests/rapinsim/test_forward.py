@@ -10,7 +10,7 @@ from scipy.stats import chi2_contingency
 import rapinsim
 from rapinsim.policies import OB_CHAR, OB_TURN, POLICIES
 from rapinsim.reference import builtin
-from rapinsim.rules import ITEM, ITEMS, RING10, TRAP, TREASURE, load_rules
+from rapinsim.rules import ITEM, ITEMS, N_CHANCE, RING10, TRAP, TREASURE, load_rules
 
 RULES = load_rules()
 VARIANTS = {"default": RULES, "ring10": load_rules(RING10),
@@ -183,8 +183,8 @@ def test_determinize_keeps_the_seat_own_stream_and_renews_the_others():
     g = advance(rapinsim.new_game(3, 2), np.random.default_rng(0), late_action(6))
     s = g.current.seat
     a, b = g.state()["streams"], g.determinize(s, 9).state()["streams"]
-    assert a[1 + s] == b[1 + s]
-    assert all(a[k] != b[k] for k in range(len(a)) if k != 1 + s)
+    assert a[N_CHANCE + s] == b[N_CHANCE + s]
+    assert all(a[k] != b[k] for k in range(len(a)) if k != N_CHANCE + s)
 
 
 def test_determinize_at_the_character_choice_deals_new_tiles():

@@ -38,9 +38,10 @@ def test_setup_rize_die_and_counter_clockwise_placement():
 
 
 def test_characters_drawn_distinct_from_roster():
+    from rapinsim.rules import N_CHANCE
     from simcore.rng import PyRng
     for g in range(20):
-        chars = ref.draw_characters(PyRng(1, g, 7), list(range(6)), 6)
+        chars = ref.draw_characters(PyRng(1, g, N_CHANCE, 6), list(range(6)), 6)
         assert sorted(chars) == list(range(6))
 
 

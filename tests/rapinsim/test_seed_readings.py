@@ -15,7 +15,8 @@ from rapinsim import stats as S
 from rapinsim.policies import (ACTION, CHARACTER, CHARACTER_VALUE, DISGUISE, F_ARG, F_WHAT,
                                O_ITEM, O_PASS, O_SEARCH, OB_ACTIONS, OB_CHARS, OB_DISTRICT,
                                OB_RIZE)
-from rapinsim.rules import CHARACTERS, ITEMS, LAPIN, INABA, CHIYA, WHISTLE, load_rules
+from rapinsim.rules import (CHARACTERS, ITEMS, LAPIN, INABA, CHIYA, N_CHANCE, WHISTLE,
+                            load_rules)
 from simcore.policy import policy
 from simcore.rng import PyRng, randint, root_key
 
@@ -114,7 +115,8 @@ def test_the_draw_option_deals_the_characters_at_random_in_both_engines():
     rules = RULES.replace(character_selection="draw")
     seat, win, g, chars, _, log = same_games(["random", "careful", "greedy"], 12, 8, rules)
     for k in range(12):
-        assert chars[k].tolist() == ref.draw_characters(PyRng(root_key(8), k, 7), range(6), 3)
+        assert chars[k].tolist() == ref.draw_characters(PyRng(root_key(8), k, N_CHANCE, 6),
+                                                   range(6), 3)
         assert CHARACTER not in log[k][:, 1]
 
 

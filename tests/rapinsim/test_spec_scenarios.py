@@ -18,7 +18,7 @@ import pytest
 
 from rapinsim import reference as R
 from rapinsim import policies as P
-from rapinsim.rules import ITEMS, RING10, load_rules
+from rapinsim.rules import CH_ESCORT, CH_START, ITEMS, N_CHANCE, RING10, load_rules
 
 HOUSES = 3
 SPEC = load_rules(RING10)   # the specification's board: a ring of 10 districts, bridge 3-8
@@ -50,7 +50,7 @@ class ScriptRng:
         if n == 1:
             self.calls.append((k, 1, 0))
             return 0
-        if k != 0:
+        if k >= N_CHANCE:       # a seat's stream
             self.calls.append((k, n, 0))
             return 0
         assert self.values, f"unscripted chance draw among {n}"
@@ -68,6 +68,9 @@ class ScriptRng:
     def shuffle(self, k, items):
         pass
 
+    def seat(self, s):
+        return N_CHANCE + s
+
     def stream_array(self, k):
         return np.zeros(1, dtype=np.uint64)
 
@@ -75,7 +78,7 @@ class ScriptRng:
         pass
 
     def dice(self):
-        return [v + 1 for (k, n, v) in self.calls if k == 0 and n == 4]
+        return [v + 1 for (k, n, v) in self.calls if k in (CH_START, CH_ESCORT) and n == 4]
 
 
 def want(kind=None, what=None, district=None, house=None, arg=None):

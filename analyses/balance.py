@@ -110,8 +110,8 @@ def _check_plan(spec: registry.Game, out: str | os.PathLike, games: int, players
                 counterfactual_games: int, rung_games: int, rungs: int,
                 robust_games: int, luck_games: int) -> None:
     """The runaway rule (``simcore.budget``) for one game's part of the report: the games of
-    its tournament, switch-offs, rungs, alternatives and luck by source; the tournament's results held in
-    memory with a switch-off's pair of runs, and written to ``out``."""
+    its tournament, switch-offs, rungs, alternatives and luck by source; the tournament's
+    results held in memory with a switch-off's pair of runs, and written to ``out``."""
     rules = measuring_rules(spec)
     played = _seatings(spec, players) * _per_seating(spec, games, players)
     things = len(switch_offs(spec.module(), rules, players))

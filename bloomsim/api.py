@@ -25,7 +25,7 @@ from . import engine as E
 from . import reference as ref
 from .distilled import BUNDLED
 from .game import GAME
-from .policies import BUILTIN_IDS, KIND_NAMES, POLICIES, WEIGHTS, weighted
+from .policies import BUILTIN_IDS, DISTILLED, KIND_NAMES, POLICIES, WEIGHTS, weighted
 from .rules import Rules, default_rules, load_rules
 
 LOG_CAP = E.LOG_CAP   # decisions kept per game when a decision log is asked for
@@ -76,6 +76,13 @@ def flat_tables(rules: Rules) -> np.ndarray:
     return rules.__dict__["_flat"]
 
 
+def batch_tables(rules: Rules, dist=None) -> np.ndarray:
+    """The tables a batch's kernels read: the rules', and the weights of the distilled policy
+    its seats play (``dist``, a ``simcore.distill.Distilled``; else the shipped one, which a
+    search's playout may play)."""
+    return E.with_distilled(flat_tables(rules), (dist or BUNDLED["distilled"]()).flat())
+
+
 def max_opts(rules: Rules) -> int:
     """Rows of the option buffer: the largest decision the rules allow."""
     return int(flat_tables(rules)[E.T_MAXO])
@@ -117,7 +124,7 @@ def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
     logs = np.zeros((n, LOG_CAP if log else 0, 4), np.int16)
     with warnings.catch_warnings():    # numba flags first-class functions as experimental
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-        E.play_batch(flat_tables(rules), np.uint64(key), start, sp.ids,
+        E.play_batch(batch_tables(rules, sp.distilled), np.uint64(key), start, sp.ids,
                      user_addresses(sp.user_py, E.MAX_PLAYERS),
                      b.seat_out, b.rank, b.win, b.game_out, errors, logs, sp.weights,
                      sp.agent_words(BUILTIN_IDS, E.MAX_PLAYERS, WEIGHTS))
@@ -133,8 +140,8 @@ def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
 
 def reference_policies(sp: SeatPolicies) -> list:
     funcs = list(POLICIES.values())
-    return [weighted(h.weights) if h is not None else funcs[i] if i >= 0 else sp.user_py[-1 - i]
-            for i, h in zip(sp.ids, sp.heuristics)]
+    return [weighted(h.weights) if h is not None else sp.distilled if i == DISTILLED else
+            funcs[i] if i >= 0 else sp.user_py[-1 - i] for i, h in zip(sp.ids, sp.heuristics)]
 
 
 def reference_game(rules: Rules, sp: SeatPolicies, key: int, game: int,

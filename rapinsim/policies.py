@@ -227,6 +227,10 @@ UNREAD_FEATURES = (F_DISTRICT, F_HOUSE, F_SUB)
 CHARACTER_VALUE = (28.7, 36.3, 28.3, 2.5, 26.1, 27.9)
 POLICIES = {"random": RANDOM, "careful": CAREFUL, "greedy": GREEDY, "evader": EVADER,
             "keeper": KEEPER}
+DISTILLED = len(POLICIES)
+"""The id of ``distilled`` (``distilled.py``): a built-in like the heuristics, whose weights
+the batch passes into the engine (``engine.rule_vector``)."""
+BUILTIN_IDS = {**POLICIES, "distilled": DISTILLED}
 
 # The weights of the heuristics' option scores (``_score``; the same for every heuristic):
 # what a house of unknown tile is worth to search or take, a known treasure (plus its brown

@@ -45,6 +45,7 @@ T_MAX_STARS = T.field("max_stars", meaning="more wands charm no more clouds")
 T_NEAR = T.field("near", meaning="CSR: the cloud spaces a pawn on each area can charm")
 T_WITCHES = T.field("witches", meaning="the witch roles entering each terrain (bitmask)")
 T_SPACES = T.field("spaces", meaning="State.g: the cloud tile on each cloud space")
+T_DIST = T.field("distilled", meaning="the distilled policy's weights (float64; 0: none)")
 T_HEADER = T.end
 VALUES_KEY = 3    # a seat's card values: key (2 words), roles valid under it, then 2 per role
 GRAPH_PTRS = (P_ADJ_PTR, P_TOWER_PTR, P_AREA_TOWER_PTR)
@@ -109,6 +110,15 @@ def flat_tables(tb: Tables) -> np.ndarray:
     head[T_VALUES] = head[T_SCRATCH] + 2 + 2 * 8 * A
     head[T_LOG] = head[T_VALUES] + MAX_PLAYERS * (VALUES_KEY + 2 * R)
     return np.concatenate(parts)
+
+
+def with_distilled(t: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The tables with the distilled policy's weights (float64 [kinds * options * contexts],
+    ``simcore.distill.Distilled.flat``) after them, at ``t[T_DIST]``: data passed in, not
+    compiled in, so other weights never recompile a kernel."""
+    out = np.concatenate([t, np.ascontiguousarray(weights, np.float64).view(np.int64)])
+    out[T_DIST] = len(t)
+    return out
 
 
 @njit((TT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)

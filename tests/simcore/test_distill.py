@@ -56,6 +56,34 @@ def test_distilled_plays_legal_games_wherever_a_built_in_name_does(game, tmp_pat
 
 
 @pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("which", ["shipped", "prior"])
+def test_the_engines_built_in_distilled_takes_the_user_policys_decisions(game, which):
+    """The engines play ``distilled`` as a built-in, its weights passed in as data: the same
+    games as the same weights compiled as a user policy, for the shipped weights and others."""
+    import importlib
+    mod, other = GAMES[game]
+    dmod = importlib.import_module(f"{game}.distilled")
+    W = dmod.distilled().weights if which == "shipped" else dmod.FEATURES.prior()
+    built_in = D.Distilled("distilled", dmod.FEATURES, W)
+    user = D.compile_policy(dmod.FEATURES, W, "distilled")
+    seats = [other, built_in, "careful", other]
+    a = mod.simulate(seats, 12, 7, threads=1)
+    assert a.equals(mod.simulate([other, user, "careful", other], 12, 7, threads=1))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_search_can_play_out_and_lead_with_the_distilled_policy(game):
+    mod, other = GAMES[game]
+    a = mod.agent("ismcts", 12, playout="distilled")
+    assert a.name == "ismcts-12[playout=distilled]" and mod.agent.parse(a.name) == a
+    seats = [a, other, other]
+    df = mod.simulate(seats, 2, 5, threads=1)
+    assert df.equals(mod.simulate(seats, 2, 5, threads=2))
+    assert not df.equals(mod.simulate([mod.agent("ismcts", 12), other, other], 2, 5,
+                                      threads=1))
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_the_weights_file_says_how_it_was_made(game):
     import importlib
     dmod = importlib.import_module(f"{game}.distilled")

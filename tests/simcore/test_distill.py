@@ -128,6 +128,11 @@ def test_the_distill_command_writes_a_loadable_file_and_resumes(tmp_path, monkey
     assert [p.name for p in AD.positions_dir(out).glob("part-*")] == ["part-000000-000003.npz"]
     assert analyses_main([*args, "--games", "2", "--opponents", "careful"]) == 2
     assert "other settings" in capsys.readouterr().err
+    round2 = tmp_path / "round2.json"
+    assert analyses_main(["distill", "rapinsim", "--seed", "3", "--games", "1", "--players", "3",
+                          "--agent", "ismcts-8[playout=distilled]", "--out", str(round2)]) == 0
+    previous = D.load(rapinsim.distilled.FILE, FEATURES)[1]
+    assert D.load(round2, FEATURES)[1]["playout_policy"] == previous   # expert iteration
     assert analyses_main(["distill", "rapinsim", "--games", "2", "--agent", "keeper",
                           "--out", str(out)]) == 2
     assert "search agent" in capsys.readouterr().err

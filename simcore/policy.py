@@ -308,6 +308,9 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
         if isinstance(p, str) and p in bundled:
             p = bundled[p]()
         if isinstance(p, Distilled) and "distilled" in builtins:
+            if p.features.game != game:
+                raise ValueError(f"{game}: policy at seat {seat} is a distilled policy of "
+                                 f"{p.features.game}, not of {game}")
             if dist is not None and dist is not p:
                 raise ValueError(f"{game}: distilled policies {dist.name!r} and {p.name!r} "
                                  f"in one batch; the engine plays one set of distilled "

@@ -66,6 +66,11 @@ def test_the_engines_built_in_distilled_takes_the_user_policys_decisions(game, w
     W = dmod.distilled().weights if which == "shipped" else dmod.FEATURES.prior()
     built_in = D.Distilled("distilled", dmod.FEATURES, W)
     user = D.compile_policy(dmod.FEATURES, W, "distilled")
+    foreign = GAMES[next(g for g in GAMES if g != game)][0].BUNDLED["distilled"]()
+    with pytest.raises(ValueError, match=f"distilled policy of {foreign.features.game}"):
+        mod.simulate([other, foreign, other], 1, 0)
+    with pytest.raises(ValueError, match="one set of distilled weights per batch"):
+        mod.simulate([built_in, D.Distilled("d2", dmod.FEATURES, W), other], 1, 0)
     seats = [other, built_in, "careful", other]
     a = mod.simulate(seats, 12, 7, threads=1)
     assert a.equals(mod.simulate([other, user, "careful", other], 12, 7, threads=1))

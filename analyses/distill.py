@@ -5,6 +5,10 @@ The positions are saved in parts of ``CHUNK`` games in a folder beside the outpu
 with the same settings continues where the last one stopped and a rerun with more games only
 plays the new ones. The search seat is game ``g``'s seat ``g % players``, against copies of
 opponent ``opponents[g // players % len(opponents)]``.
+
+Expert iteration: an agent such as ``ismcts-300[playout=distilled]`` searches with the shipped
+distilled policy (the previous round) as its prior and playout; the new file records how that
+previous round was made (``made["playout_policy"]``).
 """
 from __future__ import annotations
 
@@ -53,6 +57,8 @@ def distill(game: str, n_games: int, seed: int, agent: str, out: str | Path,
                              f"{sorted(mod.POLICIES)}")
     g = mod.new_game(players, seed)     # a bad player count or agent fails here, by name
     g.search(agent, 0)
+    previous = (D.load(dmod.FILE, dmod.FEATURES)[1]
+                if mod.agent.parse(agent).playout == "distilled" else None)
     made_by = None
     if student is not None:
         W, made_by = D.load(student, dmod.FEATURES)
@@ -88,7 +94,7 @@ def distill(game: str, n_games: int, seed: int, agent: str, out: str | Path,
                                            players, l2, student),
             "seed": seed, "games": n_games, "players": players, "agent": agent,
             "opponents": opponents, "search_seat": "game g: seat g % players",
-            "student": made_by,
+            "student": made_by, "playout_policy": previous,
             "positions": int(len(pos.kinds)), "fitted_on": int(len(train.kinds)), "l2": l2,
             "holdout": f"every {HOLDOUT}th game",
             "holdout_agreement": D.accuracy(dmod.FEATURES, W, test) if len(test.kinds) else {},

@@ -9,6 +9,9 @@ from .userpolicy import NAME as USER_POLICY
 
 REFERENCE_RATIO = 100
 HEURISTIC_SLOWDOWN = 3
+DISTILLED = "distilled"
+DISTILLED_SLOWDOWN = 3
+DISTILLED_RATE = 20_000
 THREAD_SCALING = 1.8
 WARM_S = 2.0
 COLD_S = 30.0
@@ -79,7 +82,8 @@ def reference(run: _Run) -> dict:
 def heuristic(run: _Run) -> dict:
     g = _goal(f"{run.title}, strongest heuristic", f"within {HEURISTIC_SLOWDOWN}x of random")
     heur = [r for r in run.tp if r["engine"] == "compiled" and r["threads"] == run.top
-            and r["n_players"] == GOAL_PLAYERS and r["policy"] not in ("random", USER_POLICY)]
+            and r["n_players"] == GOAL_PLAYERS
+            and r["policy"] not in ("random", USER_POLICY, DISTILLED)]
     if heur:
         slow = min(heur, key=lambda r: r["games_per_s"])
         rand = next((r for r in run.compiled(run.top) if r["batch"] == slow["batch"]), None)
@@ -87,6 +91,25 @@ def heuristic(run: _Run) -> dict:
             v = rand["games_per_s"] / slow["games_per_s"]
             g.update(value=v, passed=v <= HEURISTIC_SLOWDOWN,
                      figure=f"{slow['policy']}: {v:.2f}x slower ({_at(slow)})")
+    return g
+
+
+def distilled(run: _Run) -> dict:
+    """The distilled policy on one core: its games/s, and how much slower than the slowest
+    heuristic timed beside it (same batch)."""
+    g = _goal(f"{run.title}, distilled policy", f">= {DISTILLED_RATE:,} games/s per core, "
+              f"within {DISTILLED_SLOWDOWN}x of the heuristics")
+    d = next(iter(run.compiled(1, DISTILLED)), None)
+    heur = [r for r in run.tp if r["engine"] == "compiled" and r["threads"] == 1
+            and r["n_players"] == GOAL_PLAYERS and d and r["batch"] == d["batch"]
+            and r["policy"] not in ("random", USER_POLICY, DISTILLED)]
+    if d and heur:
+        slow = min(heur, key=lambda r: r["games_per_s"])
+        v = slow["games_per_s"] / d["games_per_s"]
+        g.update(value=d["games_per_s"],
+                 passed=d["games_per_s"] >= DISTILLED_RATE and v <= DISTILLED_SLOWDOWN,
+                 figure=f"{d['games_per_s']:,.0f} games/s, {v:.2f}x slower than "
+                        f"{slow['policy']} ({_at(d)})")
     return g
 
 
@@ -179,7 +202,8 @@ def evaluate(res: dict) -> list[dict]:
     goals = []
     for name in res["games"]:
         run = _Run(res, name)
-        goals += [speed(run), reference(run), heuristic(run), threads(run), start(run, "warm"),
+        goals += [speed(run), reference(run), heuristic(run), distilled(run), threads(run),
+                  start(run, "warm"),
                   start(run, "cold"), memory(run), peer(run), search_game(run),
                   search_rate(run), search_threads(run)]
     return goals

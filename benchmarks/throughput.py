@@ -118,7 +118,8 @@ def benchmark(game: Game, plan: Plan, log: Callable[[str], None]) -> tuple[list[
     engine = game.load()
     user = policy(USER_POLICY)(greedy)
     records, notes, rates = [], [], {}
-    for group in side_by_side(configs(game, plan, [*engine.POLICIES, USER_POLICY])):
+    shipped = list(getattr(engine, "BUNDLED", ()))      # the distilled policy, beside them
+    for group in side_by_side(configs(game, plan, [*engine.POLICIES, *shipped, USER_POLICY])):
         todo = []
         for cfg in group:
             rate = rates.get((cfg.policy, cfg.n_players, cfg.threads), rates.get(cfg.threads))

@@ -26,7 +26,7 @@ from . import engine as E
 from . import reference as ref
 from .distilled import BUNDLED
 from .game import GAME
-from .policies import BUILTIN_IDS, KIND_NAMES, POLICIES, WEIGHTS, weighted
+from .policies import BUILTIN_IDS, DISTILLED, KIND_NAMES, POLICIES, WEIGHTS, weighted
 from .rules import Rules, default_rules, load_rules
 
 LOG_CAP = E.LOG_CAP   # decisions kept per game when a decision log is asked for
@@ -77,15 +77,15 @@ def flat_tables(rules: Rules) -> np.ndarray:
     return rules.__dict__["_flat"]
 
 
-def tables_for(rules: Rules, redraw: tuple[int, int]) -> np.ndarray:
-    """A batch's tables: the rules' own, or a copy naming the streams the batch draws anew
-    (``simcore.rng``: bit mask, key), which a search's replays of its games read too."""
-    t = flat_tables(rules)
-    if redraw == NO_REDRAW:
-        return t
-    t = t.copy()
-    t[E.T_REDRAW] = redraw[0]
-    t[E.T_REDRAW_KEY:E.T_REDRAW_KEY + 1].view(np.uint64)[0] = redraw[1]
+def batch_tables(rules: Rules, dist=None, redraw: tuple[int, int] = NO_REDRAW) -> np.ndarray:
+    """The tables a batch's kernels read: the rules', the weights of the distilled policy its
+    seats play (``dist``, a ``simcore.distill.Distilled``; else the shipped one, which a
+    search's playout may play), and the streams the batch draws anew (``simcore.rng``: bit
+    mask, key), which a search's replays of its games read too."""
+    t = E.with_distilled(flat_tables(rules), (dist or BUNDLED["distilled"]()).flat())
+    if redraw != NO_REDRAW:
+        t[E.T_REDRAW] = redraw[0]
+        t[E.T_REDRAW_KEY:E.T_REDRAW_KEY + 1].view(np.uint64)[0] = redraw[1]
     return t
 
 
@@ -131,7 +131,7 @@ def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
     logs = np.zeros((n, LOG_CAP if log else 0, 4), np.int16)
     with warnings.catch_warnings():    # numba flags first-class functions as experimental
         warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
-        E.play_batch(tables_for(rules, redraw), np.uint64(key), start, sp.ids,
+        E.play_batch(batch_tables(rules, sp.distilled, redraw), np.uint64(key), start, sp.ids,
                      user_addresses(sp.user_py, E.MAX_PLAYERS),
                      b.seat_out, b.rank, b.win, b.game_out, errors, logs, sp.weights,
                      sp.agent_words(BUILTIN_IDS, E.MAX_PLAYERS, WEIGHTS))
@@ -147,8 +147,8 @@ def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
 
 def reference_policies(sp: SeatPolicies) -> list:
     funcs = list(POLICIES.values())
-    return [weighted(h.weights) if h is not None else funcs[i] if i >= 0 else sp.user_py[-1 - i]
-            for i, h in zip(sp.ids, sp.heuristics)]
+    return [weighted(h.weights) if h is not None else sp.distilled if i == DISTILLED else
+            funcs[i] if i >= 0 else sp.user_py[-1 - i] for i, h in zip(sp.ids, sp.heuristics)]
 
 
 def reference_game(rules: Rules, sp: SeatPolicies, key: int, game: int,

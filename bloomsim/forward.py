@@ -14,7 +14,7 @@ from simcore.results import rules_label
 from simcore.rng import root_key, seed_streams
 
 from . import engine as E
-from .api import LOG_CAP, Batch, _empty, as_rules, flat_tables, to_frame
+from .api import LOG_CAP, Batch, _empty, as_rules, batch_tables, to_frame
 from .distilled import BUNDLED
 from .game import GAME
 from .policies import (ALTERNATIVE, BID, BUILTIN_IDS, CHARM, COLOUR, DELIVER, F_BRAVE, F_PASS,
@@ -35,7 +35,7 @@ class Engine:
 
     def __init__(self, rules: Rules, n_players: int, seed: int, game: int):
         self.rules, self.n_players, self.seed, self.game = rules, n_players, seed, game
-        self.t = flat_tables(rules)
+        self.t = batch_tables(rules)
         self.key = np.uint64(root_key(seed))
         self.s = E.new_state(self.t, LOG_CAP, forward=True)
         self._game_fn = first_class(E.play_game, E.GAME_SIG)

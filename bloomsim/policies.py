@@ -171,12 +171,22 @@ def cloud_policy(kind, obs, opts, n_opts, rng):
 POLICIES = {"random": random_policy, "greedy": greedy_policy, "careful": careful_policy,
             "cloud": cloud_policy}
 """Built-in policies by name; the engine dispatches them by their position (the id)."""
-BUILTIN_IDS = {name: i for i, name in enumerate(POLICIES)}
 RANDOM, GREEDY, CAREFUL, CLOUD = range(4)
 TUNED = ("careful[points=1.75,wands=1.0,lightning=0.5,max_risk=1.0]",)
 """Heuristics with the weights ``analyses.tune`` found (careful's, tuned against cloud, greedy
 and careful; docs/analyses.md, "Tuning a heuristic"):
 the intransitivity lens (``analyses.intransitivity``) plays them beside the built-ins."""
+DISTILLED = len(POLICIES)
+"""The id of ``distilled`` (``distilled.py``): a built-in like the heuristics, whose weights
+the batch passes into the engine (``engine.with_distilled``)."""
+BUILTIN_IDS = {**{name: i for i, name in enumerate(POLICIES)}, "distilled": DISTILLED}
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def is_heuristic(pid):
+    """Whether policy id ``pid`` is a heuristic the engine plays without writing option rows
+    (``_best`` of values found as the options are)."""
+    return RANDOM < pid < DISTILLED
 
 
 DESCRIPTIONS = {

@@ -21,7 +21,7 @@ from . import reference as ref
 from . import stats as S
 from .distilled import BUNDLED
 from .game import GAME
-from .policies import KIND_NAMES, POLICIES, WEIGHTS
+from .policies import BUILTIN_IDS, DISTILLED, KIND_NAMES, WEIGHTS
 from .rules import CHARACTERS, Rules, rules_or_default
 
 LOG_LEN = E.LOG_LEN   # decisions kept per game when a decision log is asked for
@@ -38,13 +38,13 @@ STRONG = "ismcts-1000"
 STRONG_GAMES = 150
 
 
-agent = agent_maker(POLICIES, PLAYOUT, WEIGHTS, bias=BIAS, adaptive=ADAPTIVE, strong=STRONG,
+agent = agent_maker(BUILTIN_IDS, PLAYOUT, WEIGHTS, bias=BIAS, adaptive=ADAPTIVE, strong=STRONG,
                     strong_games=STRONG_GAMES)
 
 
 def _check(policies, rules, characters) -> tuple[Rules, SeatPolicies, np.ndarray]:
     rules = rules_or_default(rules)
-    pol = resolve(policies, POLICIES, "rapinsim", (rules.players_min, rules.players_max),
+    pol = resolve(policies, BUILTIN_IDS, "rapinsim", (rules.players_min, rules.players_max),
                   WEIGHTS, agent.parse, BUNDLED)
     p = len(pol.names)
     if p >= rules.districts:
@@ -70,7 +70,7 @@ def _check(policies, rules, characters) -> tuple[Rules, SeatPolicies, np.ndarray
 
 
 def _reference_policies(pol: SeatPolicies):
-    return [None if i == SEARCH_ID else
+    return [None if i == SEARCH_ID else pol.distilled if i == DISTILLED else
             ref.builtin(int(i), None if h is None else h.weights) if i >= 0
             else pol.user_py[-1 - int(i)] for i, h in zip(pol.ids, pol.heuristics)]
 
@@ -98,7 +98,8 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
     buf = np.zeros((n, LOG_LEN if log else 0, 4), np.int16)
     E.play_batch(rules, pol.ids, user_addresses(pol.user_py, E.P), np.uint64(key), start, p,
                  fixed, seat, win, game, chars, led, err, buf, pol.weights,
-                 pol.agent_words(POLICIES, E.P, WEIGHTS), redraw)
+                 pol.agent_words(BUILTIN_IDS, E.P, WEIGHTS),
+                 None if pol.distilled is None else pol.distilled.flat(), redraw)
     raise_policy_fault("rapinsim", pol, KIND_NAMES, start, err,
                        lambda g: ref.play_game(rules, funcs, pol.names, key, g, fc,
                                                redraw=redraw))

@@ -17,10 +17,10 @@ from . import stats as S
 from .api import LOG_LEN, _check
 from .distilled import BUNDLED
 from .game import GAME
-from .policies import (CHARACTER, F_ARG, F_DISTRICT, F_HOUSE, F_KNOWN, F_SUB, F_TILE, F_VALUE,
-                       F_WHAT, KIND_NAMES, MAX_OPTS, N_FEATURES, N_OBS, O_CHARACTER, O_DISTRICT,
-                       O_HOUSE, O_ITEM, O_NO, O_PASS, O_PLAYER, O_SEARCH, O_SKILL, O_STEP, O_STOP,
-                       O_YES, POLICIES, WEIGHTS, choose_builtin)
+from .policies import (BUILTIN_IDS, CHARACTER, F_ARG, F_DISTRICT, F_HOUSE, F_KNOWN, F_SUB, F_TILE,
+                       F_VALUE, F_WHAT, KIND_NAMES, MAX_OPTS, N_FEATURES, N_OBS, O_CHARACTER,
+                       O_DISTRICT, O_HOUSE, O_ITEM, O_NO, O_PASS, O_PLAYER, O_SEARCH, O_SKILL,
+                       O_STEP, O_STOP, O_YES, POLICIES, WEIGHTS, choose_builtin)
 from .rules import CHARACTERS, ITEMS, N_CHANCE, TRAPS, Rules
 
 TILE_NAMES = ("treasure", "item", "trap", "Inaba's chest")
@@ -80,7 +80,7 @@ class Engine:
         head[E.ADDR:E.ADDR + 6].view(np.int64)[:] = (
             0, self.game_fn.address, first_class(E.fm_decide, E.FM_SIG).address)
         return int(E.search(head, self.key, self.game, self.n_players, choices, marks, seat,
-                            a.params(POLICIES, WEIGHTS), seed))
+                            a.params(BUILTIN_IDS, WEIGHTS), seed))
 
     def streams(self) -> np.ndarray:
         """Each seat's policy stream at the start of the game (the batch engine's)."""

@@ -231,6 +231,10 @@ TUNED = ("greedy[unknown=20.0,treasure=25.0,step_tiles=1.0,place_tiles=2.0]",)
 """Heuristics with the weights ``analyses.tune`` found (greedy's race winner against careful,
 evader and keeper; docs/analyses.md, "Tuning a heuristic"):
 the intransitivity lens (``analyses.intransitivity``) plays them beside the built-ins."""
+DISTILLED = len(POLICIES)
+"""The id of ``distilled`` (``distilled.py``): a built-in like the heuristics, whose weights
+the batch passes into the engine (``engine.rule_vector``)."""
+BUILTIN_IDS = {**POLICIES, "distilled": DISTILLED}
 
 # The weights of the heuristics' option scores (``_score``; the same for every heuristic):
 # what a house of unknown tile is worth to search or take, a known treasure (plus its brown

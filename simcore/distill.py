@@ -19,8 +19,9 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -52,35 +53,75 @@ class Features:
         return len(self.kinds), len(self.option_names), len(self.context_names)
 
 
-def compile_policy(features: Features, weights: np.ndarray, name: str = "distilled"
-                   ) -> UserPolicy:
-    """The compiled policy that plays ``weights`` [kinds, options, contexts] (closed over as
-    a constant: nothing to pass at each call)."""
+class Scorer(NamedTuple):
+    """A game's distilled policy as compiled functions of weights ``W`` [kinds, options,
+    contexts] (``scorer``): ``weigh(W, kind, obs, opts, n_opts, u)`` writes each option
+    feature's weight in the decision's context into ``u`` (float64 [>= options], the
+    caller's scratch, so nothing is allocated) and returns the context; ``score(kind, obs,
+    row, ctx, u)`` is one option's score; ``choose(W, kind, obs, opts, n_opts, u)`` the
+    option of the highest score (the first on ties). The one scoring code: the user policy
+    (``compile_policy``) and the engines' built-in ``distilled`` both call it. Closures, not
+    cached on their own: the cached kernels that call them keep them."""
+
+    weigh: Any
+    score: Any
+    choose: Any
+
+
+def scorer(features: Features) -> Scorer:
+    if features not in _SCORERS:
+        _, R, C = features.shape
+        # the sums written out: a tuple read at a loop's index compiles to a switch per read
+        # (some 30 times slower); the same order of additions as a loop from 0
+        ns = {"context": features.context, "option": features.option}
+        exec(f"""def weigh(W, kind, obs, opts, n_opts, u):
+    ctx = context(kind, obs, opts, n_opts)
+    w = W[kind]
+    for r in range({R}):
+        u[r] = {' + '.join(f'w[r, {c}] * ctx[{c}]' for c in range(C))}
+    return ctx
+
+def score(kind, obs, row, ctx, u):
+    f = option(kind, obs, row, ctx)
+    return {' + '.join(f'u[{r}] * f[{r}]' for r in range(R))}
+""", ns)
+        weigh = njit(cache=False, _nrt=False, inline="always")(ns["weigh"])
+        score = njit(cache=False, _nrt=False, inline="always")(ns["score"])
+
+        @njit(cache=False, _nrt=False)
+        def choose(W, kind, obs, opts, n_opts, u):
+            ctx = weigh(W, kind, obs, opts, n_opts, u)
+            best, best_v = 0, -np.inf
+            for i in range(n_opts):
+                v = score(kind, obs, opts[i], ctx, u)
+                if v > best_v:
+                    best, best_v = i, v
+            return best
+        _SCORERS[features] = Scorer(weigh, score, choose)
+    return _SCORERS[features]
+
+
+_SCORERS: dict = {}
+
+
+def check_shape(features: Features, weights) -> np.ndarray:
+    """``weights`` as a contiguous float64 array of the features' shape, or a ValueError."""
     W = np.ascontiguousarray(weights, np.float64)
     if W.shape != features.shape:
         raise ValueError(f"weights of shape {W.shape}, the features need {features.shape}")
-    option, context = features.option, features.context
-    R, C = W.shape[1], W.shape[2]
+    return W
+
+
+def compile_policy(features: Features, weights: np.ndarray, name: str = "distilled"
+                   ) -> UserPolicy:
+    """The compiled user policy that plays ``weights`` [kinds, options, contexts] (closed over
+    as a constant: nothing to pass at each call)."""
+    W = check_shape(features, weights)
+    choose, R = scorer(features).choose, W.shape[1]
 
     @njit(POLICY_SIG, cache=False)
     def distilled(kind, obs, opts, n_opts, rng):
-        ctx = context(kind, obs, opts, n_opts)
-        w = W[kind]
-        u = np.empty(R)     # each option feature's weight in this context
-        for r in range(R):
-            v = 0.0
-            for c in range(C):
-                v += w[r, c] * ctx[c]
-            u[r] = v
-        best, best_v = 0, -np.inf
-        for i in range(n_opts):
-            f = option(kind, obs, opts[i], ctx)
-            v = 0.0
-            for r in range(R):
-                v += u[r] * f[r]
-            if v > best_v:
-                best, best_v = i, v
-        return best
+        return choose(W, kind, obs, opts, n_opts, np.empty(R))
     return UserPolicy(name, distilled)
 
 
@@ -241,13 +282,40 @@ def load(path: str | Path, features: Features) -> tuple[np.ndarray, dict]:
     return W, doc.get("made", {})
 
 
+@dataclass(frozen=True, eq=False)
+class Distilled:
+    """A distilled policy as the engines play it: a built-in (the game's id ``"distilled"``,
+    dispatched in the hot loop like a heuristic) whose weights the batch passes into the
+    engine's state. Called as a function it is the same policy compiled as a user policy
+    (``compile_policy``), which the reference engines play."""
+
+    name: str
+    features: Features
+    weights: np.ndarray     # [kinds, options, contexts] float64
+
+    @cached_property
+    def user(self) -> UserPolicy:
+        return compile_policy(self.features, self.weights, self.name)
+
+    @property
+    def func(self):
+        return self.user.func
+
+    def __call__(self, kind, obs, opts, n_opts, rng):
+        return self.user.func(kind, obs, opts, n_opts, rng)
+
+    def flat(self) -> np.ndarray:
+        """The weights as the engines read them: float64 [kinds * options * contexts]."""
+        return check_shape(self.features, self.weights).ravel()
+
+
 _BUNDLED: dict = {}
 
 
-def bundled(features: Features, path: Path, name: str = "distilled") -> UserPolicy:
-    """The policy the game ships in ``path``, loaded and compiled on first use."""
+def bundled(features: Features, path: Path, name: str = "distilled") -> Distilled:
+    """The policy the game ships in ``path`` (loaded on first use)."""
     if (features, path) not in _BUNDLED:
-        _BUNDLED[features, path] = compile_policy(features, load(path, features)[0], name)
+        _BUNDLED[features, path] = Distilled(name, features, load(path, features)[0])
     return _BUNDLED[features, path]
 
 

@@ -268,6 +268,7 @@ class SeatPolicies:
     weights: np.ndarray | None = None   # [P, W] float64: each seat's heuristic weights
     heuristics: tuple = ()   # [P] the seat's ``Heuristic`` with other weights, or None
     agents: tuple = ()       # [P] each seat's simcore.search.Agent, or None
+    distilled: Any = None    # the seats' simcore.distill.Distilled (one per batch), or None
 
     def agent_words(self, playout_ids: Mapping[str, int], max_players: int,
                     weights: Weights) -> np.ndarray:
@@ -290,6 +291,7 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
     (``bundled``: name -> the policy, such as ``"distilled"``) or, where the game has
     ``agent``, a search agent or its name such as ``"ismcts-1000"``) into engine ids and each
     seat's weights."""
+    from .distill import Distilled
     from .search import SEARCH_ID, Agent, is_agent_spec
     if isinstance(policies, (str, bytes)) or not isinstance(policies, Sequence):
         raise ValueError(f"{game}: policies must be a list with one entry per seat, "
@@ -299,11 +301,26 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
         raise ValueError(f"{game} is played by {lo} to {hi} players, but {len(policies)} "
                          f"policies were given (one per seat)")
     ids, names, pys, rows, heur, agents = [], [], [], [], [], []
+    dist = None
     bundled = bundled or {}
     for seat, p in enumerate(policies):
         agents.append(None)
         if isinstance(p, str) and p in bundled:
             p = bundled[p]()
+        if isinstance(p, Distilled) and "distilled" in builtins:
+            if p.features.game != game:
+                raise ValueError(f"{game}: policy at seat {seat} is a distilled policy of "
+                                 f"{p.features.game}, not of {game}")
+            if dist is not None and dist is not p:
+                raise ValueError(f"{game}: distilled policies {dist.name!r} and {p.name!r} "
+                                 f"in one batch; the engine plays one set of distilled "
+                                 f"weights per batch")
+            dist = p
+            rows.append(None if weights is None else weights.other)
+            heur.append(None)
+            ids.append(builtins["distilled"])
+            names.append(p.name)
+            continue
         if agent is not None and is_agent_spec(p) and p not in builtins:
             agents[-1] = a = p if isinstance(p, Agent) else agent(p)
             rows.append(None if weights is None else weights.other)
@@ -329,7 +346,7 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
             ids.append(builtins[p])
             names.append(p)
             continue
-        if isinstance(p, UserPolicy):
+        if isinstance(p, (UserPolicy, Distilled)):
             name, func = p.name, p.func
         elif isinstance(p, CPUDispatcher):
             name, func = p.__name__, p
@@ -349,7 +366,7 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
         names.append(name)
     return SeatPolicies(np.array(ids, dtype=np.int64), tuple(names), tuple(pys),
                         None if weights is None else np.array(rows, np.float64), tuple(heur),
-                        tuple(agents) if any(a is not None for a in agents) else ())
+                        tuple(agents) if any(a is not None for a in agents) else (), dist)
 
 
 class PolicyError(ValueError):

@@ -63,10 +63,10 @@ from .state import (FM_SEAT, G, G_ENCH_N, G_ENCH_PTR, G_FM_STOP, G_LOG_AT, G_MAR
                     G_PEND, G_ROUND, G_SEAT, GAME_SIG, LOG_CAP, MAX_PLAYERS, N_SEAT, OBS_LEN,
                     S_POLICY, SEAT)
 from .tables import (T_DECKS, T_LOG, T_MAXO, T_N_EVENT, T_N_TILES, T_REDRAW, T_REDRAW_KEY,
-                     flat_tables)
+                     flat_tables, with_distilled)
 
 __all__ = ["FM_SEAT", "G", "G_ENCH_N", "G_ENCH_PTR", "G_FM_STOP", "G_LOG_AT", "G_MARKS",
            "G_N_MARKS", "G_PEND", "G_ROUND", "G_SEAT", "GAME_SIG", "LOG_CAP", "MAX_PLAYERS",
            "N_SEAT", "OBS_LEN", "S_POLICY", "SEAT", "T_DECKS", "T_LOG", "T_MAXO", "T_N_EVENT",
            "T_N_TILES", "T_REDRAW", "T_REDRAW_KEY", "fm_game", "flat_tables", "init_state",
-           "new_state", "play_batch", "play_game", "search"]
+           "new_state", "play_batch", "play_game", "search", "with_distilled"]

@@ -6,16 +6,18 @@ heuristic), the decision log (``record``), and ``decide``: a built-in policy's c
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from simcore import search as SR
+from simcore.distill import scorer
 from simcore.policy import POLICY_SIG, policy_at
 from simcore.rng import randint, reseed
 
 from .. import policies as P
+from ..distilled import FEATURES
 from ..rules import EC_KIND, N_CHANCE
 from .forward import action_key, determinize
-from .state import (B1, FM_SEAT, GT, G_BEST, G_BEST_V, G_DECISIONS, G_ENCHANTED, G_ERROR,
+from .state import (B1, FM_SEAT, GT, G_BEST, G_BEST_V, G_DECISIONS, G_DIST_U, G_ENCHANTED, G_ERROR,
                     G_ERR_CHOICE, G_ERR_KIND, G_ERR_N, G_ERR_SEAT, G_EVENT, G_FM_STOP, G_HALTED,
                     G_HORIZON, G_LAST_ROUND,
                     G_LEADER, G_LOGGED, G_LOG_AT, G_LOG_CAP, G_MARKS, G_NP, G_N_MARKS, G_PEND,
@@ -23,7 +25,12 @@ from .state import (B1, FM_SEAT, GT, G_BEST, G_BEST_V, G_DECISIONS, G_ENCHANTED,
                     G_UF, I8, OBS_LEN, ST, S_BOLTS, S_GREEN, S_HAND, S_NHAND, S_ORANGE, S_PAWN_A,
                     S_PAWN_B, S_PLAYED, S_POLICY, S_PURPLE, S_SCORE, S_WANDS, S_WEIGHTS, TT, sc,
                     search_at, streams)
-from .tables import T_LOG, event_of
+from .tables import T_DIST, T_LOG, event_of
+
+DIST = scorer(FEATURES)
+DIST_SHAPE = FEATURES.shape
+DIST_WORDS = int(np.prod(DIST_SHAPE))
+assert DIST_SHAPE[1] <= 32, "G_DIST_U holds 32 option weights"
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -48,7 +55,7 @@ def offer(s, seat, i, role, brave, target, stop, points, pay_potions, pay_wands,
     0: only ``pair_rows`` writes a risk). A policy that reads features gets the row; a built-in
     heuristic, which would only take ``P._best`` of the rows, keeps the best so far for
     ``decide`` (the first highest value; none is brave with a risk)."""
-    if s.g[sc(seat, S_POLICY)] > P.RANDOM:
+    if P.is_heuristic(s.g[sc(seat, S_POLICY)]):
         w = seat_weights(s.g, seat)
         v = P._score(points, penalty, gain_potions, gain_wands, lightning,
                      pay_potions + pay_wands, w[0], w[1], w[2])
@@ -78,13 +85,30 @@ def stop_option(s, seat, i):
     offer(s, seat, i, -1, False, -1, True, 0, 0, 0, 0, 0, 0, 0)
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def observe_standing(g, o, seat):
+    """The part of the seat's observation the distilled policy reads (``distilled.CONTEXT``:
+    the round, the players, each seat's score, potions and wands); ``observe`` writes it with
+    the rest, ``distilled_pick`` alone."""
+    n_players = g[G_NP]
+    o[P.O_ROUND] = g[G_ROUND]
+    o[P.O_PLAYERS] = n_players
+    for k in range(n_players):
+        j = (seat + k) % n_players
+        b = P.O_SEATS + k * P.SEAT_FIELDS
+        o[b + P.S_SCORE] = g[sc(j, S_SCORE)]
+        o[b + P.S_GREEN] = g[sc(j, S_GREEN)]
+        o[b + P.S_PURPLE] = g[sc(j, S_PURPLE)]
+        o[b + P.S_ORANGE] = g[sc(j, S_ORANGE)]
+        o[b + P.S_WANDS] = g[sc(j, S_WANDS)]
+
+
 @njit(cache=True, _nrt=False, no_cpython_wrapper=True)
 def observe(t, g, o, seat):
     n_players = g[G_NP]
     for i in range(o.shape[0]):
         o[i] = -1.0
-    o[P.O_ROUND] = g[G_ROUND]
-    o[P.O_PLAYERS] = n_players
+    observe_standing(g, o, seat)
     o[P.O_SEAT] = seat
     ev = g[G_EVENT]
     o[P.O_EVENT] = ev
@@ -97,11 +121,6 @@ def observe(t, g, o, seat):
     for k in range(n_players):
         j = (seat + k) % n_players
         b = P.O_SEATS + k * P.SEAT_FIELDS
-        o[b + P.S_SCORE] = g[sc(j, S_SCORE)]
-        o[b + P.S_GREEN] = g[sc(j, S_GREEN)]
-        o[b + P.S_PURPLE] = g[sc(j, S_PURPLE)]
-        o[b + P.S_ORANGE] = g[sc(j, S_ORANGE)]
-        o[b + P.S_WANDS] = g[sc(j, S_WANDS)]
         o[b + P.S_LIGHTNING] = g[sc(j, S_BOLTS)]
         o[b + P.S_CARDS] = -1 if g[G_SELECTING] and k > 0 else g[sc(j, S_NHAND)]
         o[b + P.S_PLAYED] = g[sc(j, S_PLAYED)]
@@ -127,6 +146,44 @@ def record(g, seat, kind, n, c):
         g[at + 3] = c
     g[G_LOGGED] = k + 1
     g[G_DECISIONS] += 1
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def distilled_weights(t):
+    """The distilled policy's weights [kinds, options, contexts] (``T_DIST``)."""
+    at = t[T_DIST]
+    return t[at:at + DIST_WORDS].view(np.float64).reshape(DIST_SHAPE)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def distilled_u(g):
+    """Scratch for the option weights in a seat's context (``simcore.distill.Scorer``)."""
+    return g.view(np.float64)[G_DIST_U:G_DIST_U + DIST_SHAPE[1]]
+
+
+@njit((TT, GT, *POLICY_SIG.args[1:3], I8, I8, I8), cache=True, _nrt=False,
+      no_cpython_wrapper=True)
+def distilled_pick(t, g, obs, opts, seat, kind, n):
+    """The distilled policy's choice among the n option rows (``simcore.distill.scorer``,
+    the user policy's code) under the batch's weights (``T_DIST``), from the part of the
+    seat's observation it reads (``observe_standing``), written here into ``obs``."""
+    observe_standing(g, obs, seat)
+    return DIST.choose(distilled_weights(t), kind, obs, opts, n, distilled_u(g))
+
+
+@njit((TT, ST, I8, I8, I8, I8, types.float64[::1]), cache=True, _nrt=False,
+      no_cpython_wrapper=True)
+def distilled_values(t, s, seat, kind, first, n, values):
+    """The distilled policy's score of each of the n option rows from ``first``, into
+    ``values``, as ``distilled_pick`` compares them (its context read off the decision's
+    first n rows)."""
+    obs = s.obs[:OBS_LEN]
+    observe_standing(s.g, obs, seat)
+    u = distilled_u(s.g)
+    rows = s.opts[first:first + n]
+    ctx = DIST.weigh(distilled_weights(t), kind, obs, rows, n, u)
+    for i in range(n):
+        values[i] = DIST.score(kind, obs, rows[i], ctx, u)
 
 
 @njit((TT, GT, *POLICY_SIG.args[1:3], I8, I8, I8), cache=True, _nrt=False,
@@ -163,7 +220,10 @@ def fm_decide(t, g, obs, opts, seat, kind, n):
         for i in range(n):
             g[keys + i] = action_key(kind, opts[i])
         pick = -1
-        if SR.wants_prior(g, base) and g[G_PLAYOUTS + seat] > P.RANDOM:
+        playout = g[G_PLAYOUTS + seat]
+        if SR.wants_prior(g, base) and playout == P.DISTILLED:
+            pick = distilled_pick(t, g, obs[:OBS_LEN], opts, seat, kind, n)
+        elif SR.wants_prior(g, base) and playout > P.RANDOM:
             w = g.view(np.float64)
             at = sc(seat, S_WEIGHTS)     # the playout's (``search``)
             pick = P._best(opts, n, (w[at], w[at + 1], w[at + 2], w[at + 3]))
@@ -215,16 +275,20 @@ def ask(t, g, obs, opts, seat, kind, n):
     return c
 
 
-@njit((GT, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
-def builtin_choice(g, seat, kind, n):
-    """A built-in policy's choice, always legal: the random policy's draw, or the best
-    option ``offer`` kept for a heuristic. One small call at each ``decide``: inlining the draw
-    and the record there had cost ~6 s of cold compile."""
-    if g[sc(seat, S_POLICY)] == P.RANDOM:
-        c = randint(g.view(np.uint64), G_ST + N_CHANCE + seat, n)
+@njit((TT, ST, I8, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
+def builtin_choice(t, s, seat, kind, n):
+    """A built-in policy's choice, always legal: the random policy's draw, the distilled
+    policy's pick from the rows, or the best option ``offer`` kept for a heuristic. One small
+    call at each ``decide``: inlining the draw and the record there had cost ~6 s of cold
+    compile."""
+    pid = s.g[sc(seat, S_POLICY)]
+    if pid == P.RANDOM:
+        c = randint(s.g.view(np.uint64), G_ST + N_CHANCE + seat, n)
+    elif pid == P.DISTILLED:
+        c = distilled_pick(t, s.g, s.obs[:OBS_LEN], s.opts, seat, kind, n)
     else:
-        c = g[G_BEST]
-    record(g, seat, kind, n, c)
+        c = s.g[G_BEST]
+    record(s.g, seat, kind, n, c)
     return c
 
 
@@ -235,5 +299,5 @@ def decide(t, s, seat, kind, n):
     if n == 1:
         return 0
     if s.g[sc(seat, S_POLICY)] >= 0:
-        return builtin_choice(s.g, seat, kind, n)
+        return builtin_choice(t, s, seat, kind, n)
     return ask(t, s.g, s.obs, s.opts, seat, kind, n)

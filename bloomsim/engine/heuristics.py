@@ -13,7 +13,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from .. import policies as P
 from ..rules import EC_HAND, NO_HAND, P_N_ROLES, RO_KIND, WITCH
 from .can_do import NEG, card_row, card_terms, card_values
-from .decisions import record, seat_weights
+from .decisions import distilled_values, record, seat_weights, stop_option
 from .state import B1, GT, G_OAB, I8, ST, S_HAND, S_NHAND, S_POLICY, TT, sc
 from .tables import event_of, role_of
 
@@ -57,36 +57,42 @@ def best_card(t, g, seat, kind, hand, roles, at, risk, weights):
 @njit((TT, ST, I8, I8, I8, I8, B1), cache=True, _nrt=False, no_cpython_wrapper=True)
 def select_rows(t, s, seat, c0, max_size, ev, mol):
     """Each role's SELECT row for the seat (rows c0 + r, a brave play's features, not brave);
-    a built-in heuristic instead picks its whole hand here, from each row's value (``_best``:
-    the first highest; a stop row is worth 0), and True is returned. The values are found
-    once, from the features without a row (in the option slots, free while hands are
-    picked), not once per pick."""
+    a built-in heuristic or the distilled policy instead picks its whole hand here, from each
+    row's value (the first highest; a stop row is worth 0 to a heuristic), and True is
+    returned. The values are found once (a heuristic's from the features without a row), not
+    once per pick: neither rows nor the seat's standing change while hands are picked. They
+    are kept in the option slots, free then: the stop row's, then each role's."""
     R = t[P_N_ROLES]
     at = card_values(t, s.g, seat, (np.int64(1) << np.int64(R)) - 1)
     pid = s.g[sc(seat, S_POLICY)]
-    if pid <= P.RANDOM:
+    values = s.g.view(np.float64)[G_OAB:G_OAB + R + 1]
+    if not P.is_heuristic(pid):
         for r in range(R):
             card_row(t, s, seat, r, role_of(t, r, RO_KIND), True, c0 + r, s.g[at + 2 * r],
                      s.g[at + 2 * r + 1])
             s.opts[c0 + r, P.F_BRAVE] = 0
-        return False
-    weights = seat_weights(s.g, seat)
-    values = s.g.view(np.float64)[G_OAB:G_OAB + R]
-    for r in range(R):
-        values[r] = card_score(t, s.g, r, role_of(t, r, RO_KIND), True, s.g[at + 2 * r],
-                               s.g[at + 2 * r + 1], weights)
+        if pid != P.DISTILLED:
+            return False
+        stop_option(s, seat, c0 - 1)      # the stop row, before the roles' rows
+        distilled_values(t, s, seat, P.SELECT, c0 - 1, R + 1, values)
+    else:
+        weights = seat_weights(s.g, seat)
+        values[0] = 0.0
+        for r in range(R):
+            values[1 + r] = card_score(t, s.g, r, role_of(t, r, RO_KIND), True,
+                                       s.g[at + 2 * r], s.g[at + 2 * r + 1], weights)
     while s.g[sc(seat, S_NHAND)] < max_size:
         hand = s.g[sc(seat, S_HAND)]
         stop = mol and event_of(t, ev, EC_HAND + s.g[sc(seat, S_NHAND)]) != NO_HAND
         n, c, best, best_v = 0, 0, -1, -1e30
         for r in range(R):
             if not (hand >> r) & 1:
-                v = values[r]
+                v = values[1 + r]
                 if v > best_v:
                     c, best, best_v = n, r, v
                 n += 1
         if stop:
-            if 0.0 > best_v:
+            if values[0] > best_v:
                 c, best = n, -1
             n += 1
         if n == 1:

@@ -145,7 +145,7 @@ def play_batch(t, key, start, pol, user_policies, seat_out, rank, win, game_out,
     log)."""
     game_fn = first_class(play_game, GAME_SIG)
     if weights is None:
-        weights = [P.WEIGHTS.row(list(P.POLICIES)[i] if i >= 0 else None) for i in pol]
+        weights = [P.WEIGHTS.row(list(P.BUILTIN_IDS)[i] if i >= 0 else None) for i in pol]
     searching = bool((pol == SR.SEARCH_ID).any())
     search_fn = first_class(search_seat, SEARCH_SEAT_SIG).address if searching else 0
     cap = LOG_CAP if searching else log.shape[1]

@@ -53,6 +53,8 @@ G_NP = G.field("players")
 G_READERS = G.field("readers", meaning="some seat reads features (not the built-in random)")
 G_BEST = G.field("best", meaning="a built-in heuristic's best option so far (offer)")
 G_BEST_V = G.field("best_v", meaning="and its value (float64 bits)")
+G_DIST_U = G.field("dist_u", 32, "the distilled policy's option weights in the seat's context "
+                                 "(float64 bits, distilled_pick)")
 # the forward model (``forward.py``, every seat FM_SEAT): the first G_FM_STOP decisions come
 # from the log, and the game halts at the next (G_HALTED, its seat, kind and number of options
 # at G_PEND); G_MARKS holds G_N_MARKS determinizations (decision, seat, seed: ``determinize``)

@@ -48,6 +48,7 @@ T_SPACES = T.field("spaces", meaning="State.g: the cloud tile on each cloud spac
 T_REDRAW = T.field("redraw", meaning="the streams a batch draws anew (bit mask, simcore.rng; "
                                      "0: none): a batch's copy of the tables (api.tables_for)")
 T_REDRAW_KEY = T.field("redraw_key", meaning="their key (uint64 bits)")
+T_DIST = T.field("distilled", meaning="the distilled policy's weights (float64; 0: none)")
 T_HEADER = T.end
 VALUES_KEY = 3    # a seat's card values: key (2 words), roles valid under it, then 2 per role
 GRAPH_PTRS = (P_ADJ_PTR, P_TOWER_PTR, P_AREA_TOWER_PTR)
@@ -112,6 +113,15 @@ def flat_tables(tb: Tables) -> np.ndarray:
     head[T_VALUES] = head[T_SCRATCH] + 2 + 2 * 8 * A
     head[T_LOG] = head[T_VALUES] + MAX_PLAYERS * (VALUES_KEY + 2 * R)
     return np.concatenate(parts)
+
+
+def with_distilled(t: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """The tables with the distilled policy's weights (float64 [kinds * options * contexts],
+    ``simcore.distill.Distilled.flat``) after them, at ``t[T_DIST]``: data passed in, not
+    compiled in, so other weights never recompile a kernel."""
+    out = np.concatenate([t, np.ascontiguousarray(weights, np.float64).view(np.int64)])
+    out[T_DIST] = len(t)
+    return out
 
 
 @njit((TT, I8, I8), cache=True, _nrt=False, no_cpython_wrapper=True)

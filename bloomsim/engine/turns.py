@@ -57,7 +57,7 @@ def play_turn(t, s):
                 if (hand >> r) & 1 and role_of(t, r, RO_KIND) == WITCH:
                     roles &= ~(np.int64(1) << r)
         at = card_values(t, s.g, leader, roles)
-        if pid > P.RANDOM:
+        if P.is_heuristic(pid):
             c = best_card(t, s.g, leader, P.LEAD, hand, roles, at, risk, weights)
         else:
             n = 0
@@ -91,7 +91,7 @@ def play_turn(t, s):
             else:
                 role = np.int64(1) << r
                 at = card_values(t, s.g, seat, role)
-                if pid > P.RANDOM:
+                if P.is_heuristic(pid):
                     c = best_card(t, s.g, seat, P.FOLLOW, role, role, at, risk, weights)
                 else:
                     pair_rows(t, s, seat, r, 0, s.g[at + 2 * r], s.g[at + 2 * r + 1], risk)

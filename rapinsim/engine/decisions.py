@@ -10,17 +10,21 @@ from __future__ import annotations
 from numba import carray, njit
 
 from simcore import search as SR
+from simcore.distill import scorer
 from simcore.policy import policy_at
 from simcore.rng import randint
 
 from .. import stats as S
-from ..policies import N_FEATURES, N_OBS, RANDOM, choose_weighted
+from ..distilled import FEATURES
+from ..policies import DISTILLED, N_FEATURES, N_OBS, RANDOM, choose_weighted
 from ..rules import N_CHANCE
-from .tables import ADDR, LOG_CAP, MO, NW, PID, UF, W
+from .tables import ADDR, DIST_SHAPE, DU, DW, LOG_CAP, MO, NW, PID, UF, W
 from .state import (CH_ARG, CH_WHAT, ERR, ERR_CHOICE, ERR_KIND, ERR_N, ERR_SEAT, FM_SEAT, GAME_ST,
                     G_PTR, I64, LOG0, OBS, OPTS, OVER, XS, f32_at, f64_at, fm_at, helper,
                     i64_at, on_g, search_at, streams, u64_at)
 from .observation import observe, option_rows
+
+DIST = scorer(FEATURES)
 
 
 @helper
@@ -41,6 +45,16 @@ def record(G, s, kind, n, c):
     G[GAME_ST + S.G_DECISIONS] = k + 1
 
 
+@njit(I64(G_PTR, I64, I64), cache=True, no_cpython_wrapper=True,
+      no_cfunc_wrapper=True)   # carray needs the NRT
+def distilled_pick(G, kind, n):
+    """The distilled policy's choice among the n option rows (``simcore.distill.scorer``,
+    the user policy's code) from the observation, under the batch's weights (``DW``)."""
+    return DIST.choose(carray(f64_at(G, DW), DIST_SHAPE), kind, carray(f32_at(G, OBS), N_OBS),
+                       carray(f32_at(G, OPTS), (MO, N_FEATURES)), n,
+                       carray(f64_at(G, DU), DIST_SHAPE[1]))
+
+
 @njit(I64(G_PTR, I64, I64, I64), cache=True, no_cpython_wrapper=True,
       no_cfunc_wrapper=True)   # carray needs the NRT
 def decide_policy(G, s, kind, n):
@@ -53,7 +67,9 @@ def decide_policy(G, s, kind, n):
         observe(G, s)                       # the forward model writes them where it halts
         option_rows(G, s, n, pid < 0)
     rng = carray(u64_at(G, XS + 2 * (N_CHANCE + s)), 1)     # the seat's stream
-    if pid >= 0:
+    if pid == DISTILLED:
+        c = distilled_pick(G, kind, n)
+    elif pid >= 0:
         w = f64_at(G, W + 2 * NW * s)       # the seat's weights (NW of them)
         c = choose_weighted(pid, (w[0], w[1], w[2], w[3], w[4], w[5], w[6]), kind, obs, F, n,
                             rng)

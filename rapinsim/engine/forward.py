@@ -14,7 +14,7 @@ from simcore import search as SR
 from simcore.rng import reseed, shuffle_set
 
 from .. import stats as S
-from ..policies import N_FEATURES, N_OBS, RANDOM, choose_weighted
+from ..policies import DISTILLED, N_FEATURES, N_OBS, RANDOM, choose_weighted
 from ..rules import CH_LAYOUT, EMPTY, ITEM, N_CHANCE
 from .tables import (LOG_CAP, MAXN, MO, N_STREAMS, NW, P, PID, R_N, SNAP_AT, SNAP_CUR, SNAP_TURN,
                      W)
@@ -25,7 +25,7 @@ from .state import (BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD, CH_ARG, CH_WHAT, ERR,
                     VOID, f32_at, f64_at, hand_add, hand_remove, helper, i64_at, on_g, streams,
                     u64_at)
 from .observation import observe, option_rows
-from .decisions import record
+from .decisions import distilled_pick, record
 
 
 @helper
@@ -180,9 +180,13 @@ def fm_decide(G, s, kind, n):
             for i in range(n):
                 reg[keys + i] = action_key(G, kind, i)
             pick = -1
-            if SR.wants_prior(reg, 0) and G[f + FM_PLAYOUTS + s] != RANDOM:
+            playout = G[f + FM_PLAYOUTS + s]
+            if SR.wants_prior(reg, 0) and playout != RANDOM:
                 observe(G, s)
                 option_rows(G, s, n, False)
+            if SR.wants_prior(reg, 0) and playout == DISTILLED:
+                pick = distilled_pick(G, kind, n)
+            elif SR.wants_prior(reg, 0) and playout != RANDOM:
                 w = f64_at(G, W + 2 * NW * s)     # the playout's (``search``)
                 pick = choose_weighted(G[f + FM_PLAYOUTS + s], (w[0], w[1], w[2], w[3], w[4], w[5],
                                                            w[6]), kind,

@@ -5,18 +5,18 @@ weights (``W``, ``tables.py``) are apart; nothing here changes the game.
 """
 from __future__ import annotations
 
-from ..policies import (CHEST_TILE, EVADER, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN, F_PLAYERS,
-                        F_RIZE, F_SUB, F_TILE, F_TILES, F_UNSEEN, F_VALUE, F_WHAT, N_FEATURES,
-                        OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_ACTIONS, OB_BAG,
-                        OB_BAG_BROWN, OB_BAG_TILE, OB_BAG_WHITE, OB_BROWN, OB_CHAR, OB_CHARS,
-                        OB_CHEST_HELD, OB_DAWN, OB_DIE, OB_DISGUISED, OB_DISTRICT, OB_HELD_BY_BROWN,
-                        OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_SEEN, OB_HOUSE_TILE, OB_HOUSE_WHITE,
-                        OB_ITEMS, OB_LETTER, OB_LETTERS, OB_LETTER_PENDING, OB_MARKED, OB_MARKERS,
-                        OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE, OB_RIZE_HELD,
-                        OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL, OB_SKILLS,
-                        OB_SKIPS, OB_TREAS, OB_WALK_LEFT, OB_TREASURES, OB_TURN, OB_WHITE,
-                        O_CHARACTER, O_DISTRICT, O_HOUSE, O_ITEM, O_PLAYER, O_SEARCH, O_SKILL,
-                        O_STEP)
+from ..policies import (CHEST_TILE, DISTILLED, EVADER, F_ARG, F_DISTRICT, F_EXTRA, F_HOUSE, F_KNOWN,
+                        F_PLAYERS, F_RIZE, F_SUB, F_TILE, F_TILES, F_UNSEEN, F_VALUE, F_WHAT,
+                        N_FEATURES, OB_ACTING, OB_ACTING_ACTIONS, OB_ACTING_SEARCHED, OB_ACTIONS,
+                        OB_BAG, OB_BAG_BROWN, OB_BAG_TILE, OB_BAG_WHITE, OB_BROWN, OB_CHAR,
+                        OB_CHARS, OB_CHEST_HELD, OB_DAWN, OB_DIE, OB_DISGUISED, OB_DISTRICT,
+                        OB_HELD_BY_BROWN, OB_HOUSE, OB_HOUSE_BROWN, OB_HOUSE_SEEN, OB_HOUSE_TILE,
+                        OB_HOUSE_WHITE, OB_ITEMS, OB_LETTER, OB_LETTERS, OB_LETTER_PENDING,
+                        OB_MARKED, OB_MARKERS, OB_NITEMS, OB_PLAYERS, OB_POS, OB_RABBITS, OB_RIZE,
+                        OB_RIZE_HELD, OB_RIZE_STEPS, OB_RIZE_TO, OB_SEARCHED, OB_SEAT, OB_SKILL,
+                        OB_SKILLS, OB_SKIPS, OB_TREAS, OB_WALK_LEFT, OB_TREASURES, OB_TURN,
+                        OB_WHITE, O_CHARACTER, O_DISTRICT, O_HOUSE, O_ITEM, O_PLAYER, O_SEARCH,
+                        O_SKILL, O_STEP)
 from ..rules import EMPTY, MAX_BROWN, MAX_PLAYERS, TREASURE
 from .tables import MAXD, MAXN, N_ITEMS, PID, R_D, R_DIE, R_HD, R_N, R_STEPS, R_WHITE_PAIR
 from .state import (ACTING, ACTIONS_LEFT, BAGR, BAG_CAP, BAG_HEAD, BAG_N, BOARD, CHARS, CHIYA_HOLD,
@@ -58,10 +58,12 @@ def observe(G, s):
         for q in range(MAX_PLAYERS):
             if q < np_:
                 ob[OB_POS + q] = G[POS + q]
-                ob[OB_TREAS + q] = G[HTRE + q]
                 ob[OB_NITEMS + q] = G[HNI + q]
             else:
-                ob[OB_POS + q] = ob[OB_TREAS + q] = ob[OB_NITEMS + q] = -1
+                ob[OB_POS + q] = ob[OB_NITEMS + q] = -1
+    if pid < 0 or pid == DISTILLED:     # the distilled policy's context reads these too
+        for q in range(MAX_PLAYERS):
+            ob[OB_TREAS + q] = G[HTRE + q] if q < np_ else -1
         public_table(G, ob)
     if pid < 0 or pid >= EVADER:          # careful and greedy read none of these
         ob[OB_DIE] = G[R_DIE]

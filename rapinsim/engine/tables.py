@@ -13,6 +13,8 @@ from simcore import search as SR
 from simcore.layout import Layout
 from simcore.rng import NO_REDRAW
 
+from ..distilled import FEATURES
+from ..distilled import distilled as bundled_distilled
 from ..policies import DEFAULT_W, MAX_OPTS
 from ..rules import ITEMS, MAX_DISTRICTS, MAX_HOUSES, MAX_PLAYERS, N_CHANCE, Rules
 
@@ -87,16 +89,24 @@ RESUME = G.field("resume", meaning="1: play_game starts from the snapshot, not s
 NW = len(DEFAULT_W)
 W = G.field("weights", 2 * NW * P, "float64 [s * NW + k] seat s's heuristic weights "
                                    "(policies.WEIGHTS; decide_policy)")
+DIST_SHAPE = FEATURES.shape
+DIST_WORDS = int(np.prod(DIST_SHAPE))
+DW = G.field("distilled", 2 * DIST_WORDS, "float64 the distilled policy's weights [kinds, "
+                                          "options, contexts] (decisions.distilled_pick)")
+DU = G.field("distilled_u", 2 * DIST_SHAPE[1], "float64 scratch: its option weights in the "
+                                              "seat's context")
 RULES_LEN = G.end
 
 
 def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
                 fixed: np.ndarray, log_cap: int, weights=None, agents: np.ndarray | None = None,
-                addresses: tuple[int, int, int] = (0, 0, 0),
+                addresses: tuple[int, int, int] = (0, 0, 0), distilled=None,
                 redraw: tuple[int, int] = NO_REDRAW) -> np.ndarray:
     """G's first ``RULES_LEN`` slots: the rules and the batch settings; ``weights``: [P, NW]
     the seats' heuristic weights (None: the built-ins'); ``agents``: the search seats' words,
-    ``addresses``: search_seat, play_game and fm_decide when a seat searches; ``redraw``: the
+    ``addresses``: search_seat, play_game and fm_decide when a seat searches; ``distilled``:
+    the distilled policy's weights (``simcore.distill.Distilled.flat``; None: the shipped
+    ones), data passed in, so other weights never recompile a kernel; ``redraw``: the
     streams drawn anew (bit mask, key)."""
     ra = rules.arrays()
     v = np.zeros(RULES_LEN, np.int32)
@@ -147,4 +157,6 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
     v[SNAP_TURN] = -1
     v[W:W + 2 * NW * n_players].view(np.float64)[:] = np.ravel(
         [DEFAULT_W] * n_players if weights is None else weights)
+    v[DW:DW + 2 * DIST_WORDS].view(np.float64)[:] = (
+        bundled_distilled().flat() if distilled is None else distilled)
     return v

@@ -93,6 +93,8 @@ def _results(**over):
         "throughput": [rec(1, 1000, 50_000), rec(2, 1000, 95_000),
                        rec(1, 100_000, 60_000), rec(2, 100_000, 120_000),
                        rec(2, 100_000, 30_000, policy="slowpoke"),
+                       rec(1, 100_000, 45_000, policy="slowpoke"),
+                       rec(1, 100_000, 15_000, policy="distilled"),
                        rec(2, 100_000, 1_000, policy=USER_POLICY),
                        rec(1, 50, 400, engine="reference")],
         "startup": [dict(game="bloomsim", kind=k, reps=1, load=0.1,
@@ -112,13 +114,17 @@ def _results(**over):
 
 def test_goals_report_each_figure_and_verdict():
     by = {(g["goal"], g["target"]): g for g in _results()["goals"]}
-    assert len(by) == 11
+    assert len(by) == 12
     speed = by[("Broom Service, 4 random players", ">= 100,000 games/s")]
     assert speed["passed"] and speed["value"] == 120_000
     ratio = by[("Broom Service, 4 random players", ">= 100x the reference (1 thread each)")]
     assert ratio["value"] == 150 and ratio["passed"]
     heur = by[("Broom Service, strongest heuristic", "within 3x of random")]
     assert heur["value"] == 4 and heur["passed"] is False and "slowpoke" in heur["figure"]
+    dist = by[("Broom Service, distilled policy",
+               ">= 20,000 games/s per core, within 3x of the heuristics")]
+    assert dist["value"] == 15_000 and dist["passed"] is False
+    assert "3.00x slower than slowpoke" in dist["figure"]
     threads = by[("Broom Service, 1 -> 2 threads", ">= 1.8x")]
     assert threads["value"] == 2 and "per CPU-second 100% of 1 thread's" in threads["figure"]
     assert by[("Broom Service, cold start to first result", "<= 30 s")]["passed"] is False

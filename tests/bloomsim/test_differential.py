@@ -7,7 +7,7 @@ from bloomsim import api
 from bloomsim.rules import default_rules
 from simcore.rng import NO_REDRAW, redraw_key, root_key
 
-NAMES = ["random", "greedy", "careful", "cloud"]
+NAMES = ["random", "greedy", "careful", "cloud", "distilled"]
 ROLE_IDS = default_rules().role_ids
 
 

@@ -16,6 +16,7 @@ from simcore.rng import NO_REDRAW, redraw_key, root_key
 RULES = load_rules()
 BOARDS = [RULES, load_rules(RING10)]     # the default town (4 x 4) and the spec's ring of 10
 NAMES = ["random", "careful", "greedy", "evader", "keeper"]
+PLAYED = [*NAMES, "distilled"]   # the built-ins the engines play (distilled: weights passed in)
 
 
 def both(policies, n, seed, rules=RULES, characters=None, start=0, redraw=NO_REDRAW):
@@ -56,7 +57,7 @@ variants = st.fixed_dictionaries({}, optional={
 @given(seed=st.integers(0, 2**32), n_players=st.integers(2, 6), data=st.data(),
        overrides=variants, board=st.sampled_from(BOARDS))
 def test_reference_and_compiled_play_the_same_games(seed, n_players, data, overrides, board):
-    policies = data.draw(st.lists(st.sampled_from(NAMES), min_size=n_players,
+    policies = data.draw(st.lists(st.sampled_from(PLAYED), min_size=n_players,
                                   max_size=n_players))
     chars = data.draw(st.none() | st.permutations(CHARACTERS).map(lambda c: c[:n_players]))
     c, r = both(policies, 3, seed, board.replace(**overrides), chars)
@@ -311,7 +312,7 @@ def test_both_engines_show_a_user_policy_the_same_observations(case):
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32), base=st.sampled_from(NAMES[1:]), data=st.data(),
-       others=st.lists(st.sampled_from(NAMES), min_size=1, max_size=4))
+       others=st.lists(st.sampled_from(PLAYED), min_size=1, max_size=4))
 def test_engines_agree_on_heuristics_with_other_weights(seed, base, data, others):
     w = {name: data.draw(st.floats(lo, min(hi, 30.0)).map(lambda x: round(x, 2)), label=name)
          for name, (lo, hi) in zip(P.WEIGHTS.names, P.WEIGHTS.bounds)}

@@ -56,6 +56,39 @@ def test_distilled_plays_legal_games_wherever_a_built_in_name_does(game, tmp_pat
 
 
 @pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("which", ["shipped", "prior"])
+def test_the_engines_built_in_distilled_takes_the_user_policys_decisions(game, which):
+    """The engines play ``distilled`` as a built-in, its weights passed in as data: the same
+    games as the same weights compiled as a user policy, for the shipped weights and others."""
+    import importlib
+    mod, other = GAMES[game]
+    dmod = importlib.import_module(f"{game}.distilled")
+    W = dmod.distilled().weights if which == "shipped" else dmod.FEATURES.prior()
+    built_in = D.Distilled("distilled", dmod.FEATURES, W)
+    user = D.compile_policy(dmod.FEATURES, W, "distilled")
+    foreign = GAMES[next(g for g in GAMES if g != game)][0].BUNDLED["distilled"]()
+    with pytest.raises(ValueError, match=f"distilled policy of {foreign.features.game}"):
+        mod.simulate([other, foreign, other], 1, 0)
+    with pytest.raises(ValueError, match="one set of distilled weights per batch"):
+        mod.simulate([built_in, D.Distilled("d2", dmod.FEATURES, W), other], 1, 0)
+    seats = [other, built_in, "careful", other]
+    a = mod.simulate(seats, 12, 7, threads=1)
+    assert a.equals(mod.simulate([other, user, "careful", other], 12, 7, threads=1))
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_search_can_play_out_and_lead_with_the_distilled_policy(game):
+    mod, other = GAMES[game]
+    a = mod.agent("ismcts", 12, playout="distilled")
+    assert a.name == "ismcts-12[playout=distilled]" and mod.agent.parse(a.name) == a
+    seats = [a, other, other]
+    df = mod.simulate(seats, 2, 5, threads=1)
+    assert df.equals(mod.simulate(seats, 2, 5, threads=2))
+    assert not df.equals(mod.simulate([mod.agent("ismcts", 12), other, other], 2, 5,
+                                      threads=1))
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_the_weights_file_says_how_it_was_made(game):
     import importlib
     dmod = importlib.import_module(f"{game}.distilled")
@@ -100,6 +133,11 @@ def test_the_distill_command_writes_a_loadable_file_and_resumes(tmp_path, monkey
     assert [p.name for p in AD.positions_dir(out).glob("part-*")] == ["part-000000-000003.npz"]
     assert analyses_main([*args, "--games", "2", "--opponents", "careful"]) == 2
     assert "other settings" in capsys.readouterr().err
+    round2 = tmp_path / "round2.json"
+    assert analyses_main(["distill", "rapinsim", "--seed", "3", "--games", "1", "--players", "3",
+                          "--agent", "ismcts-8[playout=distilled]", "--out", str(round2)]) == 0
+    previous = D.load(rapinsim.distilled.FILE, FEATURES)[1]
+    assert D.load(round2, FEATURES)[1]["playout_policy"] == previous   # expert iteration
     assert analyses_main(["distill", "rapinsim", "--games", "2", "--agent", "keeper",
                           "--out", str(out)]) == 2
     assert "search agent" in capsys.readouterr().err

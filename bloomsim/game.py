@@ -82,7 +82,5 @@ GAME = register(Game(
     alternatives=(
         Alternative("Perilous Places: hill, mountain 0", "perilous_unnamed_terrains",
                     {"perilous_unnamed_terrains": "zero"}),
-        Alternative("Empty Handed: +3 for at most 3 potions", "empty_handed",
-                    {"empty_handed": "few_potions_score"}),
-        Alternative("enchanted reshuffle: the revealed roles set aside", "enchanted_reshuffle",
-                    {"enchanted_reshuffle": "set_aside_revealed"}))))
+        Alternative("Empty Handed: +3 for at most 3 potions", "events.empty_handed",
+                    {"empty_handed": "few_potions_score"}))))

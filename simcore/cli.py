@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable, Container
 from pathlib import Path
 
+from . import interrupt
 from .policy import UserPolicy
 
 
@@ -132,6 +133,7 @@ def run_main(prog: str, body: Callable[[], int | None],
     one line on stderr and status 2; Ctrl-C is one line (``interrupted()`` may add where the
     partial results are) and status 130."""
     try:
+        interrupt.check()
         return body() or 0
     except KeyboardInterrupt:
         note = interrupted() if interrupted is not None else ""

@@ -11,7 +11,9 @@ one of these commands, makes an unhandled KeyboardInterrupt that one line.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
 COMMANDS = ("bloomsim", "rapinsim", "analyses", "simcore")
@@ -34,13 +36,40 @@ def while_starting() -> None:
     previous = sys.excepthook
 
     def hook(kind, value, tb):
-        if not interrupted(value):
+        if not (interrupted(value) or _caught):
             return previous(kind, value, tb)
         print(f"{name}: interrupted", file=sys.stderr, flush=True)
         sys.stdout.flush()
         os._exit(130)               # what run_main returns for Ctrl-C; nothing has run yet
     hook.command = name
     sys.excepthook = hook
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, _on_ctrl_c)
+        previous_unraisable = sys.unraisablehook
+
+        def unraisable(u):
+            if not isinstance(u.exc_value, KeyboardInterrupt):
+                previous_unraisable(u)
+        sys.unraisablehook = unraisable
+
+
+_caught = False
+
+
+def _on_ctrl_c(signum, frame) -> None:
+    """Python's own Ctrl-C, remembered: raised inside a ctypes callback (numba's cache
+    notification runs Python code inside LLVM) the KeyboardInterrupt is printed as
+    "Exception ignored" and lost, and the command would run on to its end."""
+    global _caught
+    _caught = True
+    raise KeyboardInterrupt
+
+
+def check() -> None:
+    """Raise a Ctrl-C that a callback swallowed (see ``_on_ctrl_c``); called where a command
+    starts its work and at each progress step."""
+    if _caught:
+        raise KeyboardInterrupt
 
 
 def interrupted(e: BaseException | None) -> bool:

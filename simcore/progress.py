@@ -6,6 +6,8 @@ import sys
 import time
 from collections.abc import Callable
 
+from .interrupt import check as check_interrupted
+
 ProgressArg = bool | Callable[[int, int], None] | None
 
 LINE_EVERY = 5.0
@@ -29,6 +31,7 @@ class Progress:
             self.bar = progress is True
 
     def update(self, n: int) -> None:
+        check_interrupted()
         self.done += n
         if self.callback is not None:
             self.callback(self.done, self.total)

@@ -127,7 +127,9 @@ def test_policies_play_differently(games):
     m = dict(zip(mean["policy"].cast(str), mean["score"]))
     assert m["greedy"] > m["random"] and m["careful"] > m["random"]
     c = dict(zip(mean["policy"].cast(str), mean["clouds"]))
-    assert c["cloud"] > c["greedy"]
+    # 80,000 games: careful 2.51 clouds, cloud 2.09, greedy 2.07, random 0.17 (SE 0.007)
+    assert c["careful"] > max(c["cloud"], c["greedy"]) > min(c["cloud"], c["greedy"]) > 5 * \
+        c["random"]
 
 
 # ---------------------------------------------------------------- reproducibility

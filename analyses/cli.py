@@ -416,7 +416,7 @@ def _run(args: argparse.Namespace) -> None:
         print(f"{args.game}: {' | '.join(r.policies)} rotated, {r.n_games:,} game indices per "
               f"seating, seed {r.seed}; change under each alternative minus the defaults "
               f"(percentage points; * depends on it)")
-        print(display.to_text(display.robustness_table(r)))
+        print(display.to_text(display.named(display.robustness_table(r), r.game)))
         for name, why in r.untested:
             print(f"not tested at {r.players} seats: {name} ({why})")
     elif args.command == "whatif":

@@ -19,8 +19,19 @@ def named(t: pl.DataFrame, game: str, latin: bool = False) -> pl.DataFrame:
     names (``simcore.games.display_names``; ``latin``: for a figure); other values, and the
     data, keep their ids."""
     names = games.display_names(games.get(game), latin)
-    return t.with_columns(pl.col(c).cast(pl.String).replace(names)
-                          for c in NAMED if c in t.columns)
+    t = t.with_columns(pl.col(c).cast(pl.String).replace(names) for c in NAMED if c in t.columns)
+    if "verdict" not in t.columns or not names:
+        return t
+    return t.with_columns(pl.col("verdict").replace(
+        {v: named_verdict(v, names) for v in t["verdict"].unique().to_list()}))
+
+
+def named_verdict(verdict: str, names: dict[str, str]) -> str:
+    """A verdict's words (``event upper_hand: win rate ...``) with the thing's id, the last
+    word before the colon, shown by its display name."""
+    head, colon, rest = verdict.partition(": ")
+    kind, _, thing = head.rpartition(" ")
+    return f"{kind} {names[thing]}{colon}{rest}" if colon and kind and thing in names else verdict
 
 
 def _pct(v: pl.Expr) -> pl.Expr:

@@ -434,7 +434,7 @@ def robust_part(r: Robustness) -> tuple[str, str]:
             f"win rates and shares, {DESIGN_MARGIN:.0%} of its value for a designer metric "
             f"that counts); otherwise <i>undetermined</i> (a change up to its MDE may go unseen)."
             f"{untested} Robust verdicts are in the full table only.</p>")
-    t = display.robustness_table(r)
+    t = display.named(display.robustness_table(r), r.game)
     shown = t.filter(~pl.col("tag").str.starts_with(ROBUST))
     body += (display.to_html(shown) if shown.height else
              "<p>Every verdict is robust to the alternatives tested.</p>") + _details(t)
@@ -467,9 +467,10 @@ def skill_part(sv: SkillVerdicts, robust: Robustness | None = None) -> tuple[str
         f" The highest-rated policy of the tournament, {html.escape(sv.top)}, also plays one seat "
         f"(rotated) against the rung in the others, about as many games as the rung plays (not "
         f"at the rung that is {html.escape(sv.top)} itself).")
-    wide = display.skill_table(sv.table, s, list(sv.rungs), skill_tags(sv, robust))
+    wide = display.named(display.skill_table(sv.table, s, list(sv.rungs),
+                                             skill_tags(sv, robust)), sv.game)
     shown = wide.filter(pl.Series(s["across"] != NEGLIGIBLE))
-    tested = display.changes_table(sv.changes)
+    tested = display.named(display.changes_table(sv.changes), sv.game)
     body = (f"<h3>Verdicts by skill: rungs {rungs}</h3><p class=note>Each rung is one policy "
             f"spec played by every seat, the rungs in the order given (meant weakest first; "
             f"the skill ladder below orders rungs by their measured ratings); each plays "

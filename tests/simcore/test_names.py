@@ -57,3 +57,17 @@ def test_figures_drop_the_japanese_their_fonts_lack():
     latin = games.display_names(games.get("bloomsim"), latin=True)
     assert latin["more_or_less"] == "More or Less?" and latin["forest_witch"] == "forest witch"
     assert latin["tenth_event"] == "the tenth card (its text is not known)"
+
+
+def test_verdicts_name_their_thing_and_keep_other_words():
+    """The skill and robustness tables' verdicts (``display.named``, column ``verdict``): the
+    thing's id before the colon becomes its name; a policy's or a seat's verdict is left."""
+    t = pl.DataFrame({"verdict": ["event more_or_less: win rate with - without (seat 0)",
+                                  "character cocoa: win rate with - without (all seats)",
+                                  "careful: win rate - 1/4", "seat 0: win rate - 1/4"]})
+    b = display.named(t, "bloomsim")["verdict"].to_list()
+    assert b[0] == "event More or Less? (増やす？減らす？): win rate with - without (seat 0)"
+    assert b[1:] == t["verdict"].to_list()[1:]
+    r = display.named(t, "rapinsim")["verdict"].to_list()
+    assert r[1] == "character Cocoa: win rate with - without (all seats)"
+    assert r[0] == t["verdict"][0] and r[2:] == t["verdict"].to_list()[2:]

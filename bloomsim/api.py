@@ -45,7 +45,7 @@ ADAPTIVE = True
 # The balance report's search rung: with the prior it wins about 69% against three `cloud`
 # seats (docs/search.md, "Strength").
 STRONG = "ismcts-100"
-STRONG_GAMES = 600
+STRONG_GAMES = 300
 
 
 def as_rules(rules) -> Rules:

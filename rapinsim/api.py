@@ -35,7 +35,7 @@ ADAPTIVE = True
 # (docs/search.md, "Strength"); with every seat searching a game costs about 0.5-0.8 CPU s,
 # so the report plays fewer games there (the main job stays within about 7.5 minutes).
 STRONG = "ismcts-1000"
-STRONG_GAMES = 150
+STRONG_GAMES = 100
 
 
 agent = agent_maker(BUILTIN_IDS, PLAYOUT, WEIGHTS, bias=BIAS, adaptive=ADAPTIVE, strong=STRONG,

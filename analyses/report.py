@@ -277,7 +277,7 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         sec.headlines.append(headline)
         b.append(body)
     if robust is not None:
-        headline, body = robust_part(robust)
+        closing, body = robust_part(robust)
         b.append(body)
     if luck is not None:
         sec.headlines.append(html.escape(luck.text()))
@@ -311,7 +311,7 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                                 + "".join(f"<li>{html.escape(provenance.line(k, e))}</li>"
                                           for k, e in rests) + "</ul>")
     if robust is not None:
-        sec.headlines.append(headline)      # the closing note: what depends on what
+        sec.headlines.append(closing)       # what depends on what, last
     board = board_data(game, rules_path) if board is None else board
     if board is not None and spec.board_plot is not None:
         b.append(f'<h3 id="{game}-board">The board</h3>')

@@ -6,16 +6,15 @@ Columns follow ``docs/results-schema.md``. Both engines fill the same arrays, so
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from simcore import simulate as sim
-from simcore.policy import SeatPolicies, raise_policy_fault, resolve, user_addresses
+from simcore.policy import (SeatPolicies, compiled_call, raise_policy_fault, resolve,
+                            user_addresses)
 from simcore.progress import ProgressArg
 from simcore.rng import NO_REDRAW
 from simcore.results import frame
@@ -129,8 +128,7 @@ def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
     b = _empty(rules, n, len(sp.ids), start)
     errors = np.zeros((n, 6), np.int64)
     logs = np.zeros((n, LOG_CAP if log else 0, 4), np.int16)
-    with warnings.catch_warnings():    # numba flags first-class functions as experimental
-        warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+    with compiled_call("bloomsim", sp):
         E.play_batch(batch_tables(rules, sp.distilled, redraw), np.uint64(key), start, sp.ids,
                      user_addresses(sp.user_py, E.MAX_PLAYERS),
                      b.seat_out, b.rank, b.win, b.game_out, errors, logs, sp.weights,

@@ -10,7 +10,8 @@ import numpy as np
 import polars as pl
 
 from simcore import simulate as sim
-from simcore.policy import SeatPolicies, raise_policy_fault, resolve, user_addresses
+from simcore.policy import (SeatPolicies, compiled_call, raise_policy_fault, resolve,
+                            user_addresses)
 from simcore.progress import ProgressArg
 from simcore.rng import NO_REDRAW
 from simcore.simulate import Seating
@@ -96,10 +97,11 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
         return seat, win, game, chars, led, logs
     err = np.zeros((n, 5), np.int64)
     buf = np.zeros((n, LOG_LEN if log else 0, 4), np.int16)
-    E.play_batch(rules, pol.ids, user_addresses(pol.user_py, E.P), np.uint64(key), start, p,
-                 fixed, seat, win, game, chars, led, err, buf, pol.weights,
-                 pol.agent_words(BUILTIN_IDS, E.P, WEIGHTS),
-                 None if pol.distilled is None else pol.distilled.flat(), redraw)
+    with compiled_call("rapinsim", pol):
+        E.play_batch(rules, pol.ids, user_addresses(pol.user_py, E.P), np.uint64(key), start,
+                     p, fixed, seat, win, game, chars, led, err, buf, pol.weights,
+                     pol.agent_words(BUILTIN_IDS, E.P, WEIGHTS),
+                     None if pol.distilled is None else pol.distilled.flat(), redraw)
     raise_policy_fault("rapinsim", pol, KIND_NAMES, start, err,
                        lambda g: ref.play_game(rules, funcs, pol.names, key, g, fc,
                                                redraw=redraw))

@@ -27,13 +27,16 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numba import njit, types
 from numba.core import cgutils
+from numba.core.errors import NumbaExperimentalFeatureWarning
 from numba.core.registry import CPUDispatcher
 from numba.core.types.function_type import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
@@ -418,6 +421,34 @@ def ask_reference(rng, func, seat: int, kind: int, obs, opts, n_opts: int, *, ga
     rng.set_stream(rng.seat(seat), stream)
     decisions.append((seat, kind, n_opts, choice))
     return choice
+
+
+@contextmanager
+def compiled_call(game: str, sp: SeatPolicies) -> Iterator[None]:
+    """Around a compiled engine's call with the seats ``sp``: numba's warning that first-class
+    functions are experimental silenced, and an exception a user policy raised inside
+    ``numba.objmode`` named. Such an exception passes ``guarded``'s handler (numba's
+    ``except`` sees no error) and leaves Python's error set, which the kernel's return then
+    reports as a bare ``SystemError``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaExperimentalFeatureWarning)
+        try:
+            yield
+        except SystemError as e:
+            from .search import SEARCH_ID
+            cause = e.__cause__ or e.__context__
+            users = [n for n, i in zip(sp.names, sp.ids) if i < 0 and i != SEARCH_ID]
+            if cause is None or not users:
+                raise
+            raise PolicyError(f"{game}: {_user_policies(users)} raised "
+                              f"{type(cause).__name__}: {cause} inside numba.objmode (the "
+                              f"compiled engine cannot tell which decision: play the games "
+                              f"with engine='reference' to find it)") from cause
+
+
+def _user_policies(names: Sequence[str]) -> str:
+    names = sorted(set(names))
+    return f"user policy {names[0]!r}" if len(names) == 1 else f"one of the user policies {names}"
 
 
 def raise_policy_fault(game: str, sp: SeatPolicies, kind_names: Sequence[str], start: int,

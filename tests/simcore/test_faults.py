@@ -11,6 +11,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import numba
 import numpy as np
 import polars as pl
 import pytest
@@ -95,6 +96,25 @@ def test_a_faulty_policy_beside_a_search_agent_is_named_not_the_search(game, pol
     assert "\n" not in msg
     assert msg.startswith(f"{game}: policy {pol.name!r} at seat 1 at decision ")
     assert said in msg
+
+
+@policy("objmode_raiser")
+def objmode_raiser(kind, obs, opts, n_opts, rng):
+    with numba.objmode(c="int64"):
+        c = int(1 / 0)
+    return c
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_an_exception_inside_objmode_names_the_user_policy_not_numba(game):
+    """numba's own handler cannot see it: the kernel returns with Python's error set."""
+    with pytest.raises(PolicyError) as e:
+        GAMES[game].simulate(["random", objmode_raiser], 2, 1)
+    msg = str(e.value)
+    assert "\n" not in msg
+    assert msg.startswith(f"{game}: user policy 'objmode_raiser' raised ZeroDivisionError: "
+                          f"division by zero inside numba.objmode")
+    assert isinstance(e.value.__cause__, ZeroDivisionError)
 
 
 @pytest.mark.parametrize("game", GAMES)

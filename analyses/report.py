@@ -280,16 +280,9 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
         closing, body = robust_part(robust)
         b.append(body)
     if luck is not None:
-        sec.headlines.append(html.escape(luck.text()))
-        b.append(f'<h3 id="{game}-luck">Luck by source</h3>'
-                 f"<p class=note>The table {html.escape(' | '.join(luck.table))} (seat 0 "
-                 f"first) on {luck.n_games:,} game indices of seed {luck.seed}, played as drawn, "
-                 f"with every chance source drawn anew, and with each source alone drawn anew "
-                 f"(every other draw held). A source's share is its total effect on the "
-                 f"outcome's variance (Jansen's estimator), its interactions included: the "
-                 f"shares may sum past 100%. The seating is not drawn (seat 0 starts); "
-                 f"'policies' is the seats' own random draws. 95% bootstrap intervals ({UNIT})."
-                 f"</p>" + display.to_html(luck.readable()))
+        headline, body = luck_part(luck, game)
+        sec.headlines.append(headline)
+        b.append(body)
     if ladder is not None:
         sec.headlines += [html.escape(ladder.variance_text()), html.escape(ladder.chess_text())]
         b.append(f'<h3 id="{game}-ladder">'
@@ -439,6 +432,19 @@ def robust_part(r: Robustness) -> tuple[str, str]:
     body += (display.to_html(shown) if shown.height else
              "<p>Every verdict is robust to the alternatives tested.</p>") + _details(t)
     return headline, body
+
+
+def luck_part(luck: Any, game: str) -> tuple[str, str]:
+    """Luck by source (an ``analyses.Luck``): its headline and its part of the page."""
+    return html.escape(luck.text()), (
+        f'<h3 id="{game}-luck">Luck by source</h3>'
+        f"<p class=note>The table {html.escape(' | '.join(luck.table))} (seat 0 first) on "
+        f"{luck.n_games:,} game indices of seed {luck.seed}, played as drawn, with every "
+        f"chance source drawn anew, and with each source alone drawn anew (every other draw "
+        f"held). A source's share is its total effect on the outcome's variance (Jansen's "
+        f"estimator), its interactions included: the shares may sum past 100%. The seating is "
+        f"not drawn (seat 0 starts); 'policies' is the seats' own random draws. 95% bootstrap "
+        f"intervals ({UNIT}).</p>" + display.to_html(luck.readable()))
 
 
 def skill_part(sv: SkillVerdicts, robust: Robustness | None = None) -> tuple[str, str]:

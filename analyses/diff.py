@@ -26,9 +26,11 @@ from simcore import games
 from .data import columns
 from .games import game_spec
 from .event_impact import paired_impact
+from .intransitivity import paired_share
 from .metrics import numbers, per_game
 from .stats import adjust_pvalues, paired_p, t_interval
 from .sweep import Variant, sweep, variants_of
+from .tournament import meetings
 
 
 def paired(per: pl.DataFrame, key: Sequence[str], a: str, b: str) -> pl.DataFrame:
@@ -85,7 +87,8 @@ def diff(game: Any, rules_a: Any, rules_b: Any, policies: Sequence[str], players
     (the defaults). Rows: each policy's win rate and mean score, each seat's win rate, each
     value-thing's win rate (e.g. each character), the game's designer metrics (metric
     ``game``: length, margin, ties, endings, lead changes, how often the leader after each
-    round wins), and each thing's impact on win rate and on mean score (``impact_rows``);
+    round wins), each thing's impact on win rate and on mean score (``impact_rows``), and with
+    three or more policies besides ``random`` their cyclic share (``cycle_rows``);
     ``diff`` with ``ci_low``/``ci_high``, ``p`` and ``p_adj`` (``adjust`` over the whole
     table), ``significant`` (p_adj < 0.05) and ``percent`` (the row is a share: the page
     shows it in percentage points)."""
@@ -93,7 +96,7 @@ def diff(game: Any, rules_a: Any, rules_b: Any, policies: Sequence[str], players
     chosen = [_variant("A", rules_a), _variant("B", rules_b)]
     df = sweep(spec.name, chosen, policies, players, n_games, seed, scheduler=scheduler)
     t = pl.concat([paired(per_game_values(df, spec), ["metric", "group"], "A", "B"),
-                   impact_rows(df)], how="vertical_relaxed")
+                   impact_rows(df), cycle_rows(df, policies)], how="vertical_relaxed")
     counted = numbers(spec)
     percent = [not (m.endswith("mean score") or (m == "game" and g in counted))
                for m, g in zip(t["metric"], t["group"])]
@@ -112,6 +115,20 @@ def impact_rows(df: pl.DataFrame) -> pl.DataFrame:
         group=pl.when(pl.col("by") == "all").then(pl.col("thing"))
         .otherwise(pl.format("{} ({} {})", "thing", "by", "group")),
         games="games", a="a", b="b", diff="diff", ci_low="ci_low", ci_high="ci_high", p="p")
+
+
+def cycle_rows(df: pl.DataFrame, policies: Sequence[str]) -> pl.DataFrame:
+    """The intransitivity lens's row of the diff: the cyclic share of the policies other than
+    ``random`` (``intransitivity.paired_share``), when there are three or more (a cycle needs
+    three); no row otherwise."""
+    compared = sorted(set(policies) - {"random"})
+    if len(compared) < 3:
+        return pl.DataFrame()
+    met = {v: meetings(df.filter(pl.col("variant") == v))
+           .filter(pl.col("policy").is_in(compared) & pl.col("opponent").is_in(compared))
+           for v in ("A", "B")}
+    return pl.DataFrame([{"metric": "cyclic share", "group": ", ".join(compared),
+                          **paired_share(met["A"], met["B"])}])
 
 
 def _variant(label: str, rules: Any) -> Variant:

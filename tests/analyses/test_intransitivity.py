@@ -12,7 +12,7 @@ import rapinsim
 from analyses import intransitivity
 from analyses.cli import main
 from analyses.intransitivity import (alpharank, cyclic_share, default_population, hodge,
-                                     log_odds, measure, nash, share)
+                                     log_odds, measure, nash, paired_share, share)
 from analyses.tournament import meetings, resample, wins_per_game
 
 RPS = np.array([[0, 1, -1], [-1, 0, 1], [1, -1, 0]], dtype=float)
@@ -85,6 +85,28 @@ def test_alpharank_ranks_a_dominant_strategy_first_and_a_cycle_evenly():
     assert np.allclose(alpharank(0.5 + 0.2 * RPS), 1 / 3)
     stacked = alpharank(np.stack([ahead, ahead.T]))          # a stack: each on its own
     assert np.allclose(stacked[0], pi) and np.allclose(stacked[1], alpharank(ahead.T))
+
+
+def test_the_paired_change_of_the_cyclic_share_finds_a_planted_cycle_and_holds_zero():
+    """The diff's row: rules B turning a ranking into a cycle on the same game indices."""
+    ranking = meetings(duel_frame(RANKING, 200, 3))
+    grown = paired_share(ranking, meetings(duel_frame(0.8 * RPS, 200, 4)), replicates=200)
+    assert grown["ci_low"] > 0.5 and grown["b"] > 0.9 and grown["p"] < 1e-6
+    same = paired_share(ranking, meetings(duel_frame(RANKING, 200, 5)), replicates=200)
+    assert same["ci_low"] <= 0 <= same["ci_high"]
+    assert paired_share(ranking, ranking, replicates=50)["diff"] == 0
+    with pytest.raises(ValueError, match="same policies on the same game indices"):
+        paired_share(ranking, meetings(duel_frame(RANKING, 150, 3)))
+
+
+def test_the_diff_gains_the_cyclic_share_row_from_three_policies_besides_random():
+    from analyses.diff import cycle_rows
+    both = pl.concat([duel_frame(RANKING, 100, 3).with_columns(variant=pl.lit("A")),
+                      duel_frame(0.8 * RPS, 100, 4).with_columns(variant=pl.lit("B"))])
+    row = cycle_rows(both, ["p0", "p1", "p2", "random"]).row(0, named=True)
+    assert row["metric"] == "cyclic share" and row["group"] == "p0, p1, p2"
+    assert row["games"] == 100 and row["ci_low"] > 0.5
+    assert cycle_rows(both, ["p0", "p1", "random"]).is_empty()
 
 
 def test_measure_on_a_planted_cycle_and_ranking():

@@ -154,3 +154,4 @@ def test_the_diff_pairs_the_lead_metrics_and_event_impacts(game, change):
     assert not lead["percent"] and t.filter(pl.col("group") == "leader_wins_r1")["percent"][0]
     impacts = t.filter(pl.col("metric").str.contains(" impact on "))
     assert impacts.height > 0 and impacts["games"].min() == 150
+    assert t.filter(pl.col("metric") == "cyclic share").is_empty()   # two policies: no cycle

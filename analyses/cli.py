@@ -20,7 +20,7 @@ from .event_impact import event_impact
 from .intransitivity import GAMES as INTRANSITIVITY_GAMES
 from .intransitivity import intransitivity
 from .ladder import ROTATIONS, ladder
-from .leverage import PER_GAME, PLAYOUTS, leverage
+from .leverage import PER_GAME, PLAYOUTS, REPORT_POSITIONS, leverage
 from .leverage import POSITIONS as LEVERAGE_POSITIONS
 from .luck import BOOT, luck_by_source
 from .diff import diff as balance_diff
@@ -228,6 +228,9 @@ def _parser() -> argparse.ArgumentParser:
     df_.add_argument("--seed", type=int, default=0)
     df_.add_argument("--scheduler", default="inprocess", help="as for sweep")
     df_.add_argument("--out", help="folder for the diff page (index.html)")
+    df_.add_argument("--leverage", type=int, default=0, metavar="POSITIONS",
+                     help="add decision leverage rows from this many decisions per rules set "
+                          f"(e.g. {REPORT_POSITIONS:,}; default 0: none)")
     ro = sub.add_parser("robustness", help="every verdict under each alternative reading of the "
                                            "rules' guesses, on the same games: robust or "
                                            "depends on: ASSUMPTION")
@@ -426,7 +429,7 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "diff":
         rules = [None if r == "default" else r for r in (args.a, args.b)]
         t = balance_diff(args.game, *rules, args.policy, args.players, args.games, args.seed,
-                         scheduler=args.scheduler)
+                         scheduler=args.scheduler, leverage_positions=args.leverage)
         print(display.to_text(t.sort("p_adj").select(
             "metric", "group", "a", "b", "diff", "ci_low", "ci_high", "p_adj", "significant")))
         if args.out:

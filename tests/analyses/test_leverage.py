@@ -91,3 +91,14 @@ def test_the_command_prints_the_tables_and_the_headline(capsys):
     out = capsys.readouterr().out
     assert "leverage, points" in out and "loss per decision, points" in out
     assert "% of decisions are meaningful" in out
+
+
+def test_the_diff_pairs_leverage_by_game_index():
+    from analyses.diff import diff
+    planted = {"hand_size": len(RULES.role_ids), "events_used": 0}
+    t = diff("bloomsim", None, planted, FIELD, 3, 10, seed=1, leverage_positions=60)
+    rows = {r["group"]: r for r in t.filter(pl.col("metric") == "decisions").to_dicts()}
+    assert set(rows) == {"leverage (best - worst option)", "meaningful share", "dead share"}
+    dead = rows["dead share"]
+    assert dead["games"] == 6 and dead["percent"] and dead["b"] > dead["a"]
+    assert dead["ci_low"] <= dead["diff"] <= dead["ci_high"]

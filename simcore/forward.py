@@ -230,6 +230,9 @@ class ForwardGame:
         what they do, not by their luck. A flat Monte Carlo search's sums
         (``simcore.search.share_worlds``); the same position and seed give the same values."""
         h = self._pending()
+        if not hasattr(self._engine, "search"):
+            raise ValueError(f"{self._engine.game_name} has no search agents: values plays "
+                             f"its options out with them")
         _check_seed(seed)
         most = MAX_ITERATIONS // h.n
         if isinstance(playouts, bool) or not isinstance(playouts, int | np.integer) \

@@ -84,6 +84,11 @@ def test_bad_values_arguments_are_named(sample, kw, match):
         ps[0].values(**{"seed": 1, **kw})
 
 
+def test_a_game_without_search_agents_says_so():
+    with pytest.raises(ValueError, match="no search agents"):
+        toydice.new_game(3, 1).values(1)
+
+
 @pytest.mark.parametrize("kw, match", [
     ({"per_game": 0}, "per_game"), ({"policies": ["random"]}, "one policy per seat"),
     ({"game": toydice.GAME.name}, "decision logs"), ({"games": -1}, "n_games"),

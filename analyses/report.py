@@ -21,6 +21,7 @@ from .data import (Frame, InputError, collect, columns, detect_game, lazy, requi
 from .event_impact import event_impact
 from .games import game_spec
 from .intransitivity import measure as measure_cycles
+from .leverage import DEAD, MEANINGFUL, Leverage
 from .stats import few_clusters
 from simcore import provenance
 from simcore.games import display_name
@@ -445,6 +446,28 @@ def luck_part(luck: Any, game: str) -> tuple[str, str]:
         f"estimator), its interactions included: the shares may sum past 100%. The seating is "
         f"not drawn (seat 0 starts); 'policies' is the seats' own random draws. 95% bootstrap "
         f"intervals ({UNIT}).</p>" + display.to_html(luck.readable()))
+
+
+def leverage_part(lev: Leverage) -> tuple[str, str]:
+    """The decision leverage part of a game's section (``analyses.leverage``): (headline,
+    body)."""
+    headline = (f"Decisions: {html.escape(lev.headline())} ({lev.decisions.height:,} decisions "
+                f"of real games, {lev.playouts} playouts per option).")
+    body = (f'<h3 id="{lev.game}-leverage">Decision leverage and accuracy</h3>'
+            f"<p class=note>At {lev.decisions.height:,} decisions sampled from "
+            f"{lev.decisions['game'].n_unique():,} games of seed {lev.seed} "
+            f"({html.escape(' | '.join(lev.policies))}, rotated over the seats), every option "
+            f"is valued for the acting seat by flat Monte Carlo from its own view "
+            f"({lev.playouts} playouts per option, the options sharing each determinization). "
+            f"Leverage: the best option's win probability minus the worst's, in points; "
+            f"meaningful: best minus second at least {MEANINGFUL[0]:g} and best minus worst at "
+            f"least {MEANINGFUL[1]:g}; dead: best minus worst below {DEAD:g}; a policy's loss: "
+            f"the best option's value minus that of the option it took. The evaluator is not "
+            f"perfect play, and its noise inflates leverage and loss. Intervals 95%, the unit "
+            f"the game index (a game's decisions share its chance).</p>")
+    body += display.to_html(display.leverage_table(lev.table))
+    body += display.to_html(display.accuracy_table(lev.accuracy))
+    return headline, body
 
 
 def skill_part(sv: SkillVerdicts, robust: Robustness | None = None) -> tuple[str, str]:

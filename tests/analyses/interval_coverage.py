@@ -231,6 +231,17 @@ def compare_diff(reps: int, clusters: int, seed: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=8)
+def decision_share(reps: int, clusters: int, seed: int) -> np.ndarray:
+    """A share of decisions (meaningful, dead: ``analyses.leverage``), the game index the unit:
+    games of 1 to 19 sampled decisions, each game with its own chance of the property (Beta(2,
+    3): mean 0.4), so the decisions of one game are alike."""
+    rng = np.random.default_rng(seed)
+    n = rng.integers(1, 20, (reps, clusters))
+    y = rng.binomial(n, rng.beta(2.0, 3.0, (reps, clusters)))
+    share, se = ratio(*moments_of(np.stack([y, n], axis=-1).astype(np.float64)))
+    return inside(*t_interval(share, se, clusters, (0.0, 1.0)), 0.4)
+
+
 def _ladders(reps: int, clusters: int, seed: int, rotation: str, bonus: bool
              ) -> tuple[tuple[np.ndarray, ...], ...]:
     """Per replicate ladder of ``LADDER`` at 4 players on ``clusters`` game indices in all:
@@ -278,6 +289,7 @@ KINDS: dict[str, tuple[str, bool, Kind]] = {
     "counterfactual effect, paired replays (t)": ("coverage", False, counterfactual_effect),
     "paired difference, `diff` (t)": ("coverage", False, paired_diff),
     "`compare` difference (t)": ("coverage", False, compare_diff),
+    "share of decisions, `leverage` (t)": ("coverage", False, decision_share),
     "ladder cell, seats within each index": ("coverage", True, _ladder_kind(0, "within")),
     "ladder cell, seats across indices, seat bonus": ("coverage", True,
                                                       _ladder_kind(0, "across", True)),

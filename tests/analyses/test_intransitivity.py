@@ -103,10 +103,11 @@ def test_the_diff_gains_the_cyclic_share_row_from_three_policies_besides_random(
     from analyses.diff import cycle_rows
     both = pl.concat([duel_frame(RANKING, 100, 3).with_columns(variant=pl.lit("A")),
                       duel_frame(0.8 * RPS, 100, 4).with_columns(variant=pl.lit("B"))])
-    row = cycle_rows(both, ["p0", "p1", "p2", "random"]).row(0, named=True)
+    [rows] = cycle_rows(both, ["p0", "p1", "p2", "random"])
+    row = rows.row(0, named=True)
     assert row["metric"] == "cyclic share" and row["group"] == "p0, p1, p2"
     assert row["games"] == 100 and row["ci_low"] > 0.5
-    assert cycle_rows(both, ["p0", "p1", "random"]).is_empty()
+    assert cycle_rows(both, ["p0", "p1", "random"]) == []
 
 
 def test_measure_on_a_planted_cycle_and_ranking():

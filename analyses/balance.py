@@ -17,8 +17,9 @@ from simcore.simulate import redraw_sources
 
 from .event_impact import counterfactual_impact, switch_offs
 from .ladder import ladder
+from .leverage import REPORT_PLAYOUTS, REPORT_POSITIONS, leverage
 from .luck import luck_by_source
-from .report import game_section, staged, write_page
+from .report import game_section, leverage_part, staged, write_page
 from .robust import ROBUST_GAMES, robustness
 from .skill import (MARGIN, RUNG_GAMES, SEARCH_GAMES, check_playable,
                     resolve_rungs, skill_verdicts)
@@ -51,7 +52,8 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
             log: Callable[[str], None] = say, *, rungs: Rungs = None,
             rung_games: int = RUNG_GAMES, search_games: int | None = None,
             ladder_games: int = LADDER_GAMES, margin: float = MARGIN,
-            robust_games: int = ROBUST_GAMES, luck_games: int = LUCK_GAMES) -> Path:
+            robust_games: int = ROBUST_GAMES, luck_games: int = LUCK_GAMES,
+            leverage_positions: int = REPORT_POSITIONS) -> Path:
     """Run every registered game and write ``out/index.html`` (swapped in whole when done: an
     interrupted run leaves ``out`` as it was and its finished results in ``OUT.partial``).
     Every game is played with its default rules, so that each headline is true of the game as
@@ -79,8 +81,11 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     verdict under each (``analyses.robust``: ``robust_games`` game indices per seating of the
     counterfactual table, rotated), table in ``out/<game>-robustness.parquet``, its tags
     beside the headlines and the skill table; then luck by source (``analyses.luck``) at the
-    counterfactual table on ``luck_games`` game indices. The report is computed from the
-    frames in memory (the Parquet files are for the user)."""
+    counterfactual table on ``luck_games`` game indices; then, for a game with search agents,
+    the designer's lenses at the counterfactual table: decision leverage and accuracy
+    (``analyses.leverage``) at ``leverage_positions`` decisions (0: none), decisions in
+    ``out/<game>-leverage.parquet``. The report is computed from the frames in memory (the
+    Parquet files are for the user)."""
     check_int("games", games)
     check_int("counterfactual_games", counterfactual_games)
     check_int("players", players, 2)
@@ -90,6 +95,7 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     check_int("ladder_games", ladder_games)
     check_int("robust_games", robust_games)
     check_int("luck_games", luck_games, 2)
+    check_int("leverage_positions", leverage_positions, 0)
     if not 0 < margin < 1:
         raise ValueError(f"margin must be a win-rate difference between 0 and 1 (--margin: "
                          f"in points, between 0 and 100), got {margin!r}")
@@ -102,7 +108,8 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
                     len(ladders[spec.name] or ()) or DEFAULT_RUNGS, robust_games, luck_games)
     with staged(out, keep_partial=True) as folder:
         page = _write(folder, games, players, seed, counterfactual_games, log, ladders,
-                      rung_games, search_games, ladder_games, margin, robust_games, luck_games)
+                      rung_games, search_games, ladder_games, margin, robust_games, luck_games,
+                      leverage_positions)
     return Path(out) / page.name
 
 
@@ -171,7 +178,8 @@ def strong_rungs(mod: Any) -> list[str]:
 def _write(out: Path, games: int, players: int, seed: int, counterfactual_games: int,
            log: Callable[[str], None], ladders: dict[str, list[Any] | None],
            rung_games: int, search_games: int | None, ladder_games: int,
-           margin: float, robust_games: int, luck_games: int) -> Path:
+           margin: float, robust_games: int, luck_games: int,
+           leverage_positions: int) -> Path:
     sections = []
     specs = registry.all_games()
     for spec in specs:
@@ -233,13 +241,21 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
         lk.shares.write_parquet(out / f"{name}-luck.parquet")
         clock = _lap(log, f"{name}: luck by source: {luck_games:,} game indices x "
                           f"{2 + lk.shares['source'].n_unique()} draws played", clock)
+        lenses = []
+        if leverage_positions and hasattr(mod, "agent"):   # the evaluator is a search
+            lev = leverage(spec, players, leverage_positions, table, REPORT_PLAYOUTS, seed)
+            lev.decisions.write_parquet(out / f"{name}-leverage.parquet")
+            lenses.append(leverage_part(lev))
+            clock = _lap(log, f"{name}: decision leverage at {lev.decisions.height:,} decisions "
+                              f"x {REPORT_PLAYOUTS} playouts per option valued", clock)
         note = (f"Tournament of the built-in policies {', '.join(policies)} at {players} seats: "
                 f"{seatings} seatings (every line-up of at least two policies, every rotation), "
                 f"{per_seating:,} games each on the same seeds (seed {seed}). Counterfactual "
                 f"replays: the table {' | '.join(table)} (seat 0 first) on {counterfactual_games:,}"
                 f" games per thing.{_rules_note(spec)} Results: {path.name}.")
         sections.append(game_section(t.results, out, counterfactual=cf, note=note, skill=sv,
-                                     ladder=lad, measured=measured, robust=rb, luck=lk))
+                                     ladder=lad, measured=measured, robust=rb, luck=lk,
+                                     lenses=lenses))
         _lap(log, f"{name}: report tables and plots written", clock)
     return write_page(sections, out, "Balance report: " + ", ".join(g.title for g in specs))
 

@@ -70,6 +70,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--robust-games", type=int, default=ROBUST_GAMES,
                    help="game indices per seating of the verdicts under each declared "
                         f"alternative of the rules (default {ROBUST_GAMES:,})")
+    b.add_argument("--leverage-positions", type=int, default=REPORT_POSITIONS,
+                   help="decisions the decision leverage lens values, per game with search "
+                        f"agents (default {REPORT_POSITIONS:,}; 0: none)")
     r = sub.add_parser("report", help="write DIR/index.html for a results file or dataset")
     r.add_argument("results", help="Parquet file or simulate(out=DIR) dataset directory")
     r.add_argument("--out", required=True, help="report directory")
@@ -410,7 +413,7 @@ def _run(args: argparse.Namespace) -> None:
                        rungs=_rungs(args.rungs), rung_games=args.rung_games,
                        search_games=args.search_games, ladder_games=args.ladder_games,
                        margin=args.margin / 100, robust_games=args.robust_games,
-                       luck_games=args.luck_games)
+                       luck_games=args.luck_games, leverage_positions=args.leverage_positions)
         print(f"balance report: {page.resolve()}")
     elif args.command == "report":
         page = report(scan(args.results), args.out, args.rules)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,7 +134,8 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                  counterfactual: pl.DataFrame | None = None, note: str = "",
                  board: dict | None = None, skill: SkillVerdicts | None = None,
                  ladder: Any = None, measured: Frame | None = None,
-                 robust: Robustness | None = None, luck: Any = None) -> Section:
+                 robust: Robustness | None = None, luck: Any = None,
+                 lenses: Sequence[tuple[str, str]] = ()) -> Section:
     """Compute every table and plot of one game's results into ``out`` (PNG files) and return
     its part of the page. ``board`` (plain data, see ``board_data``) defaults to the board of
     the rules in force (``rules_path`` or the defaults); ``skill``: the verdicts by skill
@@ -143,7 +144,9 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
     variance share due to skill heads its headlines); ``measured``: results played with the
     game's measuring rules (``Game.measuring``), from which the table by character comes
     instead, its headline saying so; ``robust``: the verdicts under the rules' alternatives
-    (``analyses.robust``), whose tags the headlines and the skill table show."""
+    (``analyses.robust``), whose tags the headlines and the skill table show; ``lenses``: the
+    designer's lenses as (headline, part of the page) pairs (``leverage_part``, ...), shown
+    after the ladder."""
     lf = lazy(df)
     require_rows(lf)
     out = Path(out)
@@ -295,6 +298,9 @@ def game_section(df: Frame, out: str | os.PathLike, rules_path: str | None = Non
                  + ladder.html())
         for stem, fig in ladder.figures().items():
             b.append(_figure(fig, out, f"{p}-{stem}.png", stem.replace("-", " ")))
+    for headline, body in lenses:
+        sec.headlines.append(headline)
+        b.append(body)
 
     rests = _rests_on(game, rules_path)
     if rests:

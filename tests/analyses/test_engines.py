@@ -29,7 +29,8 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     lines = []
     page = balance(tmp_path / "rep", games=300, players=2, counterfactual_games=60,
                    ladder_games=2, log=lines.append, rungs={"bloomsim": ["random", "greedy"]},
-                   rung_games=200, search_games=60, robust_games=100, luck_games=60)
+                   rung_games=200, search_games=60, robust_games=100, luck_games=60,
+                   leverage_positions=40)
     text = page.read_text()
     assert 'id="bloomsim"' in text and 'id="rapinsim"' in text
     # each game's verdicts under its declared alternatives, tagged beside the headlines
@@ -117,14 +118,22 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
             < part.index("Share of the outcome variance due to skill among ")
         assert f'<h3 id="{game}-luck">Luck by source</h3>' in part
     assert "skill controls" not in text and "against 1 x random" not in text
+    # the designer's lenses, after the ladder, for the games with search agents
+    for game in ("bloomsim", "rapinsim"):
+        lev = pl.read_parquet(tmp_path / "rep" / f"{game}-leverage.parquet")
+        assert 30 <= lev.height <= 40 and lev["options"].min() >= 2
+        part = text[text.index(f'id="{game}"'):]
+        assert part.index(f'id="{game}-ladder"') < part.index(f'id="{game}-leverage"')
+    assert text.count("Decisions: ") >= 2 and text.count("% of decisions are meaningful") >= 2
 
 
 @pytest.mark.parametrize("kw, name", [(dict(games=0), "games"),
                                       (dict(counterfactual_games=0), "counterfactual_games"),
-                                      (dict(games=2.5), "games")])
+                                      (dict(games=2.5), "games"),
+                                      (dict(leverage_positions=-1), "leverage_positions")])
 def test_balance_job_refuses_a_count_that_is_not_positive_before_playing(tmp_path, kw, name):
     from analyses.balance import balance
-    with pytest.raises(ValueError, match=f"^{name} must be a positive integer"):
+    with pytest.raises(ValueError, match=f"^{name} must be a (positive|non-negative) integer"):
         balance(tmp_path / "rep", **kw, log=pytest.fail)
     assert not (tmp_path / "rep").exists()
 

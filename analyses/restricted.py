@@ -27,7 +27,7 @@ from .compare import fixed_interval
 from .games import check_players, check_run, game_module, game_spec, play, policy_name
 from .stats import adjust_pvalues, paired_p
 
-GAMES = 400
+GAMES = 4000
 """Default game indices per probe and rung (each played with the restricted seat in every
 seat): ``python -m analyses restricted GAME`` at this size is the documented run."""
 MARGIN = 0.01

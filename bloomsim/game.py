@@ -73,7 +73,7 @@ def probes() -> tuple[Probe, ...]:
         out += [Probe(a, mode, f"{mode} {words}", (kind,), P.F_PASS, 0, 0)
                 for a, words, kind in ACTIONS]
         out.append(Probe("event", mode, f"{mode} the event of an alternative card",
-                         (P.ALTERNATIVE,), P.F_TARGET, 0, 1e9))
+                         (P.ALTERNATIVE,), P.F_ROLE, -1, -1))
     out.append(Probe("1_round", "horizon", "search playouts cut at one round",
                      settings="horizon=1"))
     return tuple(out)

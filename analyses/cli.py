@@ -116,7 +116,8 @@ def _parser() -> argparse.ArgumentParser:
                          "heuristic)")
     rs.add_argument("--rungs", default=None, metavar="A,B,...",
                     help="more policies to measure at (default: the game's shipped policies, "
-                         "distilled); a search agent takes the horizon probes only")
+                         "distilled; \"\": none); a search agent takes the horizon probes "
+                         "only")
     rs.add_argument("--probe", action="append", metavar="NAME",
                     help="a probe to measure, e.g. never_witch (repeat; default: all)")
     rs.add_argument("--players", type=int, default=4)
@@ -475,7 +476,8 @@ def _run(args: argparse.Namespace) -> None:
         print(r.text())
     elif args.command == "restricted":
         r = restricted(args.game, args.players, args.policy, args.probe, args.games, args.seed,
-                       None if args.rungs is None else parse_rungs(args.rungs),
+                       None if args.rungs is None else
+                       [x.strip() for x in args.rungs.split(",") if x.strip()],
                        threads=args.threads, progress=lambda line: print(line, flush=True))
         print(display.to_text(r.summary))
         print(display.to_text(r.table.select("rung", "label", "diff", "ci_low", "ci_high",

@@ -405,9 +405,8 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
 def _restrictions(policies: Sequence, game: str) -> tuple[list, list]:
     """Each seat's base policy and its probe or None (``simcore.restrict.split``, the probes
     the game declares)."""
-    from .restrict import Restricted, split
-    if not any(isinstance(p, Restricted) or (isinstance(p, str) and "=" in p)
-               for p in policies):
+    from .restrict import is_restricted, split
+    if not any(is_restricted(p) for p in policies):
         return list(policies), [None] * len(policies)
     from . import games
     declared = games.get(game).probes

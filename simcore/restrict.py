@@ -80,6 +80,15 @@ def find(probes: Sequence[Probe], game: str, name: str) -> Probe:
                      f"{[p.name for p in probes]}")
 
 
+def is_restricted(p: Any) -> bool:
+    """Whether a seat's entry is a restricted policy (``Restricted``, ``base[never=thing]``)."""
+    if isinstance(p, Restricted):
+        return True
+    m = _SPEC.match(p) if isinstance(p, str) else None
+    return bool(m) and any(x.partition("=")[0].strip() in ROW_MODES
+                           for x in m.group(2).split(","))
+
+
 def split(p: Any, probes: Sequence[Probe], game: str) -> tuple[Any, Probe | None]:
     """A seat's entry as (base policy, row probe or None): ``cloud[never=witch]`` ->
     ``("cloud", never_witch)``, other settings in the brackets kept with the base."""

@@ -99,3 +99,11 @@ def test_report_part_of_a_small_result():
     head, body = restricted_part(r)
     assert "useless (within -/+1 point): never the event" in head
     assert "-20.0% [-25.0%, -15.0%]" in body and "Restricted play" in body
+
+
+def test_a_restricted_policy_plays_in_compare():
+    import analyses
+    c = analyses.compare("bloomsim", "cloud[never=delivery]", "cloud", n_games=6)
+    assert c.a == "cloud[never=delivery]" and c.diff < 0
+    with pytest.raises(ValueError, match="unknown probe 'never_x'"):
+        analyses.compare("bloomsim", "cloud[never=x]", "cloud", n_games=2)

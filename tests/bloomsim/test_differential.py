@@ -125,3 +125,16 @@ def test_engines_agree_on_restricted_seats(seed, start, seats):
     from simcore.restrict import restricted
     policies = [p if probe is None else restricted(p, probe) for p, probe in seats]
     _compare(default_rules(), policies, seed, start, 2)
+
+
+def test_engines_agree_on_a_restricted_user_policy():
+    from simcore.policy import policy
+    from simcore.restrict import restricted
+
+    @policy("last_option")
+    def last_option(kind, obs, opts, n_opts, rng):
+        return n_opts - 1
+
+    for probe in ("never_brave", "always_weather_fairy", "never_delivery"):
+        _compare(default_rules(), [restricted(last_option, probe), "cloud", "distilled"], 5, 0,
+                 2)

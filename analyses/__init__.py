@@ -1,9 +1,9 @@
 """Analyses of simulation results: DataFrame in, DataFrame or Figure out.
 
 Only ``tournament``, ``ladder``, ``compare``, ``counterfactual_impact``, ``luck_by_source``,
-``sweep``, ``solve``, ``tune``, ``intransitivity``, ``robustness``, ``leverage`` and
-``skill.skill_verdicts`` play games, through a game's public ``simulate``; everything else
-reads a results frame, LazyFrame or Parquet dataset.
+``sweep``, ``solve``, ``tune``, ``intransitivity``, ``leverage``, ``restricted``,
+``robustness`` and ``skill.skill_verdicts`` play games, through a game's public
+``simulate``; everything else reads a results frame, LazyFrame or Parquet dataset.
 """
 import simcore  # noqa: F401 - first: a Ctrl-C while the command starts is one line
 
@@ -17,6 +17,7 @@ from .leverage import Leverage, leverage
 from .luck import Luck, luck_by_source
 from .metrics import designer_metrics
 from .report import report
+from .restricted import Restriction, restricted
 from .robust import Robustness, robustness
 from .seats import seat_advantage
 from .solve import solve
@@ -26,7 +27,7 @@ from .tune import Tuned, tune
 from .winrates import win_rates
 
 __all__ = ["Comparison", "InputError", "Intransitivity", "Ladder", "Leverage", "Luck",
-           "Robustness", "Tournament", "Tuned", "compare", "counterfactual_impact",
-           "designer_metrics", "diff", "event_impact", "intransitivity", "ladder", "leverage",
-           "luck_by_source", "report", "robustness", "scan", "seat_advantage", "solve", "sweep",
-           "switch_offs", "tournament", "tune", "win_rates"]
+           "Restriction", "Robustness", "Tournament", "Tuned", "compare",
+           "counterfactual_impact", "designer_metrics", "diff", "event_impact", "intransitivity",
+           "ladder", "leverage", "luck_by_source", "report", "restricted", "robustness", "scan",
+           "seat_advantage", "solve", "sweep", "switch_offs", "tournament", "tune", "win_rates"]

@@ -28,6 +28,8 @@ from .diff import page as diff_page
 from .metrics import designer_metrics, leader_table
 from .precise import plan, precise
 from .report import partial_folder, report
+from .restricted import GAMES as RESTRICTED_GAMES
+from .restricted import restricted
 from .robust import ROBUST_GAMES, robustness
 from .seats import seat_advantage
 from .solve import solve
@@ -130,6 +132,25 @@ def _parser() -> argparse.ArgumentParser:
     lv.add_argument("--seed", type=int, default=0)
     lv.add_argument("--threads", type=int, default=None)
     lv.add_argument("--rules", help="rules file")
+    rs = sub.add_parser("restricted", help="restricted play: each probe's (never / always an "
+                                           "option) change of the restricted seat's win rate, "
+                                           "paired on the same games, at each skill rung")
+    rs.add_argument("game", choices=games.names())
+    rs.add_argument("--policy", default=None,
+                    help="the policy every seat plays (default: the game's search playout "
+                         "heuristic)")
+    rs.add_argument("--rungs", default=None, metavar="A,B,...",
+                    help="more policies to measure at (default: the game's shipped policies, "
+                         "distilled; \"\": none); a search agent takes the horizon probes "
+                         "only")
+    rs.add_argument("--probe", action="append", metavar="NAME",
+                    help="a probe to measure, e.g. never_witch (repeat; default: all)")
+    rs.add_argument("--players", type=int, default=4)
+    rs.add_argument("--games", type=int, default=RESTRICTED_GAMES,
+                    help=f"game indices per probe and rung (default {RESTRICTED_GAMES:,}), "
+                         f"each played with the restricted seat in every seat")
+    rs.add_argument("--seed", type=int, default=0)
+    rs.add_argument("--threads", type=int, default=None)
     la = sub.add_parser("ladder", help="the skill ladder: rungs against each other on shared "
                                        "seeds, a rating per rung, the x%%-chess weight of "
                                        "neighbouring rungs and the share of variance due to "
@@ -490,6 +511,17 @@ def _run(args: argparse.Namespace) -> None:
         print(f"{lev.headline()}. {lev.decisions.height:,} decisions of "
               f"{lev.decisions['game'].n_unique():,} games, {lev.playouts} playouts per option, "
               f"{lev.seconds:.0f} s; intervals 95%, the game index the unit")
+    elif args.command == "restricted":
+        r = restricted(args.game, args.players, args.policy, args.probe, args.games, args.seed,
+                       None if args.rungs is None else
+                       [x.strip() for x in args.rungs.split(",") if x.strip()],
+                       threads=args.threads, progress=lambda line: print(line, flush=True))
+        print(display.to_text(r.summary))
+        print(display.to_text(r.table.select("rung", "label", "diff", "ci_low", "ci_high",
+                                             "p_adj", "verdict")))
+        print(f"{r.headline()} (win rate change of the restricted seat, paired on "
+              f"{r.games:,} game indices, each in every seat; 95% t intervals, the game index "
+              f"the unit; p Holm-adjusted over all {r.table.height} rows)")
     elif args.command == "distill":
         made = distill(args.game, args.games, args.seed, args.agent, args.out,
                        args.opponents.split(",") if args.opponents else None, args.players,

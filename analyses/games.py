@@ -7,7 +7,7 @@ from typing import Any
 
 import polars as pl
 
-from simcore import budget, games
+from simcore import budget, games, restrict
 from simcore.runner import check_int
 from simcore.search import is_agent_spec
 
@@ -61,10 +61,16 @@ def check_policies(mod: Any, policies: Sequence[Any], least: int,
     if isinstance(policies, str) or len(policies) < least:
         raise ValueError(f"give at least {least} policies as a list, got {policies!r}")
     searches = hasattr(mod, "agent")
+    spec = games.of_module(mod)
     policies = [mod.heuristic(p) if isinstance(p, str) and "[" in p and hasattr(mod, "heuristic")
-                else p for p in policies]
+                and not restrict.is_restricted(p) else p for p in policies]
     for p in policies:
         shipped = [*mod.POLICIES, *getattr(mod, "BUNDLED", ())]
+        if restrict.is_restricted(p):    # cloud[never=witch]: its probe and its base checked
+            base, _ = restrict.split(p, spec.probes if spec else (), getattr(mod, "__name__",
+                                                                                 "the game"))
+            check_policies(mod, [base], 1)
+            continue
         if isinstance(p, str) and p not in shipped and not (searches and is_agent_spec(p)):
             raise ValueError(f"unknown policy {p!r}; built-in policies are {sorted(shipped)}"
                              + ("; search agents are named like 'ismcts-1000', 'pimc-500', "

@@ -26,6 +26,7 @@ from .stats import few_clusters
 from simcore import provenance
 from simcore.games import display_name
 from .seats import CONFOUNDED, DESIGN_NOTE, ROTATED, seat_advantage, seat_design
+from .restricted import BIG, MARGIN as RESTRICT_MARGIN, Restriction
 from .robust import DEPENDS, DESIGN_MARGIN, ROBUST, Robustness
 from .skill import (ALPHA, APPEARS, CHANGES, FLIPS, HOLDS, NEGLIGIBLE, STEADY, VANISHES,
                     SkillVerdicts)
@@ -473,6 +474,31 @@ def leverage_part(lev: Leverage) -> tuple[str, str]:
             f"the game index (a game's decisions share its chance).</p>")
     body += display.to_html(display.leverage_table(lev.table))
     body += display.to_html(display.accuracy_table(lev.accuracy))
+    return headline, body
+
+
+def restricted_part(r: Restriction) -> tuple[str, str]:
+    """The restricted-play part of a game's section: (headline, body)."""
+    rungs = ", ".join(f"<b>{html.escape(x)}</b>" for x in r.rungs)
+    headline = (f"Restricted play ({len(r.summary)} probes at rungs {rungs}, {r.games:,} game "
+                f"indices each): {html.escape(r.headline())}.")
+    t = r.table.with_columns(
+        change=pl.struct("diff", "ci_low", "ci_high").map_elements(
+            lambda x: _interval(x["diff"], x["ci_low"], x["ci_high"]),
+            return_dtype=pl.String)).select("label", "rung", "change", "p_adj", "verdict")
+    body = (f'<h3 id="{r.game}-restricted">Restricted play</h3><p class=note>Each probe '
+            f"restricts one seat: never an option (its rows removed before the policy "
+            f"chooses; where every option matches, the decision is played unrestricted) or "
+            f"always it whenever legal. The restricted seat plays the rung's policy under the "
+            f"probe, the other {r.players - 1} seats the rung's policy, on the same "
+            f"{r.games:,} game indices of seed {r.seed} as the unrestricted table, the "
+            f"restricted seat in every seat in turn. Change: its win rate less the same "
+            f"seat's unrestricted, in points with its 95% interval ({UNIT}); p Holm-adjusted "
+            f"over every row. <i>Useless</i>: the interval inside -/+"
+            f"{RESTRICT_MARGIN * 100:g} point; <i>indispensable</i> (never) or "
+            f"<i>dominant</i> (always): a significant change of at least {BIG * 100:g} "
+            f"points; <i>costly</i> / <i>gains</i>: significant, smaller.</p>")
+    body += display.to_html(r.summary.drop("probe", "mode")) + _details(t)
     return headline, body
 
 

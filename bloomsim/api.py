@@ -129,10 +129,11 @@ def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
     errors = np.zeros((n, 6), np.int64)
     logs = np.zeros((n, LOG_CAP if log else 0, 4), np.int16)
     with compiled_call("bloomsim", sp):
-        E.play_batch(batch_tables(rules, sp.distilled, redraw), np.uint64(key), start, sp.ids,
+        E.play_batch(batch_tables(rules, sp.distilled, redraw), np.uint64(key), start,
+                     sp.engine_ids(),
                      user_addresses(sp.user_py, E.MAX_PLAYERS),
                      b.seat_out, b.rank, b.win, b.game_out, errors, logs, sp.weights,
-                     sp.agent_words(BUILTIN_IDS, E.MAX_PLAYERS, WEIGHTS))
+                     sp.agent_words(BUILTIN_IDS, E.MAX_PLAYERS, WEIGHTS), sp.restrictions)
     raise_policy_fault("bloomsim", sp, KIND_NAMES, start, errors,
                        lambda game: reference_game(rules, sp, key, game, redraw=redraw))
     if log:
@@ -145,8 +146,9 @@ def play_compiled(rules: Rules, sp: SeatPolicies, key: int, start: int, n: int,
 
 def reference_policies(sp: SeatPolicies) -> list:
     funcs = list(POLICIES.values())
-    return [weighted(h.weights) if h is not None else sp.distilled if i == DISTILLED else
-            funcs[i] if i >= 0 else sp.user_py[-1 - i] for i, h in zip(sp.ids, sp.heuristics)]
+    return sp.reference([weighted(h.weights) if h is not None else sp.distilled
+                         if i == DISTILLED else funcs[i] if i >= 0 else sp.user_py[-1 - i]
+                         for i, h in zip(sp.ids, sp.heuristics)])
 
 
 def reference_game(rules: Rules, sp: SeatPolicies, key: int, game: int,

@@ -6,7 +6,10 @@ import json
 from typing import Any
 
 from simcore import provenance
-from simcore.games import Alternative, Game, Things, Variant, default_players, register
+from simcore.games import (Alternative, Game, Probe, Things, Variant, _names, default_players,
+                           register)
+
+from . import policies as P
 
 from .rules import (CHANCE, EMPTY_HANDED_OPTIONS, PERILOUS_OPTIONS, RESHUFFLE_OPTIONS,
                     START_PLAYER_OPTIONS, UNNAMED_TERRAIN_OPTIONS)
@@ -48,6 +51,34 @@ def switch_offs(rules: Any, players: int | None = None, events: str = "replace"
     return out
 
 
+ACTIONS = (("witch_flight", "fly a witch", P.MOVE), ("delivery", "deliver a potion", P.DELIVER),
+           ("charm", "charm a cloud", P.CHARM), ("gathering", "take the gatherer's resources",
+                                                 P.GATHER),
+           ("works", "pay The Works!", P.WORKS))
+"""The actions a probe restricts by their decision kind: (id, in words, kind); its other
+option is to decline."""
+
+
+def probes() -> tuple[Probe, ...]:
+    """Never / always: select each role (the default rules' roles), declare brave, take each
+    action of ``ACTIONS`` (decline it / never decline), take the event of an alternative
+    card; and a horizon-limited search agent (one round's playouts)."""
+    from .rules import default_rules
+    names = dict(_names("bloomsim", "data/guide.json"))
+    out = []
+    for mode in ("never", "always"):
+        out += [Probe(r, mode, f"{mode} select the {names.get(r, r)}", (P.SELECT,), P.F_ROLE,
+                      i, i) for i, r in enumerate(default_rules().role_ids)]
+        out.append(Probe("brave", mode, f"{mode} brave", (P.LEAD, P.FOLLOW), P.F_BRAVE, 1, 1))
+        out += [Probe(a, mode, f"{mode} {words}", (kind,), P.F_PASS, 0, 0)
+                for a, words, kind in ACTIONS]
+        out.append(Probe("event", mode, f"{mode} the event of an alternative card",
+                         (P.ALTERNATIVE,), P.F_ROLE, -1, -1))
+    out.append(Probe("1_round", "horizon", "search playouts cut at one round",
+                     settings="horizon=1"))
+    return tuple(out)
+
+
 def rules_text(rules: Any) -> str:
     """The rules in force as JSON (a rules file to edit), then each value with its provenance
     tag."""
@@ -79,6 +110,7 @@ GAME = register(Game(
              "perilous_places": PERILOUS_OPTIONS,
              "perilous_unnamed_terrains": UNNAMED_TERRAIN_OPTIONS,
              "empty_handed": EMPTY_HANDED_OPTIONS},
+    probes=probes(),
     alternatives=(
         Alternative("Perilous Places: hill, mountain 0", "perilous_unnamed_terrains",
                     {"perilous_unnamed_terrains": "zero"}),

@@ -71,9 +71,9 @@ def _check(policies, rules, characters) -> tuple[Rules, SeatPolicies, np.ndarray
 
 
 def _reference_policies(pol: SeatPolicies):
-    return [None if i == SEARCH_ID else pol.distilled if i == DISTILLED else
-            ref.builtin(int(i), None if h is None else h.weights) if i >= 0
-            else pol.user_py[-1 - int(i)] for i, h in zip(pol.ids, pol.heuristics)]
+    return pol.reference([None if i == SEARCH_ID else pol.distilled if i == DISTILLED else
+                          ref.builtin(int(i), None if h is None else h.weights) if i >= 0
+                          else pol.user_py[-1 - int(i)] for i, h in zip(pol.ids, pol.heuristics)])
 
 
 def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, start: int,
@@ -98,10 +98,11 @@ def play_arrays(pol: SeatPolicies, rules: Rules, fixed: np.ndarray, key: int, st
     err = np.zeros((n, 5), np.int64)
     buf = np.zeros((n, LOG_LEN if log else 0, 4), np.int16)
     with compiled_call("rapinsim", pol):
-        E.play_batch(rules, pol.ids, user_addresses(pol.user_py, E.P), np.uint64(key), start,
-                     p, fixed, seat, win, game, chars, led, err, buf, pol.weights,
+        E.play_batch(rules, pol.engine_ids(), user_addresses(pol.user_py, E.P), np.uint64(key),
+                     start, p, fixed, seat, win, game, chars, led, err, buf, pol.weights,
                      pol.agent_words(BUILTIN_IDS, E.P, WEIGHTS),
-                     None if pol.distilled is None else pol.distilled.flat(), redraw)
+                     None if pol.distilled is None else pol.distilled.flat(), redraw,
+                     pol.restrictions)
     raise_policy_fault("rapinsim", pol, KIND_NAMES, start, err,
                        lambda g: ref.play_game(rules, funcs, pol.names, key, g, fc,
                                                redraw=redraw))

@@ -6,9 +6,39 @@ import dataclasses
 from typing import Any
 
 from simcore import provenance
-from simcore.games import Alternative, Game, Things, Variant, default_players, register
+from simcore.games import (Alternative, Game, Probe, Things, Variant, _names, default_players,
+                           register)
 
-from .rules import CHANCE, CHARACTER_SELECTIONS, DISGUISE_MODES
+from . import policies as P
+from .rules import CHANCE, CHARACTER_SELECTIONS, CHARACTERS, DISGUISE_MODES, ITEMS, TRAP, TREASURE
+
+ACTIONS = (("search", "search a house", P.F_WHAT, P.O_SEARCH),
+           ("step", "step to a district", P.F_WHAT, P.O_STEP),
+           ("pass", "end the turn early", P.F_WHAT, P.O_PASS),
+           ("skill", "use the character's skill", P.F_WHAT, P.O_SKILL),
+           ("known_trap", "search (or take) a house known to hold a trap", P.F_TILE, TRAP),
+           ("known_treasure", "search (or take) a house known to hold a treasure", P.F_TILE,
+            TREASURE))
+"""The actions a probe restricts: (id, in words, feature column, value), at the action and
+house decisions."""
+
+
+def probes() -> tuple[Probe, ...]:
+    """Never / always: use each item, choose each character (where characters are chosen),
+    take each action of ``ACTIONS``; and a horizon-limited player: the evader and the keeper
+    (who predict Rize's path to their next turn) cut to ``careful``'s one step ahead."""
+    names = dict(_names("rapinsim", "data/guide.json"))
+    out = []
+    for mode in ("never", "always"):
+        out += [Probe(x, mode, f"{mode} use the {names.get(x, x)}", (P.ACTION,), P.F_ARG, i, i)
+                for i, x in enumerate(ITEMS)]
+        out += [Probe(c, mode, f"{mode} choose {names.get(c, c)}", (P.CHARACTER,), P.F_ARG,
+                      i, i) for i, c in enumerate(CHARACTERS)]
+        out += [Probe(a, mode, f"{mode} {words}", (P.ACTION, P.HOUSE), col, v, v)
+                for a, words, col, v in ACTIONS]
+    out.append(Probe("one_step", "horizon", "Rize foreseen one step ahead, not to the next turn",
+                     swap=(("evader", "careful"), ("keeper", "careful"))))
+    return tuple(out)
 
 
 def switch_offs(rules: Any, players: int | None = None, events: str = "replace"
@@ -76,6 +106,7 @@ GAME = register(Game(
                    "fix one character per seat (default: the players choose, or the rules' "
                    "character_selection = draw deals them)"),),
     rules_text=lambda rules: provenance.rules_text(GAME, rules), rules_guide="data/guide.json",
+    probes=probes(),
     alternatives=(
         Alternative("town: the ring of 10", "districts", file="data/ring10.json"),
         Alternative("roster: the seed's three", "characters",

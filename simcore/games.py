@@ -78,6 +78,48 @@ class Alternative:
             raise ValueError(f"alternative {self.name!r}: give changes or a rules file")
 
 
+PROBE_MODES = ("never", "always", "horizon")
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A restriction of one seat's play (restricted play, Jaffe 2012; ``simcore.restrict``):
+    at decisions of the ``kinds`` (the game's decision kind ids), the option rows whose feature
+    ``column`` lies in ``[lo, hi]`` are removed before the seat's policy chooses (``"never"``;
+    when every option matches, the decision is played unrestricted) or are the only ones kept
+    whenever one is legal (``"always"``). A ``"horizon"`` probe is a horizon-limited player
+    instead: a search agent with the ``settings`` (``"horizon=1"``), or for a policy named in
+    ``swap`` its short-sighted twin (``(("evader", "careful"),)``). The policy name
+    ``cloud[never=witch]`` plays ``cloud`` under the probe of ``thing`` ``witch`` and mode
+    ``never`` (``name``: ``never_witch``)."""
+
+    thing: str                     # what it restricts, an id: "witch", "brave", "1_round"
+    mode: str                      # "never", "always" or "horizon"
+    label: str                     # how tables name it: "never the Witch"
+    kinds: tuple[int, ...] = ()
+    column: int = 0
+    lo: float = 0.0
+    hi: float = 0.0
+    settings: str = ""
+    swap: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self):
+        if self.mode not in PROBE_MODES:
+            raise ValueError(f"probe {self.thing!r}: mode must be one of {PROBE_MODES}, "
+                             f"got {self.mode!r}")
+        rows = self.mode != "horizon"
+        if rows != bool(self.kinds) or (not rows and not (self.settings or self.swap)):
+            raise ValueError(f"probe {self.name!r}: a horizon probe gives settings or swaps, "
+                             f"the others decision kinds")
+        if self.lo > self.hi:
+            raise ValueError(f"probe {self.name!r}: lo {self.lo} is above hi {self.hi}")
+
+    @property
+    def name(self) -> str:
+        """The probe's id, ``never_witch``."""
+        return f"{self.mode}_{self.thing}"
+
+
 @dataclass(frozen=True)
 class Game:
     """What one game declares. Every callable takes plain arguments and is cheap to call."""
@@ -148,6 +190,11 @@ class Game:
     """The other readings of the default rules' gaps, readings and inventions that the balance
     report's verdicts are re-measured under (``analyses.robust``), each naming the provenance
     entry it tests."""
+
+    probes: tuple[Probe, ...] = ()
+    """The restrictions ``analyses.restricted`` measures (restricted play): never / always
+    each role, item or action, and a horizon-limited search player; a policy name takes one
+    as ``base[never=thing]`` (``simcore.restrict``)."""
 
     def module(self) -> Any:
         """The game's public module (``simulate``, ``replay``, ``load_rules``, ``POLICIES``)."""

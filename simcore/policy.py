@@ -272,6 +272,25 @@ class SeatPolicies:
     heuristics: tuple = ()   # [P] the seat's ``Heuristic`` with other weights, or None
     agents: tuple = ()       # [P] each seat's simcore.search.Agent, or None
     distilled: Any = None    # the seats' simcore.distill.Distilled (one per batch), or None
+    restrictions: np.ndarray | None = None  # [P, simcore.restrict.RW] int64: each seat's
+    #                          restriction words (``restrict.words``; zeros where none), or None
+    probes: tuple = ()       # [P] each seat's simcore.games.Probe, or None
+
+    def engine_ids(self) -> np.ndarray:
+        """The ids the compiled engines play: ``ids`` with restricted seats'
+        ``simcore.restrict.RESTRICTED_ID`` (their base policy in ``restrictions``)."""
+        from .restrict import RESTRICTED_ID
+        if self.restrictions is None:
+            return self.ids
+        return np.where([p is not None for p in self.probes], RESTRICTED_ID, self.ids)
+
+    def reference(self, funcs: Sequence) -> list:
+        """The reference engines' seat functions: ``funcs`` (one per seat, the base
+        policies'), a restricted seat's wrapped in ``simcore.restrict.RowRestriction``."""
+        from .restrict import RowRestriction
+        if not self.probes:
+            return list(funcs)
+        return [f if p is None else RowRestriction(f, p) for f, p in zip(funcs, self.probes)]
 
     def agent_words(self, playout_ids: Mapping[str, int], max_players: int,
                     weights: Weights) -> np.ndarray:
@@ -293,12 +312,14 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
     ``base[name=value,...]``, a user policy, the name of one the game ships as data
     (``bundled``: name -> the policy, such as ``"distilled"``) or, where the game has
     ``agent``, a search agent or its name such as ``"ismcts-1000"``) into engine ids and each
-    seat's weights."""
+    seat's weights. Any of them but a search agent may be restricted
+    (``simcore.restrict``: ``cloud[never=witch]``)."""
     from .distill import Distilled
     from .search import SEARCH_ID, Agent, is_agent_spec
     if isinstance(policies, (str, bytes)) or not isinstance(policies, Sequence):
         raise ValueError(f"{game}: policies must be a list with one entry per seat, "
                          f"got {policies!r}")
+    policies, probes = _restrictions(policies, game)
     lo, hi = n_players
     if not lo <= len(policies) <= hi:
         raise ValueError(f"{game} is played by {lo} to {hi} players, but {len(policies)} "
@@ -367,9 +388,33 @@ def resolve(policies: Sequence, builtins: Mapping[str, int], game: str,
             pys.append(func)
             ids.append(-len(pys))
         names.append(name)
+    restrictions = None
+    if any(probes):
+        from .restrict import RW, Restricted, words
+        for seat, pr in enumerate(probes):
+            if pr is not None and ids[seat] == SEARCH_ID:
+                raise ValueError(f"{game}: policy at seat {seat}: a search agent "
+                                 f"({names[seat]!r}) cannot be restricted")
+        restrictions = np.array([np.zeros(RW, np.int64) if pr is None else
+                                 words(ids[seat], pr) for seat, pr in enumerate(probes)])
+        names = [n if pr is None else Restricted(n, pr.name).name
+                 for n, pr in zip(names, probes)]
     return SeatPolicies(np.array(ids, dtype=np.int64), tuple(names), tuple(pys),
                         None if weights is None else np.array(rows, np.float64), tuple(heur),
-                        tuple(agents) if any(a is not None for a in agents) else (), dist)
+                        tuple(agents) if any(a is not None for a in agents) else (), dist,
+                        restrictions, tuple(probes) if restrictions is not None else ())
+
+
+def _restrictions(policies: Sequence, game: str) -> tuple[list, list]:
+    """Each seat's base policy and its probe or None (``simcore.restrict.split``, the probes
+    the game declares)."""
+    from .restrict import is_restricted, split
+    if not any(is_restricted(p) for p in policies):
+        return list(policies), [None] * len(policies)
+    from . import games
+    declared = games.get(game).probes
+    pairs = [split(p, declared, game) for p in policies]
+    return [b for b, _ in pairs], [pr for _, pr in pairs]
 
 
 class PolicyError(ValueError):

@@ -308,6 +308,7 @@ def agent_maker(playouts, default: str, weights=None, horizon: int | None = None
     agent.horizon, agent.margin, agent.bias, agent.adaptive = horizon, margin, bias, adaptive
     agent.opponents = opponents
     agent.strong, agent.strong_games = strong, strong_games
+    agent.playout = default
     agent.parse = lambda spec: parse_agent(spec, playouts, default, horizon, margin, bias,
                                            adaptive, opponents, weights)
     agent.parse.__doc__ = "A name such as ``\"ismcts-1000\"`` as this game's ``Agent``."

@@ -10,6 +10,7 @@ from numba import njit, types
 
 from simcore import search as SR
 from simcore.distill import scorer
+from simcore import restrict as RS
 from simcore.policy import POLICY_SIG, policy_at
 from simcore.rng import randint, reseed
 
@@ -21,9 +22,10 @@ from .state import (B1, FM_SEAT, GT, G_BEST, G_BEST_V, G_DECISIONS, G_DIST_U, G_
                     G_ERR_CHOICE, G_ERR_KIND, G_ERR_N, G_ERR_SEAT, G_EVENT, G_FM_STOP, G_HALTED,
                     G_HORIZON, G_LAST_ROUND,
                     G_LEADER, G_LOGGED, G_LOG_AT, G_LOG_CAP, G_MARKS, G_NP, G_N_MARKS, G_PEND,
-                    G_PLAYED, G_PLAYOUTS, G_ROUND, G_SEARCH, G_SEARCH_FN, G_SELECTING, G_ST, G_TURN,
-                    G_UF, I8, OBS_LEN, ST, S_BOLTS, S_GREEN, S_HAND, S_NHAND, S_ORANGE, S_PAWN_A,
-                    S_PAWN_B, S_PLAYED, S_POLICY, S_PURPLE, S_SCORE, S_WANDS, S_WEIGHTS, TT, sc,
+                    G_PLAYED, G_PLAYOUTS, G_RMAP, G_ROUND, G_SEARCH, G_SEARCH_FN, G_SELECTING,
+                    G_ST, G_TURN, G_UF, I8, OBS_LEN, ST, S_BOLTS, S_GREEN, S_HAND, S_NHAND,
+                    S_ORANGE, S_PAWN_A, S_PAWN_B, S_PLAYED, S_POLICY, S_PURPLE, S_RESTRICT,
+                    S_SCORE, S_WANDS, S_WEIGHTS, TT, sc,
                     search_at, streams)
 from .tables import T_DIST, T_LOG, event_of
 
@@ -248,6 +250,39 @@ def fm_decide(t, g, obs, opts, seat, kind, n):
     return 0
 
 
+@njit((TT, GT, *POLICY_SIG.args[1:3], I8, I8, I8), cache=True, _nrt=False,
+      no_cpython_wrapper=True)
+def restricted(t, g, obs, opts, seat, kind, n):
+    """A restricted seat's choice among the n rows (``simcore.restrict``): the probe's rows
+    removed or kept alone (``restrict_rows``), then the base policy's choice among the rest
+    (one left is taken without asking), as an index of the n rows; ``n`` when the base
+    policy's choice is illegal."""
+    w = g[sc(seat, S_RESTRICT):sc(seat, S_RESTRICT) + RS.RW]
+    bounds = w.view(np.float64)
+    keep = g[G_RMAP:G_RMAP + n]
+    m = RS.restrict_rows(opts, n, kind, w[RS.R_KINDS], w[RS.R_COLUMN], bounds[RS.R_LO],
+                         bounds[RS.R_HI], w[RS.R_ALWAYS], keep)
+    k = m if m > 0 else n
+    base = w[RS.R_BASE]
+    if k == 1:
+        c = 0
+    elif base == P.RANDOM:
+        c = randint(g.view(np.uint64), G_ST + N_CHANCE + seat, k)
+    elif base == P.DISTILLED:
+        c = distilled_pick(t, g, obs[:OBS_LEN], opts, seat, kind, k)
+    elif base >= 0:
+        wt = g.view(np.float64)
+        at = sc(seat, S_WEIGHTS)
+        c = P._best(opts, k, (wt[at], wt[at + 1], wt[at + 2], wt[at + 3]))
+    else:
+        rng = g.view(np.uint64)[G_ST + N_CHANCE + seat:G_ST + N_CHANCE + 1 + seat]
+        observe(t, g, obs, seat)
+        c = policy_at(g[G_UF - 1 - base])(kind, obs, opts, k, rng)
+    if m <= 0:
+        return c
+    return keep[c] if 0 <= c < k else n
+
+
 @njit((TT, ST.types[0], *POLICY_SIG.args[1:3], I8, I8, I8),
       cache=True, _nrt=False, no_cpython_wrapper=True)
 def ask(t, g, obs, opts, seat, kind, n):
@@ -259,6 +294,8 @@ def ask(t, g, obs, opts, seat, kind, n):
         return fm_decide(t, g, obs, opts, seat, kind, n)
     if pid == SR.SEARCH_ID:
         c = search_at(g[G_SEARCH_FN])(t, g, seat, n)
+    elif pid == RS.RESTRICTED_ID:
+        c = restricted(t, g, obs, opts, seat, kind, n)
     else:
         rng = g.view(np.uint64)[G_ST + N_CHANCE + seat:G_ST + N_CHANCE + 1 + seat]
         observe(t, g, obs, seat)

@@ -22,11 +22,12 @@ from .state import (GAME_SIG, G_DECISIONS, G_ERROR, G_ERR_CHOICE, G_ERR_KIND, G_
                     G_EVENT, G_HALTED, G_LAST_BRAVE, G_LAST_ROUND, G_LEADER, G_LOGGED,
                     G_LOG_AT, G_NP, G_PLAYED,
                     G_RESUME, G_RESUME_TURNS, G_ROUND, G_SEAT, G_START, G_TURN, LOG_CAP,
-                    MAX_PLAYERS, N_SEAT, SEARCH_SEAT_SIG, S_BOLTS, S_BRAVE_DONE, S_CANCELLED,
+                    MAX_PLAYERS, N_SEAT, RMAP_LEN, RW, SEARCH_SEAT_SIG, S_BOLTS, S_BRAVE_DONE,
+                    S_CANCELLED,
                     S_CHARMED, S_DELIV, S_FLOOR, S_GREEN, S_LED, S_LIGHTNING, S_NHAND, S_ORANGE,
-                    S_PAWN_A, S_PAWN_B, S_PLAYED, S_PURPLE, S_SCORE, S_SETS, S_TOWERS, S_WANDS,
-                    S_WEIGHTS, sc)
-from .tables import T_DECKS, T_N_REC, T_N_TILES, T_REC
+                    S_PAWN_A, S_PAWN_B, S_PLAYED, S_PURPLE, S_RESTRICT, S_SCORE, S_SETS,
+                    S_TOWERS, S_WANDS, S_WEIGHTS, sc)
+from .tables import T_DECKS, T_MAXO, T_N_REC, T_N_TILES, T_REC
 from .turns import play_turn
 
 
@@ -135,14 +136,18 @@ def play_games(t, s, key, start, counter, game_fn, primary, secondary, seat_out,
 
 
 def play_batch(t, key, start, pol, user_policies, seat_out, rank, win, game_out, errors,
-               log, weights=None, agents=None) -> None:
+               log, weights=None, agents=None, restrictions=None) -> None:
     """Play games start .. start + len(win) - 1 (arrays as ``play_games``) on
     ``numba.get_num_threads()`` threads (``simcore.parallel.spread``). ``pol``: [P] int64 the
     seats' policy ids; ``user_policies``: [MAX_PLAYERS] int64 the addresses of the user
     policies' compiled code (``policy_at``), padded with a placeholder's; ``weights``: [P, 4]
     float64 the seats' heuristic weights (``seat_weights``; None: the built-ins');
     ``agents``: the search seats' words (``init_state``; a game with a search seat keeps its
-    log)."""
+    log); ``restrictions``: [P, RW] int64 the restricted seats' words (``pol`` holds
+    ``simcore.restrict.RESTRICTED_ID`` there; None: no seat is restricted)."""
+    if restrictions is not None and t[T_MAXO] > RMAP_LEN:
+        raise ValueError(f"bloomsim: a restricted seat's decisions may have up to "
+                         f"{RMAP_LEN} options, these rules allow {t[T_MAXO]}")
     game_fn = first_class(play_game, GAME_SIG)
     if weights is None:
         weights = [P.WEIGHTS.row(list(P.BUILTIN_IDS)[i] if i >= 0 else None) for i in pol]
@@ -157,6 +162,9 @@ def play_batch(t, key, start, pol, user_policies, seat_out, rank, win, game_out,
         for p, w in enumerate(weights):
             at = G_SEAT + N_SEAT * p + S_WEIGHTS
             s.g[at:at + 4].view(np.float64)[:] = w
+            if restrictions is not None:
+                at = G_SEAT + N_SEAT * p + S_RESTRICT
+                s.g[at:at + RW] = restrictions[p]
         keys = np.zeros((2, len(pol)), np.int64)
         play_games(t, s, key, start, counter, game_fn, keys[0], keys[1], seat_out, rank, win,
                    game_out, errors, log)

@@ -13,6 +13,7 @@ from simcore import search as SR
 from simcore.forward import MAX_MARKS
 from simcore.layout import Layout
 from simcore.policy import function_at
+from simcore.restrict import RW
 
 from .. import policies as P
 from ..rules import N_CHANCE
@@ -88,6 +89,9 @@ G_HORIZON = G.field("horizon", meaning="a search's playout horizon: rounds playe
                                        "decision's included (0: to the end)")
 G_LAST_ROUND = G.field("last_round", meaning="the round after which a search's iteration is "
                                              "scored (0: the last round; fm_decide sets it)")
+RMAP_LEN = 256
+G_RMAP = G.field("restrict_map", RMAP_LEN, "the option rows a restricted seat's probe kept "
+                                           "(decisions.restricted)")
 G_ST = G.field("streams", N_CHANCE + MAX_PLAYERS, "random streams (uint64 bits): the chance "
                                                   "sources (rules.CHANCE), then the seats")
 # a seat's columns (seat p's at G_SEAT + N_SEAT * p). S_SCORE .. S_FLOOR are also the order of
@@ -121,6 +125,8 @@ S_LED = SEAT.field("led", meaning="the rounds the seat led after (bit r-1 = roun
 S_POLICY = SEAT.field("policy", meaning="policy id (built-in >= 0, user -1 - i)")
 S_WEIGHTS = SEAT.field("weights", 4, "a heuristic's weights (float64 bits: points, gained "
                                      "wands, lightning, max risk; P.WEIGHTS; seat_weights)")
+S_RESTRICT = SEAT.field("restriction", RW, "a restricted seat's words (simcore.restrict: its "
+                                           "base policy and probe; decisions.restricted)")
 N_SEAT = SEAT.size
 G_SEAT = G.field("seats", N_SEAT * MAX_PLAYERS, "each seat's columns (SEAT)")
 G_OAB = G.field("option_slots", 0, "what option i means: 2 words each, up to T_MAXO")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from numba import carray, njit
 
+from simcore import restrict as RS
 from simcore import search as SR
 from simcore.distill import scorer
 from simcore.policy import policy_at
@@ -18,7 +19,7 @@ from .. import stats as S
 from ..distilled import FEATURES
 from ..policies import DISTILLED, N_FEATURES, N_OBS, RANDOM, choose_weighted
 from ..rules import N_CHANCE
-from .tables import ADDR, DIST_SHAPE, DU, DW, LOG_CAP, MO, NW, PID, UF, W
+from .tables import ADDR, DIST_SHAPE, DU, DW, LOG_CAP, MO, NW, PID, RESTRICT, RMAP, UF, W
 from .state import (CH_ARG, CH_WHAT, ERR, ERR_CHOICE, ERR_KIND, ERR_N, ERR_SEAT, FM_SEAT, GAME_ST,
                     G_PTR, I64, LOG0, OBS, OPTS, OVER, XS, f32_at, f64_at, fm_at, helper,
                     i64_at, on_g, search_at, streams, u64_at)
@@ -59,7 +60,9 @@ def distilled_pick(G, kind, n):
       no_cfunc_wrapper=True)   # carray needs the NRT
 def decide_policy(G, s, kind, n):
     """Seat s's policy chooses among the n options. An illegal answer is recorded and ends the
-    game (choice 0 is used so the kernels unwind cleanly)."""
+    game (choice 0 is used so the kernels unwind cleanly). A restricted seat
+    (``simcore.restrict``) has its base policy choose among the rows its probe keeps (one left
+    is taken without asking)."""
     pid = G[PID + s]
     obs = carray(f32_at(G, OBS), N_OBS)
     F = carray(f32_at(G, OPTS), (MO, N_FEATURES))
@@ -67,7 +70,18 @@ def decide_policy(G, s, kind, n):
         observe(G, s)                       # the forward model writes them where it halts
         option_rows(G, s, n, pid < 0)
     rng = carray(u64_at(G, XS + 2 * (N_CHANCE + s)), 1)     # the seat's stream
-    if pid == DISTILLED:
+    m, n_all = 0, n
+    keep = carray(i64_at(G, RMAP), MO)
+    if pid == RS.RESTRICTED_ID:
+        w = carray(i64_at(G, RESTRICT + 2 * RS.RW * s), RS.RW)
+        bounds = carray(f64_at(G, RESTRICT + 2 * RS.RW * s), RS.RW)
+        m = RS.restrict_rows(F, n, kind, w[RS.R_KINDS], w[RS.R_COLUMN], bounds[RS.R_LO],
+                             bounds[RS.R_HI], w[RS.R_ALWAYS], keep)
+        pid = w[RS.R_BASE]
+        n = m if m > 0 else n
+    if m == 1:
+        c = 0
+    elif pid == DISTILLED:
         c = distilled_pick(G, kind, n)
     elif pid >= 0:
         w = f64_at(G, W + 2 * NW * s)       # the seat's weights (NW of them)
@@ -85,7 +99,9 @@ def decide_policy(G, s, kind, n):
             G[ERR_CHOICE], G[ERR_N] = min(max(c, -2 ** 31), 2 ** 31 - 1), n
         G[OVER] = 1
         return 0
-    record(G, s, kind, n, c)
+    if m > 0:
+        c = keep[c]
+    record(G, s, kind, n_all, c)
     return c
 
 

@@ -111,18 +111,18 @@ def play_games(Ga, key, start, counter, game_fn, seat, win, game, chars, led, er
 
 def play_batch(rules: Rules, ids, user, key, start, n_players, fixed, seat, win, game, chars,
                led, err, log, weights=None, agents=None, distilled=None,
-               redraw=NO_REDRAW) -> None:
+               redraw=NO_REDRAW, restrictions=None) -> None:
     """Play games start .. start + len(win) - 1 (arrays as ``play_games``) on
     ``numba.get_num_threads()`` threads (``simcore.parallel.spread``); ``weights``,
-    ``distilled`` and ``redraw`` as ``rule_vector``'s; ``agents``: the search seats' words
-    (``rule_vector``; a game with a search seat keeps its log)."""
+    ``distilled``, ``redraw`` and ``restrictions`` as ``rule_vector``'s; ``agents``: the
+    search seats' words (``rule_vector``; a game with a search seat keeps its log)."""
     game_fn = first_class(play_game, GAME_SIG)
     searching = bool((np.asarray(ids) == SR.SEARCH_ID).any())
     cap = LOG_LEN if searching else log.shape[1]
     addresses = (first_class(search_seat, SEARCH_SIG).address, game_fn.address,
                  first_class(fm_decide, FM_SIG).address) if searching else (0, 0, 0)
     head = rule_vector(rules, n_players, ids, user, fixed, cap, weights, agents, addresses,
-                       distilled, redraw)
+                       distilled, redraw, restrictions)
     key = np.uint64(key)
 
     def play_units(counter):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simcore import restrict as RS
 from simcore import search as SR
 from simcore.layout import Layout
 from simcore.rng import NO_REDRAW
@@ -95,19 +96,24 @@ DW = G.field("distilled", 2 * DIST_WORDS, "float64 the distilled policy's weight
                                           "options, contexts] (decisions.distilled_pick)")
 DU = G.field("distilled_u", 2 * DIST_SHAPE[1], "float64 scratch: its option weights in the "
                                               "seat's context")
+G.align(2)
+RESTRICT = G.field("restrict", 2 * RS.RW * P, "int64 [s * RW + k] seat s's restriction words "
+                                             "(simcore.restrict; decisions.decide_policy)")
+RMAP = G.field("restrict_map", 2 * MO, "int64 the option rows a restricted seat's probe kept")
 RULES_LEN = G.end
 
 
 def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
                 fixed: np.ndarray, log_cap: int, weights=None, agents: np.ndarray | None = None,
                 addresses: tuple[int, int, int] = (0, 0, 0), distilled=None,
-                redraw: tuple[int, int] = NO_REDRAW) -> np.ndarray:
+                redraw: tuple[int, int] = NO_REDRAW, restrictions=None) -> np.ndarray:
     """G's first ``RULES_LEN`` slots: the rules and the batch settings; ``weights``: [P, NW]
     the seats' heuristic weights (None: the built-ins'); ``agents``: the search seats' words,
     ``addresses``: search_seat, play_game and fm_decide when a seat searches; ``distilled``:
     the distilled policy's weights (``simcore.distill.Distilled.flat``; None: the shipped
     ones), data passed in, so other weights never recompile a kernel; ``redraw``: the
-    streams drawn anew (bit mask, key)."""
+    streams drawn anew (bit mask, key); ``restrictions``: [P, RW] the restricted seats' words
+    (``ids`` holds ``simcore.restrict.RESTRICTED_ID`` there; None: none is)."""
     ra = rules.arrays()
     v = np.zeros(RULES_LEN, np.int32)
     d, h = ra.n_districts, ra.n_houses
@@ -157,6 +163,8 @@ def rule_vector(rules: Rules, n_players: int, ids: np.ndarray, user: np.ndarray,
     v[SNAP_TURN] = -1
     v[W:W + 2 * NW * n_players].view(np.float64)[:] = np.ravel(
         [DEFAULT_W] * n_players if weights is None else weights)
+    if restrictions is not None:
+        v[RESTRICT:RESTRICT + 2 * RS.RW * n_players].view(np.int64)[:] = np.ravel(restrictions)
     v[DW:DW + 2 * DIST_WORDS].view(np.float64)[:] = (
         bundled_distilled().flat() if distilled is None else distilled)
     return v

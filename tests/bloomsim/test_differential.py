@@ -4,6 +4,7 @@ from hypothesis import strategies as st
 
 import bloomsim
 from bloomsim import api
+from bloomsim.game import GAME
 from bloomsim.rules import default_rules
 from simcore.rng import NO_REDRAW, redraw_key, root_key
 
@@ -109,3 +110,31 @@ def test_engines_agree_on_heuristics_with_other_weights(seed, start, base, point
     h = bloomsim.heuristic(base, points=points, wands=wands, lightning=lightning,
                            max_risk=max_risk)
     _compare(default_rules(), [h, *others], seed, start, 3)
+
+
+ROW_PROBES = [p.name for p in GAME.probes if p.mode != "horizon"]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), start=st.integers(0, 10**6),
+       seats=st.lists(st.tuples(st.sampled_from(NAMES + ["careful[points=1.5]"]),
+                                st.none() | st.sampled_from(ROW_PROBES)),
+                      min_size=2, max_size=5))
+def test_engines_agree_on_restricted_seats(seed, start, seats):
+    """Restricted play (``simcore.restrict``): a seat under any probe, of any base policy."""
+    from simcore.restrict import restricted
+    policies = [p if probe is None else restricted(p, probe) for p, probe in seats]
+    _compare(default_rules(), policies, seed, start, 2)
+
+
+def test_engines_agree_on_a_restricted_user_policy():
+    from simcore.policy import policy
+    from simcore.restrict import restricted
+
+    @policy("last_option")
+    def last_option(kind, obs, opts, n_opts, rng):
+        return n_opts - 1
+
+    for probe in ("never_brave", "always_weather_fairy", "never_delivery"):
+        _compare(default_rules(), [restricted(last_option, probe), "cloud", "distilled"], 5, 0,
+                 2)

@@ -6,11 +6,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rapinsim import api, new_game, simulate
+from rapinsim.game import GAME
 from rapinsim import policies as P
 from rapinsim import reference as ref
 from rapinsim import stats as S
 from rapinsim.rules import CHARACTERS, ITEMS, RING10, TRAPS, load_rules
 from simcore.policy import policy
+from simcore.restrict import restricted
 from simcore.rng import NO_REDRAW, redraw_key, root_key
 
 RULES = load_rules()
@@ -317,4 +319,17 @@ def test_engines_agree_on_heuristics_with_other_weights(seed, base, data, others
     w = {name: data.draw(st.floats(lo, min(hi, 30.0)).map(lambda x: round(x, 2)), label=name)
          for name, (lo, hi) in zip(P.WEIGHTS.names, P.WEIGHTS.bounds)}
     c, r = both([P.heuristic(base, **w), *others], 3, seed)
+    assert_same(c, r)
+
+
+ROW_PROBES = [p.name for p in GAME.probes if p.mode != "horizon"]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32),
+       seats=st.lists(st.tuples(st.sampled_from(PLAYED), st.none() | st.sampled_from(ROW_PROBES)),
+                      min_size=2, max_size=6))
+def test_engines_agree_on_restricted_seats(seed, seats):
+    """Restricted play (``simcore.restrict``): a seat under any probe, of any base policy."""
+    c, r = both([p if probe is None else restricted(p, probe) for p, probe in seats], 3, seed)
     assert_same(c, r)

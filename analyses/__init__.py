@@ -2,8 +2,8 @@
 
 Only ``tournament``, ``ladder``, ``compare``, ``counterfactual_impact``, ``luck_by_source``,
 ``sweep``, ``solve``, ``tune``, ``intransitivity``, ``robustness`` and ``skill.skill_verdicts``
-play games, through a game's public ``simulate``; everything else reads a results frame,
-LazyFrame or Parquet dataset.
+play games, through a game's public ``simulate``, and ``kingmaking`` through its forward model
+(``new_game``); everything else reads a results frame, LazyFrame or Parquet dataset.
 """
 import simcore  # noqa: F401 - first: a Ctrl-C while the command starts is one line
 
@@ -12,6 +12,7 @@ from .data import InputError, scan
 from .diff import diff
 from .event_impact import counterfactual_impact, event_impact, switch_offs
 from .intransitivity import Intransitivity, intransitivity
+from .kingmaking import Kingmaking, kingmaking
 from .ladder import Ladder, ladder
 from .luck import Luck, luck_by_source
 from .metrics import designer_metrics
@@ -24,8 +25,8 @@ from .tournament import Tournament, tournament
 from .tune import Tuned, tune
 from .winrates import win_rates
 
-__all__ = ["Comparison", "InputError", "Intransitivity", "Ladder", "Luck", "Robustness",
-           "Tournament", "Tuned", "compare", "counterfactual_impact", "designer_metrics", "diff",
-           "event_impact", "intransitivity", "ladder", "luck_by_source", "report", "robustness",
-           "scan", "seat_advantage", "solve", "sweep", "switch_offs", "tournament", "tune",
-           "win_rates"]
+__all__ = ["Comparison", "InputError", "Intransitivity", "Kingmaking", "Ladder", "Luck",
+           "Robustness", "Tournament", "Tuned", "compare", "counterfactual_impact",
+           "designer_metrics", "diff", "event_impact", "intransitivity", "kingmaking", "ladder",
+           "luck_by_source", "report", "robustness", "scan", "seat_advantage", "solve", "sweep",
+           "switch_offs", "tournament", "tune", "win_rates"]

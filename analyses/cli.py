@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 import polars as pl
 
@@ -18,6 +19,8 @@ from .distill import summary as distill_summary
 from .event_impact import event_impact
 from .intransitivity import GAMES as INTRANSITIVITY_GAMES
 from .intransitivity import intransitivity
+from .kingmaking import GAMES as KINGMAKING_GAMES
+from .kingmaking import PLAYOUTS, SCREEN, SWING, THRESHOLD, kingmaking
 from .ladder import ROTATIONS, ladder
 from .luck import BOOT, luck_by_source
 from .diff import diff as balance_diff
@@ -105,6 +108,27 @@ def _parser() -> argparse.ArgumentParser:
     it.add_argument("--games", type=int, default=INTRANSITIVITY_GAMES,
                     help=f"game indices per seating (default {INTRANSITIVITY_GAMES:,})")
     it.add_argument("--seed", type=int, default=0)
+    km = sub.add_parser("kingmaking", help="does a player who cannot win decide who does? "
+                                           "kingmaker decisions found by the forward model's "
+                                           "evaluator, per player count, with intervals")
+    km.add_argument("game", choices=games.names())
+    km.add_argument("--players", type=int, nargs="+", default=[4])
+    km.add_argument("--games", type=int, default=KINGMAKING_GAMES,
+                    help=f"game indices per player count (default {KINGMAKING_GAMES})")
+    km.add_argument("--policy", action="append",
+                    help="the seats' policy (once: every seat; else one per seat); default "
+                         "the game's distilled policy")
+    for flag, kind, default, words in (
+            ("--threshold", float, THRESHOLD, "the deciding seat's win probability below which "
+                                              "it cannot win"),
+            ("--swing", float, SWING, "the least change of another seat's win probability "
+                                      "over the options"),
+            ("--playouts", int, PLAYOUTS, "playouts per option at a decision that passes the "
+                                          "screen"),
+            ("--screen", int, SCREEN, "playouts per option of the screen at every decision "
+                                      "(0: every decision evaluated in full)")):
+        km.add_argument(flag, type=kind, default=default, help=f"{words} (default {default:g})")
+    km.add_argument("--seed", type=int, default=0)
     la = sub.add_parser("ladder", help="the skill ladder: rungs against each other on shared "
                                        "seeds, a rating per rung, the x%%-chess weight of "
                                        "neighbouring rungs and the share of variance due to "
@@ -452,6 +476,13 @@ def _run(args: argparse.Namespace) -> None:
               "game index the unit):")
         print(display.to_text(r.matrix))
         print(display.to_text(display.cycles_table(r.ratings)))
+        print(r.text())
+    elif args.command == "kingmaking":
+        pol = args.policy[0] if args.policy and len(args.policy) == 1 else args.policy
+        r = kingmaking(args.game, args.players, args.games, pol, args.threshold, args.swing,
+                       args.playouts, args.seed, screen=args.screen,
+                       progress=True if sys.stderr.isatty() else None)
+        print(display.to_text(display.kingmaking_table(r.summary)))
         print(r.text())
     elif args.command == "distill":
         made = distill(args.game, args.games, args.seed, args.agent, args.out,

@@ -42,8 +42,8 @@ SCREEN = 4
 
 SCREEN_CUT = 0.25
 """The screen passes a decision where the deciding seat wins at most this share of the
-screen's playouts under each of its options (one of four): a seat below ``THRESHOLD`` passes
-it with probability at least 1 - 8% per option."""
+screen's playouts under each of its options (one of four): a seat below ``THRESHOLD`` wins
+two or more of four under an option with probability under 0.25%."""
 
 GAMES = 100
 """Game indices per player count of the default run."""

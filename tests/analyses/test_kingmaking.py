@@ -115,3 +115,9 @@ def test_report_part_has_one_headline_with_the_figures():
 def test_bad_input_is_refused_in_words(kw, words):
     with pytest.raises(ValueError, match=words):
         kingmaking(bloomsim, **kw)
+
+
+def test_a_game_s_verdicts_do_not_depend_on_the_run_s_size(toy):
+    r, _ = toy
+    small = measure(lambda p, g: kingtoy.new_game(SEED, g), [3], 20, lambda p: ["random"] * 3)
+    assert small.decisions.equals(r.decisions.filter(pl.col("game") < 20))

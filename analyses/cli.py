@@ -230,6 +230,9 @@ def _parser() -> argparse.ArgumentParser:
     df_.add_argument("--seed", type=int, default=0)
     df_.add_argument("--scheduler", default="inprocess", help="as for sweep")
     df_.add_argument("--out", help="folder for the diff page (index.html)")
+    df_.add_argument("--kingmaking", type=int, default=0, metavar="GAMES",
+                     help="also compare the share of games with a kingmaker decision on this "
+                          "many game indices (analyses.kingmaking; default 0: not compared)")
     ro = sub.add_parser("robustness", help="every verdict under each alternative reading of the "
                                            "rules' guesses, on the same games: robust or "
                                            "depends on: ASSUMPTION")
@@ -428,7 +431,7 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "diff":
         rules = [None if r == "default" else r for r in (args.a, args.b)]
         t = balance_diff(args.game, *rules, args.policy, args.players, args.games, args.seed,
-                         scheduler=args.scheduler)
+                         scheduler=args.scheduler, kingmaking=args.kingmaking)
         print(display.to_text(t.sort("p_adj").select(
             "metric", "group", "a", "b", "diff", "ci_low", "ci_high", "p_adj", "significant")))
         if args.out:

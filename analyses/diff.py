@@ -26,6 +26,7 @@ from simcore import games
 from .data import columns
 from .games import game_spec
 from .event_impact import paired_impact
+from .kingmaking import kingmaking as kingmaking_lens
 from .metrics import numbers, per_game
 from .stats import adjust_pvalues, paired_p, t_interval
 from .sweep import Variant, sweep, variants_of
@@ -78,22 +79,25 @@ def per_game_values(df: pl.DataFrame, spec: games.Game) -> pl.DataFrame:
 
 def diff(game: Any, rules_a: Any, rules_b: Any, policies: Sequence[str], players: int,
          n_games: int, seed: int = 0, *, scheduler: Any = "inprocess",
-         adjust: str = "holm") -> pl.DataFrame:
+         adjust: str = "holm", kingmaking: int = 0) -> pl.DataFrame:
     """Every balance metric under rules A and rules B on the same games, with B - A.
 
     ``rules_a``, ``rules_b``: a rules file, a mapping of values over the defaults, or None
     (the defaults). Rows: each policy's win rate and mean score, each seat's win rate, each
     value-thing's win rate (e.g. each character), the game's designer metrics (metric
     ``game``: length, margin, ties, endings, lead changes, how often the leader after each
-    round wins), and each thing's impact on win rate and on mean score (``impact_rows``);
-    ``diff`` with ``ci_low``/``ci_high``, ``p`` and ``p_adj`` (``adjust`` over the whole
-    table), ``significant`` (p_adj < 0.05) and ``percent`` (the row is a share: the page
-    shows it in percentage points)."""
+    round wins), each thing's impact on win rate and on mean score (``impact_rows``) and,
+    with ``kingmaking`` game indices, the share of games with a kingmaker decision
+    (``kingmaking_rows``); ``diff`` with ``ci_low``/``ci_high``, ``p`` and ``p_adj``
+    (``adjust`` over the whole table), ``significant`` (p_adj < 0.05) and ``percent`` (the row
+    is a share: the page shows it in percentage points)."""
     spec = game_spec(game)
     chosen = [_variant("A", rules_a), _variant("B", rules_b)]
     df = sweep(spec.name, chosen, policies, players, n_games, seed, scheduler=scheduler)
-    t = pl.concat([paired(per_game_values(df, spec), ["metric", "group"], "A", "B"),
-                   impact_rows(df)], how="vertical_relaxed")
+    parts = [paired(per_game_values(df, spec), ["metric", "group"], "A", "B"), impact_rows(df)]
+    if kingmaking:
+        parts.append(kingmaking_rows(spec, chosen, players, kingmaking, seed))
+    t = pl.concat(parts, how="vertical_relaxed")
     counted = numbers(spec)
     percent = [not (m.endswith("mean score") or (m == "game" and g in counted))
                for m, g in zip(t["metric"], t["group"])]
@@ -112,6 +116,20 @@ def impact_rows(df: pl.DataFrame) -> pl.DataFrame:
         group=pl.when(pl.col("by") == "all").then(pl.col("thing"))
         .otherwise(pl.format("{} ({} {})", "thing", "by", "group")),
         games="games", a="a", b="b", diff="diff", ci_low="ci_low", ci_high="ci_high", p="p")
+
+
+def kingmaking_rows(spec: games.Game, chosen: Sequence[Variant], players: int, n_games: int,
+                    seed: int) -> pl.DataFrame:
+    """The kingmaking lens (``analyses.kingmaking``, its default policy and settings) on game
+    indices ``0..n_games-1`` under each rules set: the share of games with a kingmaker
+    decision, B - A paired on the game indices."""
+    mod = spec.module()
+    per = [kingmaking_lens(mod, players, n_games, seed=seed, rules=v.rules(mod)).games
+           .select("game", variant=pl.lit(v.label), v=(pl.col("kingmakers") > 0).cast(pl.Float64))
+           for v in chosen]
+    return paired(pl.concat(per).with_columns(metric=pl.lit("kingmaking"),
+                                              group=pl.lit("games with a kingmaker decision")),
+                  ["metric", "group"], "A", "B")
 
 
 def _variant(label: str, rules: Any) -> Variant:

@@ -229,6 +229,10 @@ class Engines:
     def manifest(self, seating: Seating) -> dict:
         return {"rules": seating.rules.to_dict()}
 
+    def logs(self, seating: Seating, key: int, start: int, n: int) -> list[np.ndarray]:
+        b = play_compiled(seating.rules, seating.seats, key, start, n, log=True)
+        return [np.array(log, np.int64).reshape(-1, 4) for log in b.logs]
+
 
 ENGINES = Engines()
 
@@ -250,6 +254,14 @@ def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None,
     return sim.simulate(ENGINES, policies, n_games, seed, rules=rules, engine=engine,
                         threads=threads, progress=progress, out=out, first_game=first_game,
                         redraw=redraw)
+
+
+def decision_logs(policies: Sequence, n_games: int, seed: int, *, rules=None,
+                  first_game: int = 0) -> list[np.ndarray]:
+    """Each game's decision log of ``simulate(policies, n_games, seed)`` (``simcore.simulate``):
+    int [decisions, 4] per game, (seat, kind, number of options, choice)."""
+    return sim.decision_logs(ENGINES, policies, n_games, seed, rules=rules,
+                             first_game=first_game)
 
 
 def replay(policies: Sequence, seed: int, game: int, rules=None,

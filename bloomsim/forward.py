@@ -75,13 +75,14 @@ class Engine:
                     g[snap:snap + t[E.T_LOG]].copy())
 
     def search(self, choices: np.ndarray, marks: np.ndarray, seat: int, agent,
-               seed: int) -> int:
+               seed: int, sums: np.ndarray) -> int:
         """The option ``agent`` (a ``simcore.search.Agent`` or its name) takes at this
-        position (``simcore.forward.ForwardGame.search``)."""
+        position (``simcore.forward.ForwardGame.search``); ``sums``: the options' win sums
+        where it has rows (``ForwardGame.values``)."""
         from .api import agent as agents
         words = agents.parse(agent).params(BUILTIN_IDS, WEIGHTS)
         return int(E.search(self.t, self.key, self.game, self.n_players, choices, marks, seat,
-                            words, seed, self._game_fn.address))
+                            words, seed, self._game_fn.address, sums))
 
     def streams(self) -> np.ndarray:
         """Each seat's policy stream at the start of the game (the batch engine's)."""

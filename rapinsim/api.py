@@ -137,6 +137,11 @@ class Engines:
         return {"characters": seating.options["characters"],
                 "rules": _rules_dict(seating.rules)}
 
+    def logs(self, seating: Seating, key: int, start: int, n: int) -> list[np.ndarray]:
+        return [log.astype(np.int64) for log in play_arrays(
+            seating.seats, seating.rules, seating.options["fixed"], key, start, n,
+            "compiled", log=True)[5]]
+
 
 ENGINES = Engines()
 
@@ -160,6 +165,14 @@ def simulate(policies: Sequence, n_games: int, seed: int, *, rules=None, charact
     return sim.simulate(ENGINES, policies, n_games, seed, rules=rules, engine=engine,
                         threads=threads, progress=progress, out=out, first_game=first_game,
                         characters=characters, redraw=redraw)
+
+
+def decision_logs(policies: Sequence, n_games: int, seed: int, *, rules=None,
+                  first_game: int = 0) -> list[np.ndarray]:
+    """Each game's decision log of ``simulate(policies, n_games, seed)`` (``simcore.simulate``):
+    int [decisions, 4] per game, (seat, kind, number of options, choice)."""
+    return sim.decision_logs(ENGINES, policies, n_games, seed, rules=rules,
+                             first_game=first_game)
 
 
 def replay(policies: Sequence, seed: int, game: int, *, rules=None, characters=None,

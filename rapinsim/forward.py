@@ -71,16 +71,17 @@ class Engine:
                     G[f + E.FM_STATE:f + E.FM_OBS].copy())
 
     def search(self, choices: np.ndarray, marks: np.ndarray, seat: int, agent,
-               seed: int) -> int:
+               seed: int, sums: np.ndarray) -> int:
         """The option ``agent`` (a ``simcore.search.Agent`` or its name) takes at this
-        position (``simcore.forward.ForwardGame.search``)."""
+        position (``simcore.forward.ForwardGame.search``); ``sums``: the options' win sums
+        where it has rows (``ForwardGame.values``)."""
         from .api import agent as agents
         a = agents.parse(agent)
         head = self.head.copy()
         head[E.ADDR:E.ADDR + 6].view(np.int64)[:] = (
             0, self.game_fn.address, first_class(E.fm_decide, E.FM_SIG).address)
         return int(E.search(head, self.key, self.game, self.n_players, choices, marks, seat,
-                            a.params(BUILTIN_IDS, WEIGHTS), seed))
+                            a.params(BUILTIN_IDS, WEIGHTS), seed, sums))
 
     def streams(self) -> np.ndarray:
         """Each seat's policy stream at the start of the game (the batch engine's)."""

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from .results import tag
+from .search import MAX_ITERATIONS
 
 MAX_MARKS = 4
 """Determinizations one position can carry (a search determinizes once, at its root)."""
@@ -70,6 +71,11 @@ class Decision:
         return len(self.options)
 
 
+def _check_seed(seed) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+
+
 class ForwardGame:
     """One game stopped at a decision (or finished). ``step`` advances this game; ``copy`` and
     ``determinize`` return new ones. The game stops where the batch engine asks a policy:
@@ -83,6 +89,8 @@ class ForwardGame:
         self._choices = list(choices)
         self._marks = list(marks)
         self._halt: Halt | None = None
+        self.played: int | None = None
+        """The option the real game took here (``positions``), None otherwise."""
 
     # ---- where the game stands
     @property
@@ -99,6 +107,17 @@ class ForwardGame:
     @property
     def done(self) -> bool:
         return self._at.done
+
+    @property
+    def game_index(self) -> int:
+        """Which game of its seed this is (``new_game``'s ``game``)."""
+        return self._engine.game
+
+    def after(self, choices: Sequence[int]) -> ForwardGame:
+        """This game from its start after ``choices`` (a decision log's, e.g. a batch game's),
+        without stepping through them one replay at a time: a choice out of range is named
+        when the position is first read."""
+        return ForwardGame(self._engine, [int(c) for c in choices], label=self._label)
 
     @property
     def history(self) -> tuple[int, ...]:
@@ -177,8 +196,7 @@ class ForwardGame:
         if seat != h.seat:
             raise ValueError(f"determinize is defined at the seat's own decisions: seat {seat} "
                              f"asked, seat {h.seat} is to act")
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        _check_seed(seed)
         if len(self._marks) == MAX_MARKS:
             raise ValueError(f"a position carries at most {MAX_MARKS} determinizations")
         return ForwardGame(self._engine, self._choices,
@@ -191,14 +209,44 @@ class ForwardGame:
         searches determinizations of this position for the acting seat, so it uses only what
         that seat can see."""
         h = self._pending()
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        _check_seed(seed)
         if len(self._marks) == MAX_MARKS:
             raise ValueError(f"a position carries at most {MAX_MARKS - 1} determinizations "
                              f"to search it")
         return self._engine.search(np.asarray(self._choices, np.int64),
                                    np.asarray(self._marks, np.int64).reshape(-1, 3), h.seat,
-                                   agent, int(seed) & (2**63 - 1))
+                                   agent, int(seed) & (2**63 - 1),
+                                   np.zeros((0, 0), np.float64))
+
+    def values(self, seed: int, playouts: int = 16, playout: str | None = None) -> np.ndarray:
+        """What each option of the pending decision is worth to every seat: float64
+        [options, players], the mean win share (ties split) after taking the option and playing
+        on to the end, every seat with the built-in policy ``playout`` (default: the game's
+        search playout), over ``playouts`` determinizations for the acting seat (so it uses
+        only what that seat can see). The k-th playout of every option starts from the same
+        determinization with the same coming draws (common random numbers): options differ by
+        what they do, not by their luck. A flat Monte Carlo search's sums
+        (``simcore.search.share_worlds``); the same position and seed give the same values."""
+        h = self._pending()
+        _check_seed(seed)
+        most = MAX_ITERATIONS // h.n
+        if isinstance(playouts, bool) or not isinstance(playouts, int | np.integer) \
+                or not 1 <= playouts <= most:
+            raise ValueError(f"playouts must be an integer from 1 to {most:,} at this "
+                             f"decision of {h.n} options, got {playouts!r}")
+        if playout is not None and not isinstance(playout, str):
+            raise ValueError(f"playout must be a built-in policy's name, got {playout!r}")
+        if len(self._marks) == MAX_MARKS:
+            raise ValueError(f"a position carries at most {MAX_MARKS - 1} determinizations "
+                             f"to value it")
+        settings = "horizon=0,margin=0,bias=0,adaptive=off,opponents=playout"
+        spec = f"flat-{int(playouts) * h.n}[{settings}" + \
+            (f",playout={playout}]" if playout is not None else "]")
+        sums = np.zeros((h.n, self.n_players), np.float64)
+        self._engine.search(np.asarray(self._choices, np.int64),
+                            np.asarray(self._marks, np.int64).reshape(-1, 3), h.seat, spec,
+                            int(seed) & (2**63 - 1), sums)
+        return sums / int(playouts)
 
     def play(self, policies: Sequence[str | Callable] | str | Callable) -> ForwardGame:
         """Step to the end, each seat's decisions by its policy (a built-in name or a function
@@ -249,3 +297,40 @@ class ForwardGame:
         d = self.current
         where = "over" if d is None else f"seat {d.seat} to {d.kind} ({d.n} options)"
         return f"<{self._engine.name} game: {len(self._choices)} choices made, {where}>"
+
+
+def positions(game, players: int, policies: Sequence | str, games: int, per_game: int,
+              seed: int, rules=None, first_game: int = 0) -> list[ForwardGame]:
+    """Decisions sampled from real games: games ``first_game ..`` of ``simulate(policies,
+    games, seed)`` on the compiled engine (``game``: a registered name, its ``Game`` or its
+    module), in each up to ``per_game`` of its decisions with two options or more, drawn
+    without replacement from (``seed``, game index), so a game's sample does not depend on
+    how many games are asked. Each is a ``ForwardGame`` at that decision (``game_index``,
+    ``len(history)`` its decision number, ``played`` the option the game's policy took), in
+    game and decision order; one replay each, when first read."""
+    from . import games as registry
+    mod = registry.get(game).module() if isinstance(game, str) else \
+        game.module() if isinstance(game, registry.Game) else game
+    if not hasattr(mod, "decision_logs"):
+        raise ValueError(f"{getattr(mod, '__name__', mod)!r} keeps no decision logs: "
+                         f"positions needs a game module with decision_logs and new_game")
+    if isinstance(policies, str):
+        policies = [policies] * players
+    if len(policies) != players:
+        raise ValueError(f"positions needs one policy per seat ({players}), "
+                         f"got {len(policies)}")
+    if isinstance(per_game, bool) or not isinstance(per_game, int) or per_game < 1:
+        raise ValueError(f"per_game must be a positive integer, got {per_game!r}")
+    logs = mod.decision_logs(list(policies), games, seed, rules=rules, first_game=first_game)
+    out = []
+    for i, log in enumerate(logs):
+        g = first_game + i
+        asked = np.flatnonzero(log[:, 2] >= 2)
+        ks = np.sort(np.random.default_rng([seed, g]).choice(
+            asked, min(per_game, asked.size), replace=False))
+        start = mod.new_game(players, seed, g, rules=rules)
+        for k in ks:
+            fg = start.after(log[:k, 3])
+            fg.played = int(log[k, 3])
+            out.append(fg)
+    return out

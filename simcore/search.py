@@ -40,8 +40,10 @@ reaches it without new arguments. Each game's driver (``engine/search.py``) sets
 state and runs the one loop every game shares::
 
     begin(reg, base, agent, max_options, seed)
+    share_worlds(reg, base, sums.shape[0])     # values: [options, P] win sums; else 0 rows
     while next_iteration(reg, base):
         # restore the position, determinize with determinization_seed(reg, base), play
+        credit_option(reg, base, win, sums)
         end_iteration(reg, base, win, keys, n_players)
     return decision(reg, base)
 """
@@ -83,6 +85,7 @@ H_MARGIN = H.field("margin", meaning="the reward margin (float64 bits, ``blend``
 H_SEED = H.field("seed", meaning="the decision's seed (``determinization_seed``)")
 H_BIAS = H.field("bias", meaning="the prior's progressive bias (float64 bits)")
 H_ADAPTIVE = H.field("adaptive", meaning="1: stop once the most visited option is settled")
+H_SHARE = H.field("share", meaning="options that share each determinization (``share_worlds``)")
 REGION = H.size
 
 N = Layout("tree node")
@@ -453,11 +456,21 @@ def begin(g, base, agent, max_options, seed):
     g[base + H_BIAS], g[base + H_ADAPTIVE] = agent[A_BIAS], agent[A_ADAPTIVE]
     g[base + H_TREES], g[base + H_PER_TREE] = trees, per_tree
     g[base + H_TREE], g[base + H_ITER], g[base + H_SEED] = 0, -1, seed
+    g[base + H_SHARE] = 0
     g.view(np.uint64)[base + H_RNG] = mix64(np.uint64(seed) ^ np.uint64(0x5EA7C4))
     votes = _votes(g, base)
     for i in range(max_options):
         g[votes + i] = 0
     _new_tree(g, base)
+
+
+@njit(cache=True, _nrt=False)
+def share_worlds(g, base, n):
+    """Valuing ``n`` options by flat search (``ForwardGame.values``): iterations ``k n`` to
+    ``k n + n - 1`` play each option once in the same determinization, with the same coming
+    draws (common random numbers), so two options differ by what they do, not by their luck;
+    0: a new determinization every iteration."""
+    g[base + H_SHARE] = n
 
 
 @njit(cache=True, _nrt=False)
@@ -512,9 +525,11 @@ def _settled(g, base, left):
 
 @njit(cache=True, _nrt=False)
 def determinization_seed(g, base):
-    """The seed of the iteration's determinization: new every iteration, and one per world in
-    PIMC (its world's future is fixed)."""
+    """The seed of the iteration's determinization: new every iteration, one per world in
+    PIMC (its world's future is fixed), one per round of the options (``share_worlds``)."""
     it = 0 if g[base + H_ALGO] == PIMC else g[base + H_ITER]
+    if g[base + H_SHARE] > 0:
+        it //= g[base + H_SHARE]
     return np.int64(mix64(np.uint64(g[base + H_SEED])
                           ^ mix64(np.uint64(g[base + H_TREE]) << np.uint64(32)
                                   ^ np.uint64(it)))
@@ -527,6 +542,18 @@ def end_iteration(g, base, win, keys, n_players):
     ``blend`` with the ranking ``keys``)."""
     blend(win, keys, n_players, g.view(np.float64)[base + H_MARGIN])
     _backpropagate(g, base, win)
+
+
+@njit(cache=True, _nrt=False)
+def credit_option(g, base, win, sums):
+    """Add the iteration's win shares ``win`` ([P], before ``end_iteration`` blends them) to
+    the row of ``sums`` ([options, P], float64) of the root option it took; nothing where
+    ``sums`` has no rows (a search that only decides)."""
+    if sums.shape[0] == 0:
+        return
+    at = _node(g, base, g[g[base + H_PATH]])
+    for p in range(sums.shape[1]):
+        sums[g[at + N_INDEX], p] += win[p]
 
 
 @njit(cache=True, _nrt=False)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import numpy as np
 import polars as pl
 
 from . import budget, runner
@@ -65,6 +66,11 @@ class Engines(Protocol):
     def manifest(self, seating: Seating) -> dict:
         """What a written dataset records of the seating beyond the policies (the rules as
         data, the game's options)."""
+
+    def logs(self, seating: Seating, key: int, start: int, n: int) -> list[np.ndarray]:
+        """Games start .. start + n - 1 on the compiled engine, as their decision logs: per
+        game int [decisions, 4] (seat, kind, options, choice), the choices a forward-model
+        history (optional: ``decision_logs``)."""
 
 
 def check_engine(engine: Any) -> str:
@@ -152,3 +158,17 @@ def replay(engines: Engines, policies: Sequence, seed: int, game: int, *, rules=
     head = f"{engines.game.title}, seed {seed}, game {game}: " + ", ".join(
         f"seat {s} {name}" for s, name in enumerate(seating.seats.names))
     return head + "\n" + engines.tell(seating, key, game, streams)
+
+
+def decision_logs(engines: Engines, policies: Sequence, n_games: int, seed: int, *,
+                  rules=None, first_game: int = 0, **options: Any) -> list[np.ndarray]:
+    """The decision logs of games ``first_game .. first_game + n_games - 1`` of
+    ``simulate(policies, ..., seed)``, one int array [decisions, 4] per game (seat, kind,
+    number of options, choice): ``new_game(...).after(log[:k, 3])`` is the game at decision k
+    (``simcore.forward.positions``)."""
+    if not hasattr(engines, "logs"):
+        raise ValueError(f"{engines.game.name} keeps no decision logs")
+    seating = _seating(engines, policies, rules, "compiled", options)
+    runner.check_int("n_games", n_games)
+    runner.check_int("first_game", first_game, 0)
+    return engines.logs(seating, root_key(seed), first_game, n_games)

@@ -20,15 +20,17 @@ from .tables import T_LOG, T_MAXO, T_N_REC
 
 
 @njit(types.int64(TT, types.uint64, I8, I8, types.int64[::1], types.int64[:, ::1], I8,
-                  types.int64[::1], I8, I8), cache=True)
-def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
+                  types.int64[::1], I8, I8, types.float64[:, ::1]), cache=True)
+def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn, sums):
     """The option a search agent (``agent``: ``simcore.search.Agent.params``) takes at the
     position of game ``game`` after ``choices`` and the determinizations ``marks`` [m, 3], where
     ``seat`` is to act; its randomness from ``seed``. Each iteration replays the position in a
     scratch forward-model state (``play_game`` at address ``game_fn``), determinized for the
     seat at its decision; ``fm_decide`` hands the tree's decisions to ``simcore.search.step``.
-    The loop is ``simcore.search``'s. -1 when a replay diverges (a bug: the caller reports it
-    as an illegal choice)."""
+    The loop is ``simcore.search``'s. ``sums`` [options, P]: where it has rows, a flat search
+    adds each option's win shares to its row, the options sharing each determinization
+    (``simcore.search.share_worlds``). -1 when a replay diverges (a bug: the caller reports
+    it as an illegal choice)."""
     maxo = t[T_MAXO]
     keep = t[T_LOG] + maxo * P.N_FEATURES
     base = t[T_LOG] + 4 * LOG_CAP + keep
@@ -58,6 +60,7 @@ def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
     g[G_HORIZON] = agent[SR.A_HORIZON]
     g[G_SNAP] = snap
     SR.begin(g, base, agent, maxo, seed)
+    SR.share_worlds(g, base, sums.shape[0])
     play = game_at(game_fn)
     seat_out = np.zeros((17, 1, n_players), np.int16)
     rank, win = np.zeros((1, n_players), np.int8), np.zeros((1, n_players), np.float32)
@@ -76,6 +79,7 @@ def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn):
         play(t, s, key, game, log, 0, keys[0], keys[1], seat_out, rank, win, game_out, errors)
         if errors[0, 0] or g[G_HALTED]:
             return -1
+        SR.credit_option(g, base, win[0], sums)
         SR.end_iteration(g, base, win[0], keys[0], n_players)
     return SR.decision(g, base)
 
@@ -97,4 +101,5 @@ def search_seat(t, g, seat, n):
             SR.model_seat(agent, p, g[sc(p, S_POLICY)],
                           g.view(np.float64)[sc(p, S_WEIGHTS):sc(p, S_WEIGHTS) + 4])
     return search(t, g[G_KEY:G_KEY + 1].view(np.uint64)[0], g[G_GAME], g[G_NP], choices,
-                  np.zeros((0, 3), np.int64), seat, agent, seed, g[G_GAME_FN])
+                  np.zeros((0, 3), np.int64), seat, agent, seed, g[G_GAME_FN],
+                  np.zeros((0, 0), np.float64))

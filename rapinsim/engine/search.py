@@ -22,16 +22,18 @@ from .state import (ERR, FM_HALTED, FM_LEN, FM_MARKS, FM_N_MARKS, FM_PLAYOUTS, F
 
 
 @njit(I64(types.int32[::1], types.uint64, I64, I64, types.int64[::1], types.int64[:, ::1], I64,
-         types.int64[::1], I64), cache=True)
-def search(head, key, game, n_players, choices, marks, seat, agent, seed):
+         types.int64[::1], I64, types.float64[:, ::1]), cache=True)
+def search(head, key, game, n_players, choices, marks, seat, agent, seed, sums):
     """The option a search agent (``agent``: ``simcore.search.Agent.params``) takes at the
     position of game ``game`` after ``choices`` and the determinizations ``marks`` [m, 3], where
     ``seat`` is to act; its randomness from ``seed``; ``head``: the batch's rules and settings
     (``rule_vector``, with the addresses). Each iteration replays the position in a scratch
     forward-model G (from the snapshot of the decision's turn once there is one), determinized
     for the seat at its decision; ``fm_decide`` hands the tree's decisions to
-    ``simcore.search.step``; the loop is ``simcore.search``'s. -1 when a replay diverges (a
-    bug: the caller reports it).
+    ``simcore.search.step``; the loop is ``simcore.search``'s. ``sums`` [options, P]: where it
+    has rows, a flat search adds each option's win shares to its row, the options sharing each
+    determinization (``simcore.search.share_worlds``). -1 when a replay diverges (a bug: the
+    caller reports it).
     """
     words = SR.region_words(agent, MO)
     f = LOG0 + 4 * LOG_LEN
@@ -63,6 +65,7 @@ def search(head, key, game, n_players, choices, marks, seat, agent, seed):
     # and the decision after the loop reads the region
     reg = Ga[at:at + 2 * words].view(np.int64)
     SR.begin(reg, 0, agent, MO, seed)
+    SR.share_worlds(reg, 0, sums.shape[0])
     play = game_at(i64_at(G, ADDR)[1])
     win = np.zeros(n_players, np.float32)
     while SR.next_iteration(reg, 0):
@@ -78,6 +81,7 @@ def search(head, key, game, n_players, choices, marks, seat, agent, seed):
             return -1
         rank_and_share(Ga[PRIM:PRIM + n_players], Ga[SECD:SECD + n_players], n_players,
                        Ga[RANKS:RANKS + n_players], win)
+        SR.credit_option(reg, 0, win, sums)
         SR.end_iteration(reg, 0, win, Ga[PRIM:PRIM + n_players], n_players)
         G[RESUME] = 1 if G[SNAP_TURN] >= 0 else 0
     return SR.decision(reg, 0)
@@ -104,4 +108,4 @@ def search_seat(G, s, n):
             SR.model_seat(agent, q, G[PID + q], carray(f64_at(G, W + 2 * NW * q), NW))
     seed = SR.decision_seed(carray(streams(G), N_STREAMS), N_CHANCE + s)
     return search(head, u64_at(G, KEY)[0], G[GAME], G[NP], choices, np.zeros((0, 3), np.int64),
-                  s, agent, seed)
+                  s, agent, seed, np.zeros((0, 0), np.float64))

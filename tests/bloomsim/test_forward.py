@@ -12,6 +12,7 @@ from bloomsim.forward import new_game
 from bloomsim.policies import LEAD, POLICIES
 from bloomsim.rules import default_rules
 from bloom_helpers import every_round
+from simcore.forward import positions
 from simcore.rng import root_key
 
 RULES = default_rules()
@@ -226,3 +227,41 @@ def test_the_black_market_choice_names_the_card_and_the_event():
     card, event = g.current.options
     assert card.endswith(" cowardly (the card)") and card.split()[0] in default_rules().role_ids
     assert event.startswith("event black_market_")
+
+
+@pytest.fixture(scope="module")
+def sampled():
+    """Decisions of 12 real games, 10 each (``simcore.forward.positions``)."""
+    return positions("bloomsim", 4, ["greedy", "careful", "cloud", "random"], 12, 10, 2)
+
+
+def test_options_that_reach_one_state_have_the_same_values(sampled):
+    """Common random numbers: each playout of every option starts from the same
+    determinization with the same draws, so two options that reach the same state (a lead
+    where bravery changes nothing) are worth exactly the same."""
+    pairs = 0
+    for p in sampled:
+        if p.current.kind not in ("lead", "charm"):
+            continue
+        after = [None if q.done else q.state()
+                 for q in (p.copy().step(i) for i in range(p.to_act[1]))]
+        v = None
+        for i, j in zip(*np.triu_indices(len(after), 1)):
+            a, b = after[i], after[j]
+            if a is not None and b is not None and all(np.array_equal(a[k], b[k]) for k in a):
+                v = p.values(3, 8) if v is None else v
+                assert np.array_equal(v[i], v[j])
+                pairs += 1
+    assert pairs >= 3
+
+
+def test_options_that_end_the_game_are_worth_its_result():
+    """At a game's last decision every option ends it (Broom Service scores only what all
+    see): its value is the finished game's win shares, every playout alike."""
+    pols = ["greedy", "careful", "cloud", "random"]
+    for g, log in enumerate(bloomsim.decision_logs(pols, 6, 4)):
+        p = new_game(4, 4, g).after(log[:np.flatnonzero(log[:, 2] >= 2)[-1], 3])
+        ends = [p.copy().step(i) for i in range(p.to_act[1])]
+        assert all(q.done for q in ends)
+        want = [q.result().sort("seat")["win"].to_list() for q in ends]
+        assert np.allclose(p.values(9, 4), want)

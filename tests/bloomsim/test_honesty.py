@@ -1,9 +1,9 @@
 """Search agents are honest, checked from histories: a second history in which the other seats
 made other secret choices (the roles they took into hand, their hand sizes under More or
 Less?, their bids under The Upper Hand) but everything public happened alike gives the acting
-seat the same observations all along, and so must give the same search decision for the same
-search seed. The second world is built by replaying the game, never by ``determinize`` (the
-function under test)."""
+seat the same observations all along, and so must give the same search decision and option
+values (``ForwardGame.values``) for the same seed. The second world is built by replaying the
+game, never by ``determinize`` (the function under test)."""
 import numpy as np
 import pytest
 
@@ -117,6 +117,8 @@ def _checked(event, want, cases, agents=AGENTS):
             compared += 1
             if a != b:
                 differ.append((event, case, g.current.kind, spec, a, b))
+        if not np.array_equal(g.values(11, 2), alt.values(11, 2)):     # ForwardGame.values
+            differ.append((event, case, g.current.kind, "values"))
     return compared, differ
 
 

@@ -1,8 +1,9 @@
 """Search agents are honest, checked from histories: a second history of the same game in which
 chance dealt the tiles otherwise, yet everything public and everything the acting seat has
 looked at came out alike, gives that seat the same observations and options all along, and so
-must give the same search decision for the same search seed. The second world is built by
-replaying the game, never by ``determinize`` (the function under test)."""
+must give the same search decision and option values (``ForwardGame.values``) for the same
+seed. The second world is built by replaying the game, never by ``determinize`` (the function
+under test)."""
 import numpy as np
 import pytest
 
@@ -142,6 +143,8 @@ def test_other_deals_the_seat_cannot_tell_apart_give_the_same_search():
             a, b = g.search(spec, 11), alt.search(spec, 11)
             if a != b:
                 differ.append((g.n_players, len(g.history), g.current.kind, spec, a, b))
+        if not np.array_equal(g.values(11, 2), alt.values(11, 2)):     # ForwardGame.values
+            differ.append((g.n_players, len(g.history), g.current.kind, "values"))
     assert not differ, differ
 
 

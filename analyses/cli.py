@@ -20,7 +20,7 @@ from .event_impact import event_impact
 from .intransitivity import GAMES as INTRANSITIVITY_GAMES
 from .intransitivity import intransitivity
 from .kingmaking import GAMES as KINGMAKING_GAMES
-from .kingmaking import PLAYOUTS, SCREEN, SWING, THRESHOLD, kingmaking
+from .kingmaking import PLAYOUTS, SCREENS, SWING, THRESHOLD, kingmaking
 from .ladder import ROTATIONS, ladder
 from .luck import BOOT, luck_by_source
 from .diff import diff as balance_diff
@@ -123,11 +123,13 @@ def _parser() -> argparse.ArgumentParser:
                                               "it cannot win"),
             ("--swing", float, SWING, "the least change of another seat's win probability "
                                       "over the options"),
-            ("--playouts", int, PLAYOUTS, "playouts per option at a decision that passes the "
-                                          "screen"),
-            ("--screen", int, SCREEN, "playouts per option of the screen at every decision "
-                                      "(0: every decision evaluated in full)")):
+            ("--playouts", int, PLAYOUTS, "playouts per option of each of the two "
+                                          "evaluations of a decision that passes the screens")):
         km.add_argument(flag, type=kind, default=default, help=f"{words} (default {default:g})")
+    km.add_argument("--screens", default=",".join(map(str, SCREENS)), metavar="N,N,...",
+                    help="playouts per option of the screens every decision passes in turn "
+                         f"(default {','.join(map(str, SCREENS))}; 'none': every decision "
+                         "evaluated in full)")
     km.add_argument("--seed", type=int, default=0)
     la = sub.add_parser("ladder", help="the skill ladder: rungs against each other on shared "
                                        "seeds, a rating per rung, the x%%-chess weight of "
@@ -327,6 +329,17 @@ def _rungs(values: list[str] | None) -> list[str] | dict[str, list[str]] | None:
     return per if every is None else {g: per.get(g, every) for g in games.names()}
 
 
+def _screens(text: str) -> list[int]:
+    """``--screens``: playouts per option of each screen, or none."""
+    if text == "none":
+        return []
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--screens takes playouts such as 4,32 or 'none', got {text!r}") \
+            from None
+
+
 def _params(items: list[str]) -> dict:
     """--param NAME=LO:HI (a range) or NAME=V1,V2,... (values)."""
     out: dict = {}
@@ -483,7 +496,7 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "kingmaking":
         pol = args.policy[0] if args.policy and len(args.policy) == 1 else args.policy
         r = kingmaking(args.game, args.players, args.games, pol, args.threshold, args.swing,
-                       args.playouts, args.seed, screen=args.screen,
+                       args.playouts, args.seed, screens=_screens(args.screens),
                        progress=True if sys.stderr.isatty() else None)
         print(display.to_text(display.kingmaking_table(r.summary)))
         print(r.text())

@@ -6,12 +6,13 @@ another seat's win probability by at least ``swing`` (that seat's best option mi
 Both are measured by the honest evaluator of the forward model (``ForwardGame.values``): every
 option played on from the position over determinizations of the deciding seat's view, the
 same random numbers for every option (common random numbers), so a swing is the options'
-difference and not the playouts' noise.
+difference and not the playouts' chance.
 
 The games are played by ``policies`` through the forward model; each decision with more than
-one option is screened with ``screen`` playouts (a seat that wins more than ``screen_cut`` of
-them under some option is not a kingmaker there), and the decisions that pass are evaluated
-with ``playouts``. Every interval takes the game index as its unit (``analyses.stats``).
+one option passes screens of few playouts (``SCREENS``: a seat that wins too many of them
+under some option is not below ``threshold``, ``cut``), and the decisions that pass are
+judged on two independent evaluations of ``playouts`` each, the swing cross-fitted between
+them (``judge``). Every interval takes the game index as its unit (``analyses.stats``).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+from scipy.stats import binom
 
 from simcore.progress import Progress, ProgressArg
 from simcore.runner import check_int
@@ -34,16 +36,16 @@ THRESHOLD = 0.02
 SWING = 0.20
 """The least change of another seat's win probability over the options that decides a game."""
 
-PLAYOUTS = 32
-"""Playouts per option at the decisions that pass the screen."""
+PLAYOUTS = 128
+"""Playouts per option of each of the two independent evaluations of a decision that passes
+the screens (256 in all)."""
 
-SCREEN = 4
-"""Playouts per option of the screen at every decision."""
+SCREENS = (4, 32)
+"""Playouts per option of the screens every decision passes in turn before its evaluation."""
 
-SCREEN_CUT = 0.25
-"""The screen passes a decision where the deciding seat wins at most this share of the
-screen's playouts under each of its options (one of four): a seat below ``THRESHOLD`` wins
-two or more of four under an option with probability under 0.25%."""
+MISS = 0.0025
+"""A screen drops a decision where the deciding seat wins more playouts under some option than
+a seat at ``threshold`` would with probability ``MISS`` (``cut``)."""
 
 GAMES = 100
 """Game indices per player count of the default run."""
@@ -103,21 +105,42 @@ class Verdict:
 
 
 def judge(values: np.ndarray, seat: int, choice: int, threshold: float = THRESHOLD,
-          swing: float = SWING) -> Verdict:
-    """Judge the decision of ``seat`` that took option ``choice``. The standing of each other
-    seat is its mean value over the options (the position before the choice); the crowned seat
-    is the one whose value the option taken raises most above that mean."""
+          swing: float = SWING, check: np.ndarray | None = None) -> Verdict:
+    """Judge the decision of ``seat`` that took option ``choice`` from its option values
+    [options, players]. The standing of each other seat is its mean value over the options
+    (the position before the choice); the crowned seat is the one whose value the option
+    taken raises most above that mean. With ``check``, a second evaluation on other random
+    numbers, the values are the two's mean and the swing is cross-fitted (``held_out``): the
+    largest of many noisy differences is biased up by the noise, a difference picked on one
+    evaluation and measured on the other is not."""
     v = np.asarray(values, dtype=np.float64)
     others = [j for j in range(v.shape[1]) if j != seat]
+    if check is None:
+        biggest = float((v[:, others].max(axis=0) - v[:, others].min(axis=0)).max())
+    else:
+        c = np.asarray(check, dtype=np.float64)
+        biggest = (held_out(v, c, others) + held_out(c, v, others)) / 2
+        v = (v + c) / 2
     decider = float(v[:, seat].max())
-    swings = v[:, others].max(axis=0) - v[:, others].min(axis=0)
     standing = v[:, others].mean(axis=0)
     crowned = others[int(np.argmax(v[choice, others] - standing))]
-    order = [others[i] for i in np.argsort(-standing, kind="stable")]
-    rank = order.index(crowned)
-    biggest = float(swings.max())
+    rank = [others[i] for i in np.argsort(-standing, kind="stable")].index(crowned)
     return Verdict(decider, biggest, crowned, ROLES[min(rank, 2)],
                    decider < threshold and biggest >= swing)
+
+
+def held_out(pick: np.ndarray, measure: np.ndarray, others: Sequence[int]) -> float:
+    """The swing of the seat and the pair of options that ``pick`` finds largest, as
+    ``measure`` values them."""
+    spread = pick[:, others].max(axis=0) - pick[:, others].min(axis=0)
+    j = others[int(np.argmax(spread))]
+    return float(measure[np.argmax(pick[:, j]), j] - measure[np.argmin(pick[:, j]), j])
+
+
+def cut(playouts: int, threshold: float = THRESHOLD) -> float:
+    """The share of a screen's playouts above which the deciding seat is not below
+    ``threshold``: it wins more only with probability under ``MISS`` at ``threshold``."""
+    return float(binom.ppf(1 - MISS, playouts, threshold)) / playouts
 
 
 def walk(start: Any, policies: Sequence[Any]) -> Iterator[tuple[int, int, Any]]:
@@ -140,20 +163,21 @@ def value_seed(seed: int, game: int, decision: int, stage: int) -> int:
 
 def scan(start: Any, policies: Sequence[Any], game: int, *, seed: int = 0,
          threshold: float = THRESHOLD, swing: float = SWING, playouts: int = PLAYOUTS,
-         screen: int = SCREEN, screen_cut: float = SCREEN_CUT) -> tuple[list[dict], dict]:
+         screens: Sequence[int] = SCREENS) -> tuple[list[dict], dict]:
     """Screen every decision of the game ``policies`` play from ``start`` (any position with
-    ``copy``, ``play``, ``history``, ``step``, ``to_act`` and ``values(seed, playouts)``) and
-    judge those that pass with ``playouts``. Returns (one row per decision evaluated in full,
-    the game's counts)."""
+    ``copy``, ``play``, ``history``, ``step``, ``to_act`` and ``values(seed, playouts)``) with
+    ``screens`` playouts per option in turn, and judge those that pass on two evaluations of
+    ``playouts``. Returns (one row per decision judged, the game's counts)."""
     rows, counts = [], {"game": game, "decisions": 0, "evaluated": 0, "kingmakers": 0}
     for k, choice, pos in walk(start, policies):
         counts["decisions"] += 1
         seat = pos.to_act[0]
-        if screen and pos.values(value_seed(seed, game, k, 0), screen)[:, seat].max() \
-                > screen_cut:
+        if any(pos.values(value_seed(seed, game, k, i), n)[:, seat].max() > cut(n, threshold)
+               for i, n in enumerate(screens)):
             continue
-        v = judge(pos.values(value_seed(seed, game, k, 1), playouts), seat, choice,
-                  threshold, swing)
+        a, b = (pos.values(value_seed(seed, game, k, len(screens) + i), playouts)
+                for i in range(2))
+        v = judge(a, seat, choice, threshold, swing, check=b)
         counts["evaluated"] += 1
         counts["kingmakers"] += v.kingmaker
         rows.append({"game": game, "decision": k, "seat": seat, "options": pos.to_act[1],
@@ -172,7 +196,7 @@ DECISION_SCHEMA = {"players": pl.Int64, "game": pl.Int64, "decision": pl.Int64,
 def measure(starts: Callable[[int, int], Any], players: Sequence[int], games: int,
             policies: Callable[[int], Sequence[Any]], *, seed: int = 0,
             threshold: float = THRESHOLD, swing: float = SWING, playouts: int = PLAYOUTS,
-            screen: int = SCREEN, screen_cut: float = SCREEN_CUT, progress: ProgressArg = None,
+            screens: Sequence[int] = SCREENS, progress: ProgressArg = None,
             label: str = "kingmaking") -> Kingmaking:
     """The lens over game indices ``0..games-1`` at each player count: ``starts(players,
     game)`` gives a game's first position, ``policies(players)`` its seats' policies."""
@@ -183,8 +207,7 @@ def measure(starts: Callable[[int, int], Any], players: Sequence[int], games: in
             table = list(policies(p))
             for g in range(games):
                 r, c = scan(starts(p, g), table, g, seed=seed, threshold=threshold,
-                            swing=swing, playouts=playouts, screen=screen,
-                            screen_cut=screen_cut)
+                            swing=swing, playouts=playouts, screens=screens)
                 rows += [{"players": p, **x} for x in r]
                 counts.append({"players": p, **c})
                 bar.update(1)
@@ -195,7 +218,7 @@ def measure(starts: Callable[[int, int], Any], players: Sequence[int], games: in
                                             "decisions": pl.Int64, "evaluated": pl.Int64,
                                             "kingmakers": pl.Int64})
     settings = {"threshold": threshold, "swing": swing, "playouts": playouts,
-                "screen": screen, "screen_cut": screen_cut, "seed": seed, "games": games}
+                "screens": tuple(screens), "seed": seed, "games": games}
     return Kingmaking(decisions, per_game, summarise(decisions, per_game), settings)
 
 
@@ -248,7 +271,7 @@ def default_policy(mod: Any) -> str:
 def kingmaking(game: Any, players: int | Sequence[int] = 4, games: int = GAMES,
                policies: Sequence[Any] | str | None = None, threshold: float = THRESHOLD,
                swing: float = SWING, playouts: int = PLAYOUTS, seed: int = 0, *,
-               screen: int = SCREEN, screen_cut: float = SCREEN_CUT, rules: Any = None,
+               screens: Sequence[int] = SCREENS, rules: Any = None,
                progress: ProgressArg = None) -> Kingmaking:
     """Find the kingmaker decisions of ``games`` game indices of seed ``seed`` at each player
     count of ``players``, the seats played by ``policies`` (one built-in name for every seat,
@@ -261,8 +284,9 @@ def kingmaking(game: Any, players: int | Sequence[int] = 4, games: int = GAMES,
     counts = [check_players(mod, p) for p in counts]
     check_int("games", games, 1)
     check_int("playouts", playouts, 1)
-    check_int("screen", screen, 0)
-    for name, x in (("threshold", threshold), ("swing", swing), ("screen_cut", screen_cut)):
+    for n in screens:
+        check_int("screens' playouts", n, 1)
+    for name, x in (("threshold", threshold), ("swing", swing)):
         if not 0 <= x <= 1:
             raise ValueError(f"{name} must be a probability in [0, 1], got {x!r}")
     if policies is None:
@@ -282,8 +306,8 @@ def kingmaking(game: Any, players: int | Sequence[int] = 4, games: int = GAMES,
                 first.builtin(s)          # an unknown name is refused before any game
     kw = {} if rules is None else {"rules": rules}
     r = measure(lambda p, g: mod.new_game(p, seed=seed, game=g, **kw), counts, games, table,
-                seed=seed, threshold=threshold, swing=swing, playouts=playouts, screen=screen,
-                screen_cut=screen_cut, progress=progress,
+                seed=seed, threshold=threshold, swing=swing, playouts=playouts,
+                screens=screens, progress=progress,
                 label=f"kingmaking {getattr(mod, '__name__', '')}")
     return Kingmaking(r.decisions, r.games, r.summary,
                       r.settings | {"policies": {p: [policy_name(s) for s in table(p)]

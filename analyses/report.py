@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,6 +130,10 @@ def _cycles(lf: pl.LazyFrame, met: pl.DataFrame, compared: list[str], game: str
     return headline, body
 
 
+def _listed(xs: Sequence[Any]) -> str:
+    return " then ".join(map(str, xs)) if xs else "no"
+
+
 def kingmaking_part(r: Kingmaking, game: str) -> tuple[str, str]:
     """The kingmaking lens (``analyses.kingmaking``) as a part of a game's section: (one
     headline over every player count measured, body)."""
@@ -144,9 +148,12 @@ def kingmaking_part(r: Kingmaking, game: str) -> tuple[str, str]:
             f"seat's by at least {st['swing'] * 100:.0f} points (best minus worst option), "
             f"measured by the forward model's evaluator: every option played on over "
             f"determinizations of the deciding seat's view, the same random numbers for every "
-            f"option, {st['playouts']} playouts per option at the decisions that pass a screen "
-            f"of {st['screen']} (a seat that wins more than {st['screen_cut']:.0%} of them "
-            f"under some option is not a kingmaker there). The swing is that largest change; "
+            f"option: every decision passes screens of {_listed(st['screens'])} playouts "
+            f"per option (a seat that wins too many under some option to be below the "
+            f"threshold is not a kingmaker there), then two evaluations of {st['playouts']} "
+            f"playouts per option on other random numbers judge it, the swing picked on one "
+            f"and measured on the other (so the largest of many noisy differences does not "
+            f"inflate it). The swing is another seat's largest change; "
             f"<i>crowned</i> is the seat the option taken raises most above its mean over the "
             f"options, counted as the leader, the runner-up or another by that mean among the "
             f"seats other than the decider. Shares of games: clustered Wilson intervals; the "

@@ -97,11 +97,12 @@ def test_summary_takes_the_game_index_as_its_unit():
 def test_report_part_has_one_headline_with_the_figures():
     d, g = _result()
     from analyses.kingmaking import Kingmaking
-    r = Kingmaking(d, g, summarise(d, g), {"threshold": 0.02, "swing": 0.2, "playouts": 32,
-                                            "screen": 4, "screen_cut": 0.25})
+    r = Kingmaking(d, g, summarise(d, g), {"threshold": 0.02, "swing": 0.2, "playouts": 128,
+                                            "screens": (4, 32)})
     headline, body = kingmaking_part(r, "bloomsim")
     assert "a kingmaker decision in 50.0%" in headline and "leader 66.7%" in headline
-    assert 'id="bloomsim-kingmaking"' in body and "games with a kingmaker decision" in body
+    assert "screens of 4 then 32 playouts" in body and 'id="bloomsim-kingmaking"' in body
+    assert "games with a kingmaker decision" in body
     assert "Caution" in body                           # 4 game indices
 
 

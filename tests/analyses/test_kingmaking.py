@@ -122,3 +122,22 @@ def test_a_game_s_verdicts_do_not_depend_on_the_run_s_size(toy):
     r, _ = toy
     small = measure(lambda p, g: kingtoy.new_game(SEED, g), [3], 20, lambda p: ["random"] * 3)
     assert small.decisions.equals(r.decisions.filter(pl.col("game") < 20))
+
+
+def test_the_command_runs_a_real_game_and_prints_the_table(capsys):
+    from analyses.cli import main
+    assert main(["kingmaking", "rapinsim", "--players", "3", "--games", "1",
+                 "--playouts", "16"]) == 0
+    out = capsys.readouterr().out
+    assert "games with a kingmaker decision" in out and "3 players, 1 games" in out
+    assert main(["kingmaking", "rapinsim", "--screens", "4,x"]) == 2
+    assert "--screens takes playouts" in capsys.readouterr().err
+
+
+def test_the_diff_pairs_the_kingmaking_share_on_game_indices():
+    from analyses.diff import diff
+    t = diff("rapinsim", None, {"actions_per_turn": 3}, ["greedy", "careful"], 3, 10, seed=1,
+             kingmaking=2)
+    row = t.filter(pl.col("metric") == "kingmaking").row(0, named=True)
+    assert row["games"] == 2 and row["percent"] and row["p_adj"] >= row["p"]
+    assert row["group"] == "games with a kingmaker decision"

@@ -1,9 +1,10 @@
 """Analyses of simulation results: DataFrame in, DataFrame or Figure out.
 
 Only ``tournament``, ``ladder``, ``compare``, ``counterfactual_impact``, ``luck_by_source``,
-``sweep``, ``solve``, ``tune``, ``intransitivity``, ``robustness`` and ``skill.skill_verdicts``
-play games, through a game's public ``simulate``, and ``kingmaking`` through its forward model
-(``new_game``); everything else reads a results frame, LazyFrame or Parquet dataset.
+``sweep``, ``solve``, ``tune``, ``intransitivity``, ``robustness``, ``leverage`` and
+``skill.skill_verdicts`` play games, through a game's public ``simulate``, and ``kingmaking``
+through its forward model (``new_game``); everything else reads a results frame, LazyFrame
+or Parquet dataset.
 """
 import simcore  # noqa: F401 - first: a Ctrl-C while the command starts is one line
 
@@ -14,6 +15,7 @@ from .event_impact import counterfactual_impact, event_impact, switch_offs
 from .intransitivity import Intransitivity, intransitivity
 from .kingmaking import Kingmaking, kingmaking
 from .ladder import Ladder, ladder
+from .leverage import Leverage, leverage
 from .luck import Luck, luck_by_source
 from .metrics import designer_metrics
 from .report import report
@@ -25,8 +27,9 @@ from .tournament import Tournament, tournament
 from .tune import Tuned, tune
 from .winrates import win_rates
 
-__all__ = ["Comparison", "InputError", "Intransitivity", "Kingmaking", "Ladder", "Luck",
-           "Robustness", "Tournament", "Tuned", "compare", "counterfactual_impact",
+__all__ = ["Comparison", "InputError", "Intransitivity", "Kingmaking", "Ladder", "Leverage",
+           "Luck", "Robustness", "Tournament", "Tuned", "compare", "counterfactual_impact",
            "designer_metrics", "diff", "event_impact", "intransitivity", "kingmaking", "ladder",
+           "leverage",
            "luck_by_source", "report", "robustness", "scan", "seat_advantage", "solve", "sweep",
            "switch_offs", "tournament", "tune", "win_rates"]

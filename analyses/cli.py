@@ -20,8 +20,11 @@ from .event_impact import event_impact
 from .intransitivity import GAMES as INTRANSITIVITY_GAMES
 from .intransitivity import intransitivity
 from .kingmaking import GAMES as KINGMAKING_GAMES
-from .kingmaking import PLAYOUTS, SCREENS, SWING, THRESHOLD, kingmaking
+from .kingmaking import PLAYOUTS as KINGMAKING_PLAYOUTS
+from .kingmaking import SCREENS, SWING, THRESHOLD, kingmaking
 from .ladder import ROTATIONS, ladder
+from .leverage import PER_GAME, PLAYOUTS, REPORT_POSITIONS, leverage
+from .leverage import POSITIONS as LEVERAGE_POSITIONS
 from .luck import BOOT, luck_by_source
 from .diff import diff as balance_diff
 from .diff import page as diff_page
@@ -123,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
                                               "it cannot win"),
             ("--swing", float, SWING, "the least change of another seat's win probability "
                                       "over the options"),
-            ("--playouts", int, PLAYOUTS, "playouts per option of each of the two "
+            ("--playouts", int, KINGMAKING_PLAYOUTS, "playouts per option of each of the two "
                                           "evaluations of a decision that passes the screens")):
         km.add_argument(flag, type=kind, default=default, help=f"{words} (default {default:g})")
     km.add_argument("--screens", default=",".join(map(str, SCREENS)), metavar="N,N,...",
@@ -131,6 +134,25 @@ def _parser() -> argparse.ArgumentParser:
                          f"(default {','.join(map(str, SCREENS))}; 'none': every decision "
                          "evaluated in full)")
     km.add_argument("--seed", type=int, default=0)
+    lv = sub.add_parser("leverage", help="decision leverage and accuracy: how much each "
+                                         "decision of real games matters (best minus worst "
+                                         "option) and what each policy gives away")
+    lv.add_argument("game", choices=games.names())
+    lv.add_argument("--players", type=int, default=4)
+    lv.add_argument("--positions", type=int, default=LEVERAGE_POSITIONS,
+                    help=f"decisions sampled (default {LEVERAGE_POSITIONS:,})")
+    lv.add_argument("--per-game", type=int, default=PER_GAME,
+                    help=f"decisions sampled per game (default {PER_GAME})")
+    lv.add_argument("--policy", action="append",
+                    help="one per seat, rotated over the games (default: the game's built-in "
+                         "policies)")
+    lv.add_argument("--playouts", type=int, default=PLAYOUTS,
+                    help=f"playouts per option (default {PLAYOUTS})")
+    lv.add_argument("--playout", help="the policy every seat plays out with (default: the "
+                                      "game's search playout)")
+    lv.add_argument("--seed", type=int, default=0)
+    lv.add_argument("--threads", type=int, default=None)
+    lv.add_argument("--rules", help="rules file")
     la = sub.add_parser("ladder", help="the skill ladder: rungs against each other on shared "
                                        "seeds, a rating per rung, the x%%-chess weight of "
                                        "neighbouring rungs and the share of variance due to "
@@ -235,6 +257,9 @@ def _parser() -> argparse.ArgumentParser:
     df_.add_argument("--kingmaking", type=int, default=0, metavar="GAMES",
                      help="also compare the share of games with a kingmaker decision on this "
                           "many game indices (analyses.kingmaking; default 0: not compared)")
+    df_.add_argument("--leverage", type=int, default=0, metavar="POSITIONS",
+                     help="add decision leverage rows from this many decisions per rules set "
+                          f"(e.g. {REPORT_POSITIONS:,}; default 0: none)")
     ro = sub.add_parser("robustness", help="every verdict under each alternative reading of the "
                                            "rules' guesses, on the same games: robust or "
                                            "depends on: ASSUMPTION")
@@ -444,7 +469,8 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "diff":
         rules = [None if r == "default" else r for r in (args.a, args.b)]
         t = balance_diff(args.game, *rules, args.policy, args.players, args.games, args.seed,
-                         scheduler=args.scheduler, kingmaking=args.kingmaking)
+                         scheduler=args.scheduler, leverage_positions=args.leverage,
+                         kingmaking=args.kingmaking)
         print(display.to_text(t.sort("p_adj").select(
             "metric", "group", "a", "b", "diff", "ci_low", "ci_high", "p_adj", "significant")))
         if args.out:
@@ -500,6 +526,15 @@ def _run(args: argparse.Namespace) -> None:
                        progress=True if sys.stderr.isatty() else None)
         print(display.to_text(display.kingmaking_table(r.summary)))
         print(r.text())
+    elif args.command == "leverage":
+        lev = leverage(args.game, args.players, args.positions, args.policy, args.playouts,
+                       args.seed, args.threads, rules=args.rules, per_game=args.per_game,
+                       playout=args.playout, progress=True if sys.stderr.isatty() else None)
+        print(display.to_text(display.leverage_table(lev.table)))
+        print(display.to_text(display.accuracy_table(lev.accuracy)))
+        print(f"{lev.headline()}. {lev.decisions.height:,} decisions of "
+              f"{lev.decisions['game'].n_unique():,} games, {lev.playouts} playouts per option, "
+              f"{lev.seconds:.0f} s; intervals 95%, the game index the unit")
     elif args.command == "distill":
         made = distill(args.game, args.games, args.seed, args.agent, args.out,
                        args.opponents.split(",") if args.opponents else None, args.players,

@@ -27,6 +27,7 @@ from .data import columns
 from .games import game_spec
 from .event_impact import paired_impact
 from .kingmaking import kingmaking as kingmaking_lens
+from .leverage import METRICS, REPORT_PLAYOUTS, leverage
 from .metrics import numbers, per_game
 from .stats import adjust_pvalues, paired_p, t_interval
 from .sweep import Variant, sweep, variants_of
@@ -79,24 +80,29 @@ def per_game_values(df: pl.DataFrame, spec: games.Game) -> pl.DataFrame:
 
 def diff(game: Any, rules_a: Any, rules_b: Any, policies: Sequence[str], players: int,
          n_games: int, seed: int = 0, *, scheduler: Any = "inprocess",
-         adjust: str = "holm", kingmaking: int = 0) -> pl.DataFrame:
+         adjust: str = "holm", leverage_positions: int = 0,
+         kingmaking: int = 0) -> pl.DataFrame:
     """Every balance metric under rules A and rules B on the same games, with B - A.
 
     ``rules_a``, ``rules_b``: a rules file, a mapping of values over the defaults, or None
     (the defaults). Rows: each policy's win rate and mean score, each seat's win rate, each
     value-thing's win rate (e.g. each character), the game's designer metrics (metric
     ``game``: length, margin, ties, endings, lead changes, how often the leader after each
-    round wins), each thing's impact on win rate and on mean score (``impact_rows``) and,
-    with ``kingmaking`` game indices, the share of games with a kingmaker decision
-    (``kingmaking_rows``); ``diff`` with ``ci_low``/``ci_high``, ``p`` and ``p_adj``
-    (``adjust`` over the whole table), ``significant`` (p_adj < 0.05) and ``percent`` (the row
-    is a share: the page shows it in percentage points)."""
+    round wins), and each thing's impact on win rate and on mean score (``impact_rows``);
+    ``diff`` with ``ci_low``/``ci_high``, ``p`` and ``p_adj`` (``adjust`` over the whole
+    table), ``significant`` (p_adj < 0.05) and ``percent`` (the row is a share: the page
+    shows it in percentage points). ``leverage_positions`` above 0 adds the decision leverage
+    rows (``leverage_rows``) from that many decisions under each rules set; ``kingmaking``
+    above 0 the share of games with a kingmaker decision on that many game indices
+    (``kingmaking_rows``)."""
     spec = game_spec(game)
     chosen = [_variant("A", rules_a), _variant("B", rules_b)]
     df = sweep(spec.name, chosen, policies, players, n_games, seed, scheduler=scheduler)
     parts = [paired(per_game_values(df, spec), ["metric", "group"], "A", "B"), impact_rows(df)]
     if kingmaking:
         parts.append(kingmaking_rows(spec, chosen, players, kingmaking, seed))
+    if leverage_positions:
+        parts.append(leverage_rows(spec, chosen, policies, players, leverage_positions, seed))
     t = pl.concat(parts, how="vertical_relaxed")
     counted = numbers(spec)
     percent = [not (m.endswith("mean score") or (m == "game" and g in counted))
@@ -104,6 +110,25 @@ def diff(game: Any, rules_a: Any, rules_b: Any, policies: Sequence[str], players
     return t.with_columns(p_adj=pl.Series(adjust_pvalues(t["p"].to_numpy(), adjust)),
                           percent=pl.Series(percent, dtype=pl.Boolean)
                           ).with_columns(significant=pl.col("p_adj") < 0.05)
+
+
+def leverage_rows(spec: games.Game, chosen: Sequence[Variant], policies: Sequence[str],
+                  players: int, positions: int, seed: int) -> pl.DataFrame:
+    """Decision leverage under A and B (``analyses.leverage`` at the report's size, the same
+    seed: the same game indices, each rules set's own games), paired by game index: each
+    game's mean leverage and its shares of meaningful and dead decisions, as fractions (the
+    page shows points)."""
+    per = []
+    for v in chosen:
+        d = leverage(spec.name, players, positions, list(policies), REPORT_PLAYOUTS, seed,
+                     rules=v.rules(spec.module())).decisions
+        per.append(d.group_by("game").agg(pl.col(m).mean() / 100 for m in METRICS)
+                   .unpivot(index="game", variable_name="group", value_name="v")
+                   .with_columns(variant=pl.lit(v.label)))
+    t = paired(pl.concat(per), ["group"], "A", "B")
+    return t.select(pl.lit("decisions").alias("metric"), pl.col("group").replace(
+        {"leverage": "leverage (best - worst option)", "meaningful": "meaningful share",
+         "dead": "dead share"}), pl.exclude("group"))
 
 
 def impact_rows(df: pl.DataFrame) -> pl.DataFrame:

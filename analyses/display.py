@@ -169,6 +169,21 @@ def kingmaking_table(t: pl.DataFrame) -> pl.DataFrame:
         *(cell(rate_ci(r, f"{r}_low", f"{r}_high"), r).alias(f"crowned: {r}")
           for r in ("leader", "runner-up", "other")),
         pl.format("{} of {}", "evaluated", "screened").alias("decisions evaluated"))
+def leverage_table(t: pl.DataFrame) -> pl.DataFrame:
+    """``Leverage.table`` with each figure and its interval in one cell (points, per cent)."""
+    return t.select(
+        "by", "group", "decisions", "games",
+        num_ci("leverage", "leverage_low", "leverage_high", 1).alias("leverage, points"),
+        num_ci("meaningful", "meaningful_low", "meaningful_high", 1).alias("meaningful, %"),
+        num_ci("dead", "dead_low", "dead_high", 1).alias("dead, %"))
+
+
+def accuracy_table(t: pl.DataFrame) -> pl.DataFrame:
+    """``Leverage.accuracy`` with each figure and its interval in one cell."""
+    return t.select(
+        "policy", "decisions", "games",
+        num_ci("loss", "loss_low", "loss_high", 1).alias("loss per decision, points"),
+        num_ci("took_best", "took_best_low", "took_best_high", 1).alias("took the best, %"))
 
 
 def to_html(t: pl.DataFrame) -> str:

@@ -22,6 +22,7 @@ from .event_impact import event_impact
 from .games import game_spec
 from .intransitivity import measure as measure_cycles
 from .kingmaking import Kingmaking, said
+from .leverage import DEAD, MEANINGFUL, Leverage
 from .stats import few_clusters
 from simcore import provenance
 from simcore.games import display_name
@@ -474,6 +475,28 @@ def robust_part(r: Robustness) -> tuple[str, str]:
     shown = t.filter(~pl.col("tag").str.starts_with(ROBUST))
     body += (display.to_html(shown) if shown.height else
              "<p>Every verdict is robust to the alternatives tested.</p>") + _details(t)
+    return headline, body
+
+
+def leverage_part(lev: Leverage) -> tuple[str, str]:
+    """The decision leverage part of a game's section (``analyses.leverage``): (headline,
+    body)."""
+    headline = (f"Decisions: {html.escape(lev.headline())} ({lev.decisions.height:,} decisions "
+                f"of real games, {lev.playouts} playouts per option).")
+    body = (f'<h3 id="{lev.game}-leverage">Decision leverage and accuracy</h3>'
+            f"<p class=note>At {lev.decisions.height:,} decisions sampled from "
+            f"{lev.decisions['game'].n_unique():,} games of seed {lev.seed} "
+            f"({html.escape(' | '.join(lev.policies))}, rotated over the seats), every option "
+            f"is valued for the acting seat by flat Monte Carlo from its own view "
+            f"({lev.playouts} playouts per option, the options sharing each determinization). "
+            f"Leverage: the best option's win probability minus the worst's, in points; "
+            f"meaningful: best minus second at least {MEANINGFUL[0]:g} and best minus worst at "
+            f"least {MEANINGFUL[1]:g}; dead: best minus worst below {DEAD:g}; a policy's loss: "
+            f"the best option's value minus that of the option it took. The evaluator is not "
+            f"perfect play, and its noise inflates leverage and loss. Intervals 95%, the unit "
+            f"the game index (a game's decisions share its chance).</p>")
+    body += display.to_html(display.leverage_table(lev.table))
+    body += display.to_html(display.accuracy_table(lev.accuracy))
     return headline, body
 
 

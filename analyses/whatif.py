@@ -39,12 +39,15 @@ import polars as pl
 from simcore import budget, games
 
 from .diff import paired
+from .leverage import REPORT_PLAYOUTS, REPORT_POSITIONS, leverage
 from .sweep import Task, Variant, apply_changes, play_task, seatings
 
 STEP = 500
 """Games per step, per rules set and seating: the first tables arrive after one step."""
 MAX_GAMES = 20_000
 """Games per rules set a run plays at most."""
+LEVERAGE_POSITIONS = REPORT_POSITIONS
+"""Decisions the leverage headline measures per rules set, when the page asks for it."""
 MAX_RUNS = 2
 """Runs that play at once, over all browsers."""
 ABANDON_S = 30.0
@@ -222,6 +225,9 @@ class Run:
     finished: threading.Event = field(default_factory=threading.Event)
     after: Run | None = None
     """The client's previous run: this one plays once that one has wound down."""
+    leverage: bool = False
+    """Measure the decision leverage headline under both rules sets (after the first step)."""
+    leverage_text: dict | None = None
 
     def play(self, seed: int = 0) -> None:
         """Play steps of games for both rules sets until ``MAX_GAMES``, a stop, or nobody
@@ -247,6 +253,8 @@ class Run:
                         df = play_task(Task(self.game, v, s, seed, self.games, n))
                         self.frames.append(df.select(keep))
                 self.games += n
+                if self.leverage and self.leverage_text is None:
+                    self.leverage_text = self._leverage(seed, base, what)
         except Exception as e:          # shown on the page, one line
             self.error = one_line(e)
         finally:
@@ -254,6 +262,20 @@ class Run:
             self.frames = []
             self.done = True
             self.finished.set()
+
+    def _leverage(self, seed: int, *variants: Variant) -> dict:
+        """Each rules set's leverage headline (``analyses.leverage``, ``LEVERAGE_POSITIONS``
+        decisions, the policies cycled over the seats)."""
+        mod = games.get(self.game).module()
+        seating = [self.policies[i % len(self.policies)] for i in range(self.players)]
+        out = {}
+        for v in variants:
+            if self._should_stop():
+                break
+            out[v.label] = leverage(self.game, self.players, LEVERAGE_POSITIONS, seating,
+                                    REPORT_PLAYOUTS, seed, threads=1,
+                                    rules=v.rules(mod)).headline()
+        return out
 
     def _should_stop(self) -> bool:
         if time.monotonic() - self.seen > ABANDON_S and self.stopped is None:
@@ -484,7 +506,8 @@ def app(game: str, policies: list[str] | None = None, players: int | None = None
         if run is None:
             return {"games": 0, "done": True, "changes": {}, "rows": []}
         return {"games": run.games, "done": run.done, "error": run.error,
-                "stopped": run.stopped, "changes": run.changes, **run.tables()}
+                "stopped": run.stopped, "changes": run.changes, "leverage": run.leverage_text,
+                **run.tables()}
 
     async def page(request: Request):
         return HTMLResponse(html)
@@ -506,7 +529,8 @@ def app(game: str, policies: list[str] | None = None, players: int | None = None
                 runs.stop(client, "stopped: no change from the default rules")
                 return JSONResponse({"ok": True, "changes": {}})
             variant_rules(spec, rules, changes)        # refused here, before any game
-            runs.start(client, Run(spec.name, changes, policies, players))
+            runs.start(client, Run(spec.name, changes, policies, players,
+                                   leverage=sent.get("leverage") is True))
         except Refused as e:
             return JSONResponse({"error": str(e)}, status_code=e.status)
         except Busy as e:

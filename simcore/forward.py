@@ -91,6 +91,8 @@ class ForwardGame:
         self._halt: Halt | None = None
         self.played: int | None = None
         """The option the real game took here (``positions``), None otherwise."""
+        self.game_decisions: int | None = None
+        """How many decisions the real game made in all (``positions``), None otherwise."""
 
     # ---- where the game stands
     @property
@@ -306,8 +308,9 @@ def positions(game, players: int, policies: Sequence | str, games: int, per_game
     module), in each up to ``per_game`` of its decisions with two options or more, drawn
     without replacement from (``seed``, game index), so a game's sample does not depend on
     how many games are asked. Each is a ``ForwardGame`` at that decision (``game_index``,
-    ``len(history)`` its decision number, ``played`` the option the game's policy took), in
-    game and decision order; one replay each, when first read."""
+    ``len(history)`` its decision number, ``played`` the option the game's policy took,
+    ``game_decisions`` the game's length), in game and decision order; one replay each, when
+    first read."""
     from . import games as registry
     mod = registry.get(game).module() if isinstance(game, str) else \
         game.module() if isinstance(game, registry.Game) else game
@@ -331,6 +334,6 @@ def positions(game, players: int, policies: Sequence | str, games: int, per_game
         start = mod.new_game(players, seed, g, rules=rules)
         for k in ks:
             fg = start.after(log[:k, 3])
-            fg.played = int(log[k, 3])
+            fg.played, fg.game_decisions = int(log[k, 3]), len(log)
             out.append(fg)
     return out

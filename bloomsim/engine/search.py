@@ -20,7 +20,7 @@ from .tables import T_LOG, T_MAXO, T_N_REC
 
 
 @njit(types.int64(TT, types.uint64, I8, I8, types.int64[::1], types.int64[:, ::1], I8,
-                  types.int64[::1], I8, I8, types.float64[:, ::1]), cache=True)
+                  types.int64[::1], I8, I8, types.float64[:, ::1]), cache=True, nogil=True)
 def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn, sums):
     """The option a search agent (``agent``: ``simcore.search.Agent.params``) takes at the
     position of game ``game`` after ``choices`` and the determinizations ``marks`` [m, 3], where

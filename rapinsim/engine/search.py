@@ -22,7 +22,7 @@ from .state import (ERR, FM_HALTED, FM_LEN, FM_MARKS, FM_N_MARKS, FM_PLAYOUTS, F
 
 
 @njit(I64(types.int32[::1], types.uint64, I64, I64, types.int64[::1], types.int64[:, ::1], I64,
-         types.int64[::1], I64, types.float64[:, ::1]), cache=True)
+         types.int64[::1], I64, types.float64[:, ::1]), cache=True, nogil=True)
 def search(head, key, game, n_players, choices, marks, seat, agent, seed, sums):
     """The option a search agent (``agent``: ``simcore.search.Agent.params``) takes at the
     position of game ``game`` after ``choices`` and the determinizations ``marks`` [m, 3], where

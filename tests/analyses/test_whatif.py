@@ -369,3 +369,15 @@ def test_the_page_in_a_real_browser_updates_survives_reloads_and_shows_bad_value
                                ".includes('Change a rule')", timeout=120_000)
         browser.close()
     _wait(lambda: runs.live() == 0, 60)
+
+
+def test_the_leverage_headline_is_measured_when_asked(client, monkeypatch):
+    monkeypatch.setattr(whatif, "LEVERAGE_POSITIONS", 20)
+    assert client.post("/api/run", json={"client": "lv", "changes": {"enchanted_penalty": 6},
+                                         "leverage": True}).json()["ok"]
+    s = _wait(lambda: (x := client.get("/api/status", params={"client": "lv"}).json())[
+        "leverage"] and x)
+    assert set(s["leverage"]) == {"default", "what-if"}
+    assert all("% of decisions are meaningful" in t for t in s["leverage"].values())
+    client.post("/api/run", json={"client": "lv", "changes": {}})   # stops the run
+    _wait(lambda: client.app.state.runs.live() == 0)

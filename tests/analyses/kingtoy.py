@@ -118,3 +118,23 @@ class ToyGame:
 
 def new_game(seed: int, game: int) -> ToyGame:
     return ToyGame(spec(seed, game))
+
+
+def coverage(replicates: int = 200, games: int = 100, first_seed: int = 1000) -> str:
+    """How often the kingmaking lens's intervals hold the planted truths: the share of games
+    with a kingmaker decision (1/3: one type in three) and the mean swing of the planted
+    decisions (a + b - 1 averaged over the draws of a and b: 0.935 + 0.575 - 1)."""
+    from analyses.kingmaking import measure
+    share = swing = 0
+    for seed in range(first_seed, first_seed + replicates):
+        r = measure(lambda p, g, s=seed: new_game(s, g), [3], games, lambda p: ["random"] * 3,
+                    seed=seed)
+        row = r.summary.row(0, named=True)
+        share += row["share_low"] <= 1 / 3 <= row["share_high"]
+        swing += row["swing_low"] <= 0.935 + 0.575 - 1 <= row["swing_high"]
+    return (f"{replicates} replicates of {games} games: the share's interval holds 1/3 in "
+            f"{share / replicates:.1%}, the mean swing's holds 0.51 in {swing / replicates:.1%}")
+
+
+if __name__ == "__main__":
+    print(coverage())

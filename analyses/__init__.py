@@ -3,7 +3,8 @@
 Only ``tournament``, ``ladder``, ``compare``, ``counterfactual_impact``, ``luck_by_source``,
 ``sweep``, ``solve``, ``tune``, ``intransitivity``, ``leverage``, ``restricted``,
 ``robustness`` and ``skill.skill_verdicts`` play games, through a game's public
-``simulate``; everything else reads a results frame, LazyFrame or Parquet dataset.
+``simulate``, and ``kingmaking`` through its forward model (``new_game``); everything else
+reads a results frame, LazyFrame or Parquet dataset.
 """
 import simcore  # noqa: F401 - first: a Ctrl-C while the command starts is one line
 
@@ -12,6 +13,7 @@ from .data import InputError, scan
 from .diff import diff
 from .event_impact import counterfactual_impact, event_impact, switch_offs
 from .intransitivity import Intransitivity, intransitivity
+from .kingmaking import Kingmaking, kingmaking
 from .ladder import Ladder, ladder
 from .leverage import Leverage, leverage
 from .luck import Luck, luck_by_source
@@ -26,8 +28,9 @@ from .tournament import Tournament, tournament
 from .tune import Tuned, tune
 from .winrates import win_rates
 
-__all__ = ["Comparison", "InputError", "Intransitivity", "Ladder", "Leverage", "Luck",
-           "Restriction", "Robustness", "Tournament", "Tuned", "compare",
+__all__ = ["Comparison", "InputError", "Intransitivity", "Kingmaking", "Ladder", "Leverage",
+           "Luck", "Restriction", "Robustness", "Tournament", "Tuned", "compare",
            "counterfactual_impact", "designer_metrics", "diff", "event_impact", "intransitivity",
-           "ladder", "leverage", "luck_by_source", "report", "restricted", "robustness", "scan",
-           "seat_advantage", "solve", "sweep", "switch_offs", "tournament", "tune", "win_rates"]
+           "kingmaking", "ladder", "leverage", "luck_by_source", "report", "restricted",
+           "robustness", "scan", "seat_advantage", "solve", "sweep", "switch_offs", "tournament",
+           "tune", "win_rates"]

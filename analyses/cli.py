@@ -19,6 +19,9 @@ from .distill import summary as distill_summary
 from .event_impact import event_impact
 from .intransitivity import GAMES as INTRANSITIVITY_GAMES
 from .intransitivity import intransitivity
+from .kingmaking import GAMES as KINGMAKING_GAMES
+from .kingmaking import PLAYOUTS as KINGMAKING_PLAYOUTS
+from .kingmaking import SCREENS, SWING, THRESHOLD, kingmaking
 from .ladder import ROTATIONS, ladder
 from .leverage import PER_GAME, PLAYOUTS, REPORT_POSITIONS, leverage
 from .leverage import POSITIONS as LEVERAGE_POSITIONS
@@ -113,6 +116,29 @@ def _parser() -> argparse.ArgumentParser:
     it.add_argument("--games", type=int, default=INTRANSITIVITY_GAMES,
                     help=f"game indices per seating (default {INTRANSITIVITY_GAMES:,})")
     it.add_argument("--seed", type=int, default=0)
+    km = sub.add_parser("kingmaking", help="does a player who cannot win decide who does? "
+                                           "kingmaker decisions found by the forward model's "
+                                           "evaluator, per player count, with intervals")
+    km.add_argument("game", choices=games.names())
+    km.add_argument("--players", type=int, nargs="+", default=[4])
+    km.add_argument("--games", type=int, default=KINGMAKING_GAMES,
+                    help=f"game indices per player count (default {KINGMAKING_GAMES})")
+    km.add_argument("--policy", action="append",
+                    help="the seats' policy (once: every seat; else one per seat); default "
+                         "the game's distilled policy")
+    for flag, kind, default, words in (
+            ("--threshold", float, THRESHOLD, "the deciding seat's win probability below which "
+                                              "it cannot win"),
+            ("--swing", float, SWING, "the least change of another seat's win probability "
+                                      "over the options"),
+            ("--playouts", int, KINGMAKING_PLAYOUTS, "playouts per option of each of the two "
+                                          "evaluations of a decision that passes the screens")):
+        km.add_argument(flag, type=kind, default=default, help=f"{words} (default {default:g})")
+    km.add_argument("--screens", default=",".join(map(str, SCREENS)), metavar="N,N,...",
+                    help="playouts per option of the screens every decision passes in turn "
+                         f"(default {','.join(map(str, SCREENS))}; 'none': every decision "
+                         "evaluated in full)")
+    km.add_argument("--seed", type=int, default=0)
     lv = sub.add_parser("leverage", help="decision leverage and accuracy: how much each "
                                          "decision of real games matters (best minus worst "
                                          "option) and what each policy gives away")
@@ -252,6 +278,9 @@ def _parser() -> argparse.ArgumentParser:
     df_.add_argument("--seed", type=int, default=0)
     df_.add_argument("--scheduler", default="inprocess", help="as for sweep")
     df_.add_argument("--out", help="folder for the diff page (index.html)")
+    df_.add_argument("--kingmaking", type=int, default=0, metavar="GAMES",
+                     help="also compare the share of games with a kingmaker decision on this "
+                          "many game indices (analyses.kingmaking; default 0: not compared)")
     df_.add_argument("--leverage", type=int, default=0, metavar="POSITIONS",
                      help="add decision leverage rows from this many decisions per rules set "
                           f"(e.g. {REPORT_POSITIONS:,}; default 0: none)")
@@ -347,6 +376,17 @@ def _rungs(values: list[str] | None) -> list[str] | dict[str, list[str]] | None:
     if not per:
         return every
     return per if every is None else {g: per.get(g, every) for g in games.names()}
+
+
+def _screens(text: str) -> list[int]:
+    """``--screens``: playouts per option of each screen, or none."""
+    if text == "none":
+        return []
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--screens takes playouts such as 4,32 or 'none', got {text!r}") \
+            from None
 
 
 def _params(items: list[str]) -> dict:
@@ -453,7 +493,8 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "diff":
         rules = [None if r == "default" else r for r in (args.a, args.b)]
         t = balance_diff(args.game, *rules, args.policy, args.players, args.games, args.seed,
-                         scheduler=args.scheduler, leverage_positions=args.leverage)
+                         scheduler=args.scheduler, leverage_positions=args.leverage,
+                         kingmaking=args.kingmaking)
         print(display.to_text(t.sort("p_adj").select(
             "metric", "group", "a", "b", "diff", "ci_low", "ci_high", "p_adj", "significant")))
         if args.out:
@@ -501,6 +542,13 @@ def _run(args: argparse.Namespace) -> None:
               "game index the unit):")
         print(display.to_text(r.matrix))
         print(display.to_text(display.cycles_table(r.ratings)))
+        print(r.text())
+    elif args.command == "kingmaking":
+        pol = args.policy[0] if args.policy and len(args.policy) == 1 else args.policy
+        r = kingmaking(args.game, args.players, args.games, pol, args.threshold, args.swing,
+                       args.playouts, args.seed, screens=_screens(args.screens),
+                       progress=True if sys.stderr.isatty() else None)
+        print(display.to_text(display.kingmaking_table(r.summary)))
         print(r.text())
     elif args.command == "leverage":
         lev = leverage(args.game, args.players, args.positions, args.policy, args.playouts,

@@ -27,6 +27,7 @@ from .data import columns
 from .games import game_spec
 from .event_impact import paired_impact
 from .intransitivity import paired_share
+from .kingmaking import kingmaking as kingmaking_lens
 from .leverage import METRICS, REPORT_PLAYOUTS, leverage
 from .metrics import numbers, per_game
 from .stats import adjust_pvalues, paired_p, t_interval
@@ -81,7 +82,8 @@ def per_game_values(df: pl.DataFrame, spec: games.Game) -> pl.DataFrame:
 
 def diff(game: Any, rules_a: Any, rules_b: Any, policies: Sequence[str], players: int,
          n_games: int, seed: int = 0, *, scheduler: Any = "inprocess",
-         adjust: str = "holm", leverage_positions: int = 0) -> pl.DataFrame:
+         adjust: str = "holm", leverage_positions: int = 0,
+         kingmaking: int = 0) -> pl.DataFrame:
     """Every balance metric under rules A and rules B on the same games, with B - A.
 
     ``rules_a``, ``rules_b``: a rules file, a mapping of values over the defaults, or None
@@ -93,12 +95,16 @@ def diff(game: Any, rules_a: Any, rules_b: Any, policies: Sequence[str], players
     ``diff`` with ``ci_low``/``ci_high``, ``p`` and ``p_adj`` (``adjust`` over the whole
     table), ``significant`` (p_adj < 0.05) and ``percent`` (the row is a share: the page
     shows it in percentage points). ``leverage_positions`` above 0 adds the decision leverage
-    rows (``leverage_rows``) from that many decisions under each rules set."""
+    rows (``leverage_rows``) from that many decisions under each rules set; ``kingmaking``
+    above 0 the share of games with a kingmaker decision on that many game indices
+    (``kingmaking_rows``)."""
     spec = game_spec(game)
     chosen = [_variant("A", rules_a), _variant("B", rules_b)]
     df = sweep(spec.name, chosen, policies, players, n_games, seed, scheduler=scheduler)
     parts = [paired(per_game_values(df, spec), ["metric", "group"], "A", "B"), impact_rows(df),
              *cycle_rows(df, policies)]
+    if kingmaking:
+        parts.append(kingmaking_rows(spec, chosen, players, kingmaking, seed))
     if leverage_positions:
         parts.append(leverage_rows(spec, chosen, policies, players, leverage_positions, seed))
     t = pl.concat(parts, how="vertical_relaxed")
@@ -153,6 +159,20 @@ def cycle_rows(df: pl.DataFrame, policies: Sequence[str]) -> list[pl.DataFrame]:
            for v in ("A", "B")}
     return [pl.DataFrame([{"metric": "cyclic share", "group": ", ".join(compared),
                            **paired_share(met["A"], met["B"])}])]
+
+
+def kingmaking_rows(spec: games.Game, chosen: Sequence[Variant], players: int, n_games: int,
+                    seed: int) -> pl.DataFrame:
+    """The kingmaking lens (``analyses.kingmaking``, its default policy and settings) on game
+    indices ``0..n_games-1`` under each rules set: the share of games with a kingmaker
+    decision, B - A paired on the game indices."""
+    mod = spec.module()
+    per = [kingmaking_lens(mod, players, n_games, seed=seed, rules=v.rules(mod)).games
+           .select("game", variant=pl.lit(v.label), v=(pl.col("kingmakers") > 0).cast(pl.Float64))
+           for v in chosen]
+    return paired(pl.concat(per).with_columns(metric=pl.lit("kingmaking"),
+                                              group=pl.lit("games with a kingmaker decision")),
+                  ["metric", "group"], "A", "B")
 
 
 def _variant(label: str, rules: Any) -> Variant:

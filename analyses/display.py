@@ -156,6 +156,19 @@ def cycles_table(t: pl.DataFrame) -> pl.DataFrame:
         num_ci("bt_elo", "bt_low", "bt_high", 0).alias("Bradley-Terry, Elo scale"))
 
 
+def kingmaking_table(t: pl.DataFrame) -> pl.DataFrame:
+    """``Kingmaking.summary`` with each value and its interval in one cell ("none" where no
+    kingmaker decision was found to average over)."""
+    def cell(e: pl.Expr, c: str) -> pl.Expr:
+        return pl.when(pl.col(c).is_nan()).then(pl.lit("none")).otherwise(e)
+    return t.select(
+        "players", "games",
+        rate_ci("share", "share_low", "share_high").alias("games with a kingmaker decision"),
+        pl.col("decisions").alias("kingmaker decisions"),
+        cell(num_ci("swing", "swing_low", "swing_high"), "swing").alias("mean swing"),
+        *(cell(rate_ci(r, f"{r}_low", f"{r}_high"), r).alias(f"crowned: {r}")
+          for r in ("leader", "runner-up", "other")),
+        pl.format("{} of {}", "evaluated", "screened").alias("decisions evaluated"))
 def leverage_table(t: pl.DataFrame) -> pl.DataFrame:
     """``Leverage.table`` with each figure and its interval in one cell (points, per cent)."""
     return t.select(

@@ -21,6 +21,7 @@ from .data import (Frame, InputError, collect, columns, detect_game, lazy, requi
 from .event_impact import event_impact
 from .games import game_spec
 from .intransitivity import measure as measure_cycles
+from .kingmaking import Kingmaking, said
 from .leverage import DEAD, MEANINGFUL, Leverage
 from .stats import few_clusters
 from simcore import provenance
@@ -128,6 +129,41 @@ def _cycles(lf: pl.LazyFrame, met: pl.DataFrame, compared: list[str], game: str
             + display.to_html(display.cycles_table(r.ratings))
             + "".join(f"<p><b>Caution:</b> {html.escape(x)}.</p>"
                       for x in (c["caution"], few_clusters(c["games"])) if x))
+    return headline, body
+
+
+def _listed(xs: Sequence[Any]) -> str:
+    return " then ".join(map(str, xs)) if xs else "no"
+
+
+def kingmaking_part(r: Kingmaking, game: str) -> tuple[str, str]:
+    """The kingmaking lens (``analyses.kingmaking``) as a part of a game's section: (one
+    headline over every player count measured, body)."""
+    st = r.settings
+    headline = (f"Kingmaking (a seat below {st['threshold']:.0%} whatever it does whose options "
+                f"move another seat's win probability by {st['swing'] * 100:.0f} points or "
+                f"more): " + "; ".join(html.escape(said(x))
+                                       for x in r.summary.iter_rows(named=True)) + ".")
+    body = (f'<h3 id="{game}-kingmaking">Does a player who cannot win decide who does?</h3>'
+            f"<p class=note>A kingmaker decision: the deciding seat's win probability is below "
+            f"{st['threshold']:.0%} under each of its options and its options move another "
+            f"seat's by at least {st['swing'] * 100:.0f} points (best minus worst option), "
+            f"measured by the forward model's evaluator: every option played on over "
+            f"determinizations of the deciding seat's view, the same random numbers for every "
+            f"option: every decision passes screens of {_listed(st['screens'])} playouts "
+            f"per option (a seat that wins too many under some option to be below the "
+            f"threshold is not a kingmaker there), then two evaluations of {st['playouts']} "
+            f"playouts per option on other random numbers judge it, the swing picked on one "
+            f"and measured on the other (so the largest of many noisy differences does not "
+            f"inflate it). The swing is another seat's largest change; "
+            f"<i>crowned</i> is the seat the option taken raises most above its mean over the "
+            f"options, counted as the leader, the runner-up or another by that mean among the "
+            f"seats other than the decider. Shares of games: clustered Wilson intervals; the "
+            f"mean swing and the crowned shares are over kingmaker decisions, ratios of sums "
+            f"per game (the game index is the unit). See docs/analyses.md, Kingmaking.</p>"
+            + display.to_html(display.kingmaking_table(r.summary))
+            + "".join(f"<p><b>Caution:</b> {html.escape(c)}.</p>"
+                      for c in map(few_clusters, r.summary["games"]) if c))
     return headline, body
 
 

@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 
 from . import display, plots
+from .display import named_verdict
 from .data import (Frame, InputError, collect, columns, detect_game, lazy, require_rows,
                    score_column)
 from .event_impact import event_impact
@@ -23,7 +24,7 @@ from .games import game_spec
 from .intransitivity import measure as measure_cycles
 from .stats import few_clusters
 from simcore import provenance
-from simcore.games import display_name
+from simcore.games import display_name, display_names
 from .seats import CONFOUNDED, DESIGN_NOTE, ROTATED, seat_advantage, seat_design
 from .robust import DEPENDS, DESIGN_MARGIN, ROBUST, Robustness
 from .skill import (ALPHA, APPEARS, CHANGES, FLIPS, HOLDS, NEGLIGIBLE, STEADY, VANISHES,
@@ -385,7 +386,8 @@ def _things_tagged(robust: Robustness | None, game: str, kind: str,
     if robust is None:
         return ""
     label = next((t.label or t.kind for t in game_spec(game).things if t.kind == kind), kind)
-    tags = [(t, robust.thing_tag(label, t)) for t in dict.fromkeys(things)]
+    spec = game_spec(game)
+    tags = [(display_name(spec, t), robust.thing_tag(label, t)) for t in dict.fromkeys(things)]
     said = "; ".join(f"{t}: {tag}" for t, tag in tags if tag)
     return f" <i>Assumptions: {html.escape(said)}.</i>" if said else ""
 
@@ -400,8 +402,10 @@ def skill_tags(sv: SkillVerdicts, robust: Robustness | None) -> list[str | None]
 
 
 def robust_part(r: Robustness) -> tuple[str, str]:
-    """The robustness part of a game's section: (closing headline, body)."""
+    """The robustness part of a game's section: (closing headline, body); things by their
+    display names."""
     s = r.summary
+    names = display_names(game_spec(r.game))
     alts = ", ".join(f"<i>{html.escape(a)}</i>" + (f" ({html.escape(k)})" if k else "")
                      for a, k in r.alternatives)
     untested = "".join(f" Not tested at {r.players} seats: <i>{html.escape(n)}</i> "
@@ -412,7 +416,7 @@ def robust_part(r: Robustness) -> tuple[str, str]:
               f"{s.height - dep.height - s.filter(pl.col('tag').str.starts_with(ROBUST)).height}"
               f" undetermined")
     by_alt = "; ".join(
-        f"on <i>{html.escape(a)}</i>: " + ", ".join(html.escape(v) for v in
+        f"on <i>{html.escape(a)}</i>: " + ", ".join(html.escape(named_verdict(v, names)) for v in
                                                    dep.filter(pl.col("depends").list
                                                               .contains(a))["verdict"])
         for a, _ in r.alternatives if dep.filter(pl.col("depends").list.contains(a)).height)

@@ -8,8 +8,8 @@ from typing import Any
 from simcore import provenance
 from simcore.games import Alternative, Game, Things, Variant, default_players, register
 
-from .rules import (CHANCE, EMPTY_HANDED_OPTIONS, PERILOUS_OPTIONS, RESHUFFLE_OPTIONS,
-                    START_PLAYER_OPTIONS, UNNAMED_TERRAIN_OPTIONS)
+from .rules import (CHANCE, EMPTY_HANDED_OPTIONS, PAWN_START_OPTIONS, PERILOUS_OPTIONS,
+                    RESHUFFLE_OPTIONS, START_PLAYER_OPTIONS, UNNAMED_TERRAIN_OPTIONS)
 
 
 REPLACED = "replaced in place by a card with no effect: the same games, all other draws unchanged"
@@ -78,9 +78,10 @@ GAME = register(Game(
     choices={"enchanted_reshuffle": RESHUFFLE_OPTIONS, "next_start_player": START_PLAYER_OPTIONS,
              "perilous_places": PERILOUS_OPTIONS,
              "perilous_unnamed_terrains": UNNAMED_TERRAIN_OPTIONS,
-             "empty_handed": EMPTY_HANDED_OPTIONS},
+             "empty_handed": EMPTY_HANDED_OPTIONS, "pawn_start": PAWN_START_OPTIONS},
     alternatives=(
         Alternative("Perilous Places: hill, mountain 0", "perilous_unnamed_terrains",
                     {"perilous_unnamed_terrains": "zero"}),
         Alternative("Empty Handed: +3 for at most 3 potions", "events.empty_handed",
-                    {"empty_handed": "few_potions_score"}))))
+                    {"empty_handed": "few_potions_score"}),
+        Alternative("pawns: each picks its castle", "pawn_start", {"pawn_start": "choose"}))))

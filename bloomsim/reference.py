@@ -160,7 +160,8 @@ def new_game(rules: Rules | None = None, n_players: int = 4, policies: Sequence 
 
 
 def setup(g: Game) -> None:
-    """Spec 1: resources, pawns in the castles, clouds, event deck, enchanted deck."""
+    """Spec 1: resources, pawns in the castles, clouds, event deck, enchanted deck; with
+    ``pawn_start: "choose"`` each seat then places its pawns (``place_pawns``)."""
     r, n = g.rules, g.n_players
     g.score = [r.start_score] * n
     g.pts = {k: [0] * n for k in PTS}
@@ -193,6 +194,36 @@ def setup(g: Game) -> None:
     if enchanted_per_round(g) > 0:
         g.enchanted_deck = list(r.enchanted_deck_roles)
         g.rng.shuffle(CH_ENCHANTED, g.enchanted_deck)
+    if r.pawn_start == "choose":
+        place_pawns(g)
+
+
+def place_pawns(g: Game) -> None:
+    """Option ``pawn_start: "choose"`` (seed 000: 「それぞれをボード上の城の絵が描かれた場所の
+    どちらかにおきます。」, each pawn on either castle): seat by seat, each pawn in turn starts at
+    the castle its seat picks."""
+    castles = [g.rules.area_ids.index(c) for c in g.rules.board["castles"]]
+    for seat in range(g.n_players):
+        for p in (0, 1):
+            other = g.pawns[seat][0] if p == 1 else -1
+            rows = [row(target=c, points=start_points(g, seat, c, other)) for c in castles]
+            g.pawns[seat][p] = castles[decide(g, seat, P.START, rows)]
+            g.say(f"   seat {seat} starts pawn {p} at {_area_name(g, g.pawns[seat][p])}")
+
+
+def within_step(g: Game, a: int, k: int) -> bool:
+    """Tower k touches area a or one of its neighbours (a pawn at a reaches it in one move)."""
+    return any(x == a or x in g.neighbours[a]
+               for x in (g.rules.area_ids.index(n) for n in g.rules.board["towers"][k]["areas"]))
+
+
+def start_points(g: Game, seat: int, a: int, other: int) -> int:
+    """A START row's points: the best tower within one step of castle area a the seat can
+    deliver to now, not already within one step of its other pawn's area ``other`` (-1: not
+    placed yet); 0 if none."""
+    return max((t["points"] for k, t in enumerate(g.rules.board["towers"])
+                if deliverable(g, seat, k) and within_step(g, a, k)
+                and not (other >= 0 and within_step(g, other, k))), default=0)
 
 
 def _tiles(r: Rules) -> list[tuple[int, int]]:

@@ -437,7 +437,9 @@ def robust_part(r: Robustness) -> tuple[str, str]:
             f"the margin (two one-sided tests at {ALPHA}; -/+{r.margin * 100:.1f} points for "
             f"win rates and shares, {DESIGN_MARGIN:.0%} of its value for a designer metric "
             f"that counts); otherwise <i>undetermined</i> (a change up to its MDE may go unseen)."
-            f"{untested} Robust verdicts are in the full table only.</p>")
+            f" A verdict \"replayed without it\" is a thing's causal effect, replayed on the "
+            f"same games under each rules set with the thing switched off.{untested} Robust "
+            f"verdicts are in the full table only.</p>")
     t = display.named(display.robustness_table(r), r.game)
     shown = t.filter(~pl.col("tag").str.starts_with(ROBUST))
     body += (display.to_html(shown) if shown.height else

@@ -84,4 +84,6 @@ GAME = register(Game(
                     {"perilous_unnamed_terrains": "zero"}),
         Alternative("Empty Handed: +3 for at most 3 potions", "events.empty_handed",
                     {"empty_handed": "few_potions_score"}),
+        Alternative("Empty Handed: nothing need be held", "code.empty_handed_holding",
+                    {"empty_handed": "hold_nothing"}),
         Alternative("pawns: each picks its castle", "pawn_start", {"pawn_start": "choose"}))))

@@ -315,10 +315,11 @@ def decide(g: Game, seat: int, kind: int, rows: list) -> int:
 # ---------------------------------------------------------------- what a card can do now
 
 def deliverable(g: Game, seat: int, k: int) -> bool:
-    """A potion can go to tower k: a round tower must be empty; the player needs its colour."""
+    """A potion can go to tower k: a round tower must be empty; the player needs its colour
+    (unless ``unheld``)."""
     t = g.rules.board["towers"][k]
     return (t["shape"] == "square" or not g.tower_filled[k]) and \
-        g.potions[seat][COLOURS.index(t["colour"])] > 0
+        (g.potions[seat][COLOURS.index(t["colour"])] > 0 or unheld(g))
 
 
 def best_delivery(g: Game, seat: int, towers) -> int | None:
@@ -331,6 +332,12 @@ def pays(g: Game) -> int:
     """1 if this round's deliveries and charms are paid for, 0 under a card that makes them
     free (Empty Handed, as seed 000 reads: the resources stay with the player)."""
     return int(not (g.event >= 0 and g.rules.free_payments(g.event)))
+
+
+def unheld(g: Game) -> bool:
+    """The round's card lifts the need to hold what a delivery or charm costs (Empty Handed,
+    option ``hold_nothing``): any open tower takes a potion, any cloud next to a pawn charms."""
+    return g.event >= 0 and g.rules.free_holding(g.event)
 
 
 def clouded(g: Game, a: int) -> bool:
@@ -358,12 +365,13 @@ def druid_towers(g: Game, seat: int, r: int) -> list[int]:
 
 def charmable(g: Game, seat: int) -> list[int]:
     """Cloud spaces whose cloud the seat can charm (in rules order): next to one of its pawns,
-    paid in wands. Each cloud of an area with several is charmed on its own."""
+    paid in wands (unless ``unheld``). Each cloud of an area with several is charmed on its
+    own."""
     tiles = _tiles(g.rules)
     out = []
     for i, a in enumerate(g.cloud_space_area):
         if i in g.clouds and any(p in g.neighbours[a] for p in g.pawns[seat]) \
-                and g.wands[seat] >= tiles[g.clouds[i]][0]:
+                and (g.wands[seat] >= tiles[g.clouds[i]][0] or unheld(g)):
             out.append(i)
     return out
 

@@ -42,7 +42,7 @@ EVENT_KINDS = {                          # kind -> (timing, required parameters)
 RESHUFFLE_OPTIONS = ("all_roles", "set_aside_revealed")
 START_PLAYER_OPTIONS = ("last_brave", "lead_holder")
 PERILOUS_OPTIONS = ("lose", "gain_or_lose")
-EMPTY_HANDED_OPTIONS = ("pay_nothing", "few_potions_score")
+EMPTY_HANDED_OPTIONS = ("pay_nothing", "few_potions_score", "hold_nothing")
 UNNAMED_TERRAIN_OPTIONS = ("as_listed", "zero")
 PAWN_START_OPTIONS = ("one_per_castle", "choose")
 # the terrains seed 001's Perilous Places example names (「エミリーは森と大草原にいます」)
@@ -256,7 +256,13 @@ class Rules:
     def free_payments(self, i: int) -> bool:
         """Event i makes the round's deliveries and charms cost nothing (Empty Handed read as
         seed 000 says: 「リソースを支払う必要がなくなります」)."""
-        return self.event_kind(i) == "empty_handed" and self.empty_handed == "pay_nothing"
+        return (self.event_kind(i) == "empty_handed"
+                and self.empty_handed in ("pay_nothing", "hold_nothing"))
+
+    def free_holding(self, i: int) -> bool:
+        """Event i also lifts the need to hold what a delivery or charm costs (Empty Handed,
+        option ``hold_nothing``: the seed's words read as no resources needed at all)."""
+        return self.event_kind(i) == "empty_handed" and self.empty_handed == "hold_nothing"
 
     # ------------------------------------------------------------ validation
 
@@ -519,7 +525,8 @@ TW_COLOUR, TW_ROUND, TW_POINTS, TW_WANDS = range(4)
 RO_KIND, RO_TERRAINS, RO_COWARDLY, RO_BRAVE = 0, 1, 2, 6
 # columns of Tables.event; EC_HAND + n: More or Less? points for hand size n (NO_HAND: not
 # allowed); then points per pawn by terrain code from ev_terrain_col(n_roles)
-# EC_FREE: 1 when the round's deliveries and charms cost nothing (``Rules.free_payments``)
+# EC_FREE: 1 when the round's deliveries and charms cost nothing (``Rules.free_payments``), 2
+# when they also need nothing held (``Rules.free_holding``)
 EC_KIND, EC_LIMIT, EC_POINTS, EC_PAYS, EC_ANY_POTION, EC_GAIN, EC_FREE, EC_HAND = \
     0, 1, 2, 3, 4, 5, 9, 10
 NO_HAND = -32768
@@ -642,7 +649,7 @@ def _build_tables(r: Rules) -> Tables:
             event[i, EC_ANY_POTION] = e["gain"].get("any_potion", 0)
         elif kind == "empty_handed":
             event[i, EC_LIMIT], event[i, EC_POINTS] = e["max_potions"], e["points"]
-            event[i, EC_FREE] = r.free_payments(i)
+            event[i, EC_FREE] = r.free_payments(i) + r.free_holding(i)
         elif "points_per_pawn" in e:
             for t, v in r.points_per_pawn(i).items():
                 event[i, tcol + terr[t]] = v

@@ -57,7 +57,7 @@ def _compare(rules, policies, seed, start, n, redraw=NO_REDRAW):
        start_player=st.sampled_from(["last_brave", "lead_holder"]),
        perilous_gain=st.sampled_from([0, 5]),
        more_clouds=st.lists(st.sampled_from(SPACES), max_size=6),
-       empty=st.sampled_from(["pay_nothing", "few_potions_score"]),
+       empty=st.sampled_from(["pay_nothing", "few_potions_score", "hold_nothing"]),
        unnamed=st.sampled_from(["as_listed", "zero"]),
        pawns=st.sampled_from(["one_per_castle", "choose"]), redrawn=st.integers(0, 511))
 def test_engines_agree(seed, start, policies, reshuffle, druid_terrain, floor, penalty,

@@ -344,6 +344,21 @@ def test_empty_handed_free_payments_show_in_the_options():
     assert R.druid_towers(g, 0, role("valley_druid")) == [] and R.charmable(g, 0) == []
 
 
+@pytest.mark.parametrize("option,done", [("pay_nothing", 0), ("hold_nothing", 1)])
+def test_empty_handed_with_nothing_in_hand_in_both_engines(option, done):
+    # seed 000: 「リソースを支払う必要がなくなります。」 (resources no longer have to be paid)
+    # read two ways: the payment is freed, so a delivery still needs the potion and a charm
+    # the wands (the default); or nothing need be held at all (option hold_nothing): seat 0,
+    # with no potion and no wand, still delivers to T2 and charms a cloud on M2
+    empty = {"green": 0, "purple": 0, "orange": 0}
+    rules = _empty_handed_rules(option).replace(
+        start_potions=empty, start_wands={"first_player": 0, "last_player": 0, "others": 0})
+    df, logs = both_engines(rules, [deliver_and_charm] * 2)
+    assert df["deliveries"].to_list() == [done, 0] and df["clouds"].to_list() == [done, 0]
+    assert df["pts_towers"].to_list() == [2 * done, 0]
+    assert df["resources_left"][0] == 0 and df["pts_events"].to_list() == [0, 0]
+
+
 def test_empty_handed_option_is_checked():
     with pytest.raises(ValueError, match="empty_handed: must be one of"):
         default_rules().replace(empty_handed="free")

@@ -46,9 +46,10 @@ def test_the_command_line_reads_files_and_values_and_names_bad_ones(tmp_path, ca
     assert "KEY=VALUE" in capsys.readouterr().err
     assert main(["robustness", "rapinsim", "--players", "3", "--policy", "careful",
                  "--alt", 'characters=["inaba","chimame","aoyama"];bicycle_steps=2',
-                 "--games", "20"]) == 0
+                 "--games", "20", "--causal-games", "5"]) == 0
     out = capsys.readouterr().out
     assert "characters=" in out and "seat 0: win rate - 1/3" in out
+    assert "win rate replayed without it, with - without (seat 0)" in out
 
 
 def test_the_robustness_part_names_things_as_the_seeds_do():

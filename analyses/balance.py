@@ -79,7 +79,8 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     the weakest rung, the strongest heuristic and, where the game has search agents, the
     search rung; then, for a game that declares alternatives (``Game.alternatives``), every
     verdict under each (``analyses.robust``: ``robust_games`` game indices per seating of the
-    counterfactual table, rotated), table in ``out/<game>-robustness.parquet``, its tags
+    counterfactual table, rotated; each switch-off's causal effect replayed under each too, on
+    ``counterfactual_games`` games), table in ``out/<game>-robustness.parquet``, its tags
     beside the headlines and the skill table; then luck by source (``analyses.luck``) at the
     counterfactual table on ``luck_games`` game indices; then, for a game with search agents,
     the designer's lenses at the counterfactual table: decision leverage and accuracy
@@ -122,7 +123,9 @@ def _check_plan(spec: registry.Game, out: str | os.PathLike, games: int, players
     rules = measuring_rules(spec)
     played = _seatings(spec, players) * _per_seating(spec, games, players)
     things = len(switch_offs(spec.module(), rules, players))
-    robust = (len(spec.alternatives) + 1) * players * robust_games if spec.alternatives else 0
+    robust = ((len(spec.alternatives) + 1) * (players * robust_games
+                                              + (things + 1) * counterfactual_games)
+              if spec.alternatives else 0)
     luck = luck_games * (2 + len(redraw_sources(spec)))
     budget.check(spec, played + counterfactual_games * things + rung_games * rungs + robust + luck,
                  players,
@@ -232,7 +235,8 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
                               f"{lad.indices:,} in all, played", clock)
         rb = None
         if spec.alternatives:
-            rb = robustness(mod, None, table, players, robust_games, seed, margin=margin)
+            rb = robustness(mod, None, table, players, robust_games, seed, margin=margin,
+                            causal_games=counterfactual_games)
             rb.changes.write_parquet(out / f"{name}-robustness.parquet")
             clock = _lap(log, f"{name}: every verdict under {len(rb.alternatives)} "
                               f"alternative(s): {robust_games:,} game indices per seating "

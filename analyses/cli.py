@@ -301,6 +301,10 @@ def _parser() -> argparse.ArgumentParser:
     ro.add_argument("--seed", type=int, default=0)
     ro.add_argument("--margin", type=float, default=MARGIN * 100,
                     help=f"equivalence margin in win-rate points (default {MARGIN * 100:g})")
+    ro.add_argument("--causal-games", type=int, default=0,
+                    help="also replay each thing switched off on this many game indices of "
+                         "the table under every rules set: its causal effects re-measured "
+                         "(default 0: not measured)")
     pr = sub.add_parser("precise", help="play until every win-rate interval is at most "
                                         "+-PRECISION wide (or --plan: how many games first)")
     pr.add_argument("game", choices=games.names())
@@ -502,7 +506,8 @@ def _run(args: argparse.Namespace) -> None:
             print(f"diff page: {page.resolve()}")
     elif args.command == "robustness":
         r = robustness(args.game, _alternatives(args.alt), args.policy, args.players,
-                       args.games, args.seed, margin=args.margin / 100)
+                       args.games, args.seed, margin=args.margin / 100,
+                       causal_games=args.causal_games)
         print(f"{args.game}: {' | '.join(r.policies)} rotated, {r.n_games:,} game indices per "
               f"seating, seed {r.seed}; change under each alternative minus the defaults "
               f"(percentage points; * depends on it)")

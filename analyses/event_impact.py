@@ -265,6 +265,19 @@ def switch_offs(game: Any, rules: Any = None, players: int | None = None,
     return spec.switch_offs(mod.load_rules() if rules is None else rules, players, events)
 
 
+def replayed_per_game(base: pl.DataFrame, off: pl.DataFrame, group: str, score: str
+                      ) -> pl.DataFrame:
+    """Per group (a ``group`` column's value) and game index: the mean win share and score with
+    the rules as they are (``base``) and replayed with a thing switched off (``off``), seats
+    matched; a policy seated twice is averaged within the game."""
+    return (base.join(off, on=["game", "seat"], suffix="_off")
+            .group_by(pl.col(group).cast(pl.String).alias("group"), "game")
+            .agg(win=pl.col("win").cast(pl.Float64).mean(),
+                 win_off=pl.col("win_off").cast(pl.Float64).mean(),
+                 score=pl.col(score).cast(pl.Float64).mean(),
+                 score_off=pl.col(f"{score}_off").cast(pl.Float64).mean()))
+
+
 def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed: int, *,
                           rules: Any = None, variants: Sequence[Variant] | None = None,
                           score: str | None = None, adjust: str = "holm",
@@ -303,12 +316,7 @@ def counterfactual_impact(game: Any, policies: Sequence[Any], n_games: int, seed
     for kind, thing, change, variant in chosen:
         off = mod.simulate(list(policies), n_games, seed, rules=variant,
                            progress=False).select(keep)
-        per_game = (base.join(off, on=["game", "seat"], suffix="_off")
-                    .group_by(pl.col(group).cast(pl.String).alias("group"), "game")
-                    .agg(win=pl.col("win").cast(pl.Float64).mean(),
-                         win_off=pl.col("win_off").cast(pl.Float64).mean(),
-                         score=pl.col(score).cast(pl.Float64).mean(),
-                         score_off=pl.col(f"{score}_off").cast(pl.Float64).mean()))
+        per_game = replayed_per_game(base, off, group, score)
         for (g,), part in per_game.sort("group", "game").group_by(["group"], maintain_order=True):
             row = {"kind": kind, "thing": thing, "change": change, "by": group, "group": g,
                    "games": part.height}

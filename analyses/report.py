@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt
 import polars as pl
 
 from . import display, plots
+from .display import named_verdict
 from .data import (Frame, InputError, collect, columns, detect_game, lazy, require_rows,
                    score_column)
 from .event_impact import event_impact
@@ -25,7 +26,7 @@ from .kingmaking import Kingmaking, said
 from .leverage import DEAD, MEANINGFUL, Leverage
 from .stats import few_clusters
 from simcore import provenance
-from simcore.games import display_name
+from simcore.games import display_name, display_names
 from .seats import CONFOUNDED, DESIGN_NOTE, ROTATED, seat_advantage, seat_design
 from .restricted import BIG, MARGIN as RESTRICT_MARGIN, Restriction
 from .robust import DEPENDS, DESIGN_MARGIN, ROBUST, Robustness
@@ -422,7 +423,8 @@ def _things_tagged(robust: Robustness | None, game: str, kind: str,
     if robust is None:
         return ""
     label = next((t.label or t.kind for t in game_spec(game).things if t.kind == kind), kind)
-    tags = [(t, robust.thing_tag(label, t)) for t in dict.fromkeys(things)]
+    spec = game_spec(game)
+    tags = [(display_name(spec, t), robust.thing_tag(label, t)) for t in dict.fromkeys(things)]
     said = "; ".join(f"{t}: {tag}" for t, tag in tags if tag)
     return f" <i>Assumptions: {html.escape(said)}.</i>" if said else ""
 
@@ -437,8 +439,10 @@ def skill_tags(sv: SkillVerdicts, robust: Robustness | None) -> list[str | None]
 
 
 def robust_part(r: Robustness) -> tuple[str, str]:
-    """The robustness part of a game's section: (closing headline, body)."""
+    """The robustness part of a game's section: (closing headline, body); things by their
+    display names."""
     s = r.summary
+    names = display_names(game_spec(r.game))
     alts = ", ".join(f"<i>{html.escape(a)}</i>" + (f" ({html.escape(k)})" if k else "")
                      for a, k in r.alternatives)
     untested = "".join(f" Not tested at {r.players} seats: <i>{html.escape(n)}</i> "
@@ -449,7 +453,7 @@ def robust_part(r: Robustness) -> tuple[str, str]:
               f"{s.height - dep.height - s.filter(pl.col('tag').str.starts_with(ROBUST)).height}"
               f" undetermined")
     by_alt = "; ".join(
-        f"on <i>{html.escape(a)}</i>: " + ", ".join(html.escape(v) for v in
+        f"on <i>{html.escape(a)}</i>: " + ", ".join(html.escape(named_verdict(v, names)) for v in
                                                    dep.filter(pl.col("depends").list
                                                               .contains(a))["verdict"])
         for a, _ in r.alternatives if dep.filter(pl.col("depends").list.contains(a)).height)
@@ -470,7 +474,9 @@ def robust_part(r: Robustness) -> tuple[str, str]:
             f"the margin (two one-sided tests at {ALPHA}; -/+{r.margin * 100:.1f} points for "
             f"win rates and shares, {DESIGN_MARGIN:.0%} of its value for a designer metric "
             f"that counts); otherwise <i>undetermined</i> (a change up to its MDE may go unseen)."
-            f"{untested} Robust verdicts are in the full table only.</p>")
+            f" A verdict \"replayed without it\" is a thing's causal effect, replayed on the "
+            f"same games under each rules set with the thing switched off.{untested} Robust "
+            f"verdicts are in the full table only.</p>")
     t = display.named(display.robustness_table(r), r.game)
     shown = t.filter(~pl.col("tag").str.starts_with(ROBUST))
     body += (display.to_html(shown) if shown.height else

@@ -14,7 +14,11 @@ The verdicts: each seat's and each policy's win rate against its fair share 1/P,
 win rate with minus without (``skill.rung_verdicts``; a game-level thing per seat and, at a
 table of several policies, per policy) and each designer metric
 (``metrics.per_game``; how often the leader after round k wins, for the rounds at least half
-the game indices reach). A verdict
+the game indices reach); with ``causal_games``, also each thing's causal effect on each
+group's win rate, replayed on the same games without it (as
+``event_impact.counterfactual_impact``: the switch-offs of each rules set, on games
+``0..causal_games-1`` of the table's first seating), paired game index by game index under
+the defaults and each alternative. A verdict
 
 - **depends on** an alternative where the paired test of its change under it rejects (the
   p-value Holm-adjusted over every verdict x alternative is below ``ALPHA``) and the change is
@@ -47,12 +51,13 @@ import polars as pl
 
 from simcore import games
 
+from .event_impact import replayed_per_game, switch_offs
 from .games import game_module, game_spec
 from .metrics import numbers, per_game
-from .skill import (ALPHA, MARGIN, Rung, difference_se, judge, policy_verdict,
+from .skill import (ALPHA, COLUMNS, MARGIN, Rung, difference_se, judge, policy_verdict,
                     rung_verdicts)
 from .stats import (adjust_pvalues, detectable, equivalence_p, paired_p, ratio_influence,
-                    t95)
+                    t95, t_interval)
 from .sweep import Variant, seatings, sweep, variants_of
 
 ROBUST_GAMES = 10_000
@@ -61,6 +66,8 @@ DESIGN_MARGIN = 0.05
 """Equivalence margin of a designer metric that counts (length, margin, lead changes): this
 share of its value under the defaults."""
 DEFAULT = "default"
+CAUSAL = "causal"
+"""The kind of a verdict on a thing's causal effect (replayed without it)."""
 ROBUST, DEPENDS, UNDETERMINED = "robust", "depends on", "undetermined"
 
 
@@ -140,18 +147,23 @@ def _declared(spec: games.Game, a: games.Alternative) -> Variant:
 
 def robustness(game: Any, alternatives: Any = None, policies: Sequence[str] | None = None,
                players: int = 4, games: int = ROBUST_GAMES, seed: int = 0, *,
-               margin: float = MARGIN, scheduler: Any = "inprocess") -> Robustness:
+               margin: float = MARGIN, scheduler: Any = "inprocess",
+               causal_games: int = 0) -> Robustness:
     """Measure every verdict under the default rules and under each alternative (module
     docstring) on games ``0..games-1`` of ``seed`` in every rotation of the table
     ``policies`` (default: the built-in policies in name order, repeated or cut to
     ``players`` seats, as ``sweep`` seats them). ``alternatives``: None (the game's declared
     ones; one that cannot be played at ``players`` seats is reported as untested), or a rules
     file, a mapping of values or a list of them (each must be playable). ``margin``: the
-    equivalence margin in win rate. Bad input (an unknown rules key, a malformed value, a
-    missing file) raises a ``ValueError`` naming it before anything is played."""
+    equivalence margin in win rate. ``causal_games``: game indices on which each thing's
+    causal effect is replayed under every rules set (0: not measured). Bad input (an unknown
+    rules key, a malformed value, a missing file) raises a ``ValueError`` naming it before
+    anything is played."""
     spec, mod = game_spec(game), game_module(game)
     if not 0 < margin < 1:
         raise ValueError(f"margin must be a win-rate difference between 0 and 1, got {margin!r}")
+    if isinstance(causal_games, bool) or not isinstance(causal_games, int) or causal_games < 0:
+        raise ValueError(f"causal_games must be a whole number >= 0, got {causal_games!r}")
     policies = list(policies or sorted(mod.POLICIES))
     table = seatings(policies, players)[0]
     if why := _unplayable(mod, Variant(DEFAULT), table, seed):
@@ -171,7 +183,10 @@ def robustness(game: Any, alternatives: Any = None, policies: Sequence[str] | No
     df = sweep(spec.name, [Variant(DEFAULT)] + [v for v, _ in chosen], policies, players,
                games, seed, scheduler=scheduler)
     labels = [DEFAULT] + [v.label for v, _ in chosen]
-    parts = {v: _measure(_own(df, v), v, spec, table) for v in labels}
+    rules = {DEFAULT: None} | {v.label: v.rules(mod) for v, _ in chosen}
+    parts = {v: _measure(_own(df, v), v, spec, table,
+                         _causal(mod, spec, rules[v], v, table, causal_games, seed))
+             for v in labels}
     verdicts, _ = judge([parts[v][0] for v in labels], labels, margin=margin)
     changes = _changes(parts, labels, margin, numbers(spec))
     return Robustness(spec.name, tuple(table), players, games, seed, margin,
@@ -199,11 +214,42 @@ def _own(df: pl.DataFrame, label: str) -> pl.DataFrame:
 Levels = dict[str, tuple[float, np.ndarray, np.ndarray]]
 
 
-def _measure(df: pl.DataFrame, label: str, spec: games.Game, table: Sequence[str]
-             ) -> tuple[Rung, Levels]:
-    """One rules set's win-rate verdicts (seats, things, policies) and its designer metrics
-    (name -> (mean, game indices, influences))."""
-    parts = [rung_verdicts(df, label)]
+def _causal(mod: Any, spec: games.Game, rules: Any, label: str, table: Sequence[str],
+            n_games: int, seed: int) -> Rung | None:
+    """One rules set's causal verdicts: each switch-off of these rules (``switch_offs``) replayed
+    on games ``0..n_games-1`` of ``seed`` at the table, the group's win share with minus
+    without it per game index (as ``counterfactual_impact``: groups by policy where several
+    play, else by seat); None where ``n_games`` is 0."""
+    if not n_games:
+        return None
+    rules = mod.load_rules() if rules is None else rules
+    labels = {t.kind: t.label or t.kind for t in spec.things}
+    by = "policy" if len(set(table)) > 1 else "seat"
+    keep = ["game", "seat", pl.col("policy").cast(pl.String), "win", spec.score]
+    base = mod.simulate(list(table), n_games, seed, rules=rules, progress=False).select(keep)
+    rows, influence = [], {}
+    for kind, thing, _, variant in switch_offs(mod, rules, len(table)):
+        off = mod.simulate(list(table), n_games, seed, rules=variant,
+                           progress=False).select(keep)
+        per = replayed_per_game(base, off, by, spec.score).sort("group", "game")
+        for (g,), part in per.group_by(["group"], maintain_order=True):
+            d = (part["win"] - part["win_off"]).to_numpy()
+            est = float(d.mean())
+            se = float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else np.nan
+            low, high = t_interval(est, se, d.size)
+            verdict = (f"{labels.get(kind, kind)} {thing}: win rate replayed without it, "
+                       f"with - without ({by} {g})")
+            rows.append({"verdict": verdict, "kind": CAUSAL, "rung": label, "estimate": est,
+                         "ci_low": low, "ci_high": high, "p": paired_p(est, se, d.size)})
+            influence[verdict] = (part["game"].to_numpy(), (d - est) / d.size)
+    return Rung(label, pl.DataFrame(rows, schema=COLUMNS), influence)
+
+
+def _measure(df: pl.DataFrame, label: str, spec: games.Game, table: Sequence[str],
+             causal: Rung | None = None) -> tuple[Rung, Levels]:
+    """One rules set's win-rate verdicts (seats, things, policies, and the ``causal`` ones
+    where measured) and its designer metrics (name -> (mean, game indices, influences))."""
+    parts = [rung_verdicts(df, label)] + ([causal] if causal is not None else [])
     if len(set(table)) > 1:         # game-level things per policy too: an effect that helps
         mixed = rung_verdicts(df, label, game_by="policy")   # one and hurts another
         mine = mixed.table.filter(pl.col("verdict").str.contains(" (policy ", literal=True))

@@ -19,7 +19,7 @@ from .distilled import BUNDLED
 from .game import GAME
 from .policies import (ALTERNATIVE, BID, BUILTIN_IDS, CHARM, COLOUR, DELIVER, F_BRAVE, F_PASS,
                        F_ROLE, F_TARGET, FOLLOW, GATHER, KIND_NAMES, LEAD, MOVE, N_FEATURES, PAY,
-                       POLICIES, SELECT, WEIGHTS, WORKS)
+                       POLICIES, SELECT, START, WEIGHTS, WORKS)
 from .rules import N_CHANCE, Rules
 
 RESOURCES = ("green", "purple", "orange", "wand")
@@ -132,6 +132,8 @@ class Engine:
             return f"{'take' if kind == COLOUR else 'pay'} {RESOURCES[target]}"
         if kind == MOVE:
             return f"move to {r.area_ids[target]}"
+        if kind == START:
+            return f"start at {r.area_ids[target]}"
         if kind == DELIVER:
             return f"deliver to {r.tower_ids[target]}"
         if kind == CHARM:

@@ -11,8 +11,8 @@ from simcore.games import (Alternative, Game, Probe, Things, Variant, _names, de
 
 from . import policies as P
 
-from .rules import (CHANCE, EMPTY_HANDED_OPTIONS, PERILOUS_OPTIONS, RESHUFFLE_OPTIONS,
-                    START_PLAYER_OPTIONS, UNNAMED_TERRAIN_OPTIONS)
+from .rules import (CHANCE, EMPTY_HANDED_OPTIONS, PAWN_START_OPTIONS, PERILOUS_OPTIONS,
+                    RESHUFFLE_OPTIONS, START_PLAYER_OPTIONS, UNNAMED_TERRAIN_OPTIONS)
 
 
 REPLACED = "replaced in place by a card with no effect: the same games, all other draws unchanged"
@@ -109,10 +109,13 @@ GAME = register(Game(
     choices={"enchanted_reshuffle": RESHUFFLE_OPTIONS, "next_start_player": START_PLAYER_OPTIONS,
              "perilous_places": PERILOUS_OPTIONS,
              "perilous_unnamed_terrains": UNNAMED_TERRAIN_OPTIONS,
-             "empty_handed": EMPTY_HANDED_OPTIONS},
+             "empty_handed": EMPTY_HANDED_OPTIONS, "pawn_start": PAWN_START_OPTIONS},
     probes=probes(),
     alternatives=(
         Alternative("Perilous Places: hill, mountain 0", "perilous_unnamed_terrains",
                     {"perilous_unnamed_terrains": "zero"}),
         Alternative("Empty Handed: +3 for at most 3 potions", "events.empty_handed",
-                    {"empty_handed": "few_potions_score"}))))
+                    {"empty_handed": "few_potions_score"}),
+        Alternative("Empty Handed: nothing need be held", "code.empty_handed_holding",
+                    {"empty_handed": "hold_nothing"}),
+        Alternative("pawns: each picks its castle", "pawn_start", {"pawn_start": "choose"}))))

@@ -22,6 +22,10 @@ Decision kinds (options in this exact order):
 - ``BID``: The Upper Hand: resources to reveal, 0 .. all one holds (row i = bid i).
 - ``PAY``: a winning bidder pays one resource: one row per kind held (green, purple, orange, wand).
 - ``WORKS``: The Works!: pay one set of 4 different resources, or decline.
+- ``START``: with ``pawn_start: "choose"``, at setup, seat by seat, each pawn (pawn 0 first):
+  the castle it starts at: castle A, castle B (``board.castles``); ``F_POINTS``: the best tower
+  the seat can deliver to now within one step of that castle, not already within one step of
+  its pawn placed before (a pawn adds reach: the heuristics spread the pair where both reach).
 
 A decision with a single legal option is taken without asking the policy (and is not logged).
 
@@ -39,7 +43,8 @@ Option features (columns of ``opts``), 0 where they do not apply:
   hold the same role (their cards left / roles nobody has played yet this round). 0 means no one
   can cancel it.
 - ``F_PENALTY``: enchanted-role points lost by playing this card.
-- ``F_TARGET``: the area (MOVE, CHARM), tower (DELIVER), colour or resource kind (COLOUR, PAY),
+- ``F_TARGET``: the area (MOVE, CHARM, START), tower (DELIVER), colour or resource kind
+  (COLOUR, PAY),
   bid (BID) or event index (ALTERNATIVE); -1 if none.
 - ``F_PASS``: 1 for decline / stop options.
 
@@ -60,9 +65,10 @@ from numba import njit
 from simcore.policy import POLICY_SIG, Weights
 from simcore.rng import randint
 
-SELECT, LEAD, FOLLOW, ALTERNATIVE, COLOUR, MOVE, DELIVER, CHARM, GATHER, BID, PAY, WORKS = range(12)
+(SELECT, LEAD, FOLLOW, ALTERNATIVE, COLOUR, MOVE, DELIVER, CHARM, GATHER, BID, PAY, WORKS,
+ START) = range(13)
 KIND_NAMES = ("select", "lead", "follow", "alternative", "colour", "move", "deliver", "charm",
-              "gather", "bid", "pay", "works")
+              "gather", "bid", "pay", "works", "start")
 
 (F_ROLE, F_BRAVE, F_POINTS, F_PAY_POTIONS, F_PAY_WANDS, F_GAIN_POTIONS, F_GAIN_WANDS,
  F_LIGHTNING, F_RISK, F_PENALTY, F_TARGET, F_PASS) = range(12)

@@ -160,7 +160,8 @@ def new_game(rules: Rules | None = None, n_players: int = 4, policies: Sequence 
 
 
 def setup(g: Game) -> None:
-    """Spec 1: resources, pawns in the castles, clouds, event deck, enchanted deck."""
+    """Spec 1: resources, pawns in the castles, clouds, event deck, enchanted deck; with
+    ``pawn_start: "choose"`` each seat then places its pawns (``place_pawns``)."""
     r, n = g.rules, g.n_players
     g.score = [r.start_score] * n
     g.pts = {k: [0] * n for k in PTS}
@@ -193,6 +194,36 @@ def setup(g: Game) -> None:
     if enchanted_per_round(g) > 0:
         g.enchanted_deck = list(r.enchanted_deck_roles)
         g.rng.shuffle(CH_ENCHANTED, g.enchanted_deck)
+    if r.pawn_start == "choose":
+        place_pawns(g)
+
+
+def place_pawns(g: Game) -> None:
+    """Option ``pawn_start: "choose"`` (seed 000: 「それぞれをボード上の城の絵が描かれた場所の
+    どちらかにおきます。」, each pawn on either castle): seat by seat, each pawn in turn starts at
+    the castle its seat picks."""
+    castles = [g.rules.area_ids.index(c) for c in g.rules.board["castles"]]
+    for seat in range(g.n_players):
+        for p in (0, 1):
+            other = g.pawns[seat][0] if p == 1 else -1
+            rows = [row(target=c, points=start_points(g, seat, c, other)) for c in castles]
+            g.pawns[seat][p] = castles[decide(g, seat, P.START, rows)]
+            g.say(f"   seat {seat} starts pawn {p} at {_area_name(g, g.pawns[seat][p])}")
+
+
+def within_step(g: Game, a: int, k: int) -> bool:
+    """Tower k touches area a or one of its neighbours (a pawn at a reaches it in one move)."""
+    return any(x == a or x in g.neighbours[a]
+               for x in (g.rules.area_ids.index(n) for n in g.rules.board["towers"][k]["areas"]))
+
+
+def start_points(g: Game, seat: int, a: int, other: int) -> int:
+    """A START row's points: the best tower within one step of castle area a the seat can
+    deliver to now, not already within one step of its other pawn's area ``other`` (-1: not
+    placed yet); 0 if none."""
+    return max((t["points"] for k, t in enumerate(g.rules.board["towers"])
+                if deliverable(g, seat, k) and within_step(g, a, k)
+                and not (other >= 0 and within_step(g, other, k))), default=0)
 
 
 def _tiles(r: Rules) -> list[tuple[int, int]]:
@@ -284,10 +315,11 @@ def decide(g: Game, seat: int, kind: int, rows: list) -> int:
 # ---------------------------------------------------------------- what a card can do now
 
 def deliverable(g: Game, seat: int, k: int) -> bool:
-    """A potion can go to tower k: a round tower must be empty; the player needs its colour."""
+    """A potion can go to tower k: a round tower must be empty; the player needs its colour
+    (unless ``unheld``)."""
     t = g.rules.board["towers"][k]
     return (t["shape"] == "square" or not g.tower_filled[k]) and \
-        g.potions[seat][COLOURS.index(t["colour"])] > 0
+        (g.potions[seat][COLOURS.index(t["colour"])] > 0 or unheld(g))
 
 
 def best_delivery(g: Game, seat: int, towers) -> int | None:
@@ -300,6 +332,12 @@ def pays(g: Game) -> int:
     """1 if this round's deliveries and charms are paid for, 0 under a card that makes them
     free (Empty Handed, as seed 000 reads: the resources stay with the player)."""
     return int(not (g.event >= 0 and g.rules.free_payments(g.event)))
+
+
+def unheld(g: Game) -> bool:
+    """The round's card lifts the need to hold what a delivery or charm costs (Empty Handed,
+    option ``hold_nothing``): any open tower takes a potion, any cloud next to a pawn charms."""
+    return g.event >= 0 and g.rules.free_holding(g.event)
 
 
 def clouded(g: Game, a: int) -> bool:
@@ -327,12 +365,13 @@ def druid_towers(g: Game, seat: int, r: int) -> list[int]:
 
 def charmable(g: Game, seat: int) -> list[int]:
     """Cloud spaces whose cloud the seat can charm (in rules order): next to one of its pawns,
-    paid in wands. Each cloud of an area with several is charmed on its own."""
+    paid in wands (unless ``unheld``). Each cloud of an area with several is charmed on its
+    own."""
     tiles = _tiles(g.rules)
     out = []
     for i, a in enumerate(g.cloud_space_area):
         if i in g.clouds and any(p in g.neighbours[a] for p in g.pawns[seat]) \
-                and g.wands[seat] >= tiles[g.clouds[i]][0]:
+                and (g.wands[seat] >= tiles[g.clouds[i]][0] or unheld(g)):
             out.append(i)
     return out
 

@@ -42,8 +42,9 @@ EVENT_KINDS = {                          # kind -> (timing, required parameters)
 RESHUFFLE_OPTIONS = ("all_roles", "set_aside_revealed")
 START_PLAYER_OPTIONS = ("last_brave", "lead_holder")
 PERILOUS_OPTIONS = ("lose", "gain_or_lose")
-EMPTY_HANDED_OPTIONS = ("pay_nothing", "few_potions_score")
+EMPTY_HANDED_OPTIONS = ("pay_nothing", "few_potions_score", "hold_nothing")
 UNNAMED_TERRAIN_OPTIONS = ("as_listed", "zero")
+PAWN_START_OPTIONS = ("one_per_castle", "choose")
 # the terrains seed 001's Perilous Places example names (「エミリーは森と大草原にいます」)
 PERILOUS_SEED_TERRAINS = ("forest", "meadow")
 MAX_PLAYERS = 6
@@ -64,7 +65,7 @@ MAX_TERRAINS = 31      # castle, water and the land terrains: a role's are an in
 OPTION_DEFAULTS = {"enchanted_reshuffle": "all_roles", "druid_needs_terrain": True,
                    "enchanted_deck": None, "next_start_player": "last_brave",
                    "perilous_places": "lose", "perilous_unnamed_terrains": "as_listed",
-                   "empty_handed": "pay_nothing"}
+                   "empty_handed": "pay_nothing", "pawn_start": "one_per_castle"}
 
 
 def _freeze(x):
@@ -161,6 +162,7 @@ class Rules:
     perilous_places: str = OPTION_DEFAULTS["perilous_places"]
     perilous_unnamed_terrains: str = OPTION_DEFAULTS["perilous_unnamed_terrains"]
     empty_handed: str = OPTION_DEFAULTS["empty_handed"]
+    pawn_start: str = OPTION_DEFAULTS["pawn_start"]
     about: str = ""
     source: str = "(built in)"
 
@@ -254,7 +256,13 @@ class Rules:
     def free_payments(self, i: int) -> bool:
         """Event i makes the round's deliveries and charms cost nothing (Empty Handed read as
         seed 000 says: 「リソースを支払う必要がなくなります」)."""
-        return self.event_kind(i) == "empty_handed" and self.empty_handed == "pay_nothing"
+        return (self.event_kind(i) == "empty_handed"
+                and self.empty_handed in ("pay_nothing", "hold_nothing"))
+
+    def free_holding(self, i: int) -> bool:
+        """Event i also lifts the need to hold what a delivery or charm costs (Empty Handed,
+        option ``hold_nothing``: the seed's words read as no resources needed at all)."""
+        return self.event_kind(i) == "empty_handed" and self.empty_handed == "hold_nothing"
 
     # ------------------------------------------------------------ validation
 
@@ -281,6 +289,7 @@ class Rules:
         c.str("perilous_unnamed_terrains", self.perilous_unnamed_terrains,
               UNNAMED_TERRAIN_OPTIONS)
         c.str("empty_handed", self.empty_handed, EMPTY_HANDED_OPTIONS)
+        c.str("pawn_start", self.pawn_start, PAWN_START_OPTIONS)
         if not isinstance(self.druid_needs_terrain, bool):
             c.fail("druid_needs_terrain",
                    f"must be true or false, got {self.druid_needs_terrain!r}")
@@ -509,14 +518,15 @@ class Rules:
  P_ENCH_PENALTY, P_BONUS_DRUID, P_BONUS_FAIRY, P_RESHUFFLE_ALL, P_DRUID_TERRAIN, P_EVENTS_USED,
  P_SET4, P_SET3, P_MAX_BID, P_LIGHT_BEYOND, P_CASTLE_A, P_CASTLE_B, P_ADJ_PTR, P_ADJ,
  P_TOWER_PTR, P_TOWER_AREAS, P_AREA_TOWER_PTR, P_AREA_TOWERS, P_ENCH_DECK,
- P_START_LEAD) = range(33)
+ P_START_LEAD, P_PAWN_CHOOSE) = range(34)
 # columns of Tables.tower
 TW_COLOUR, TW_ROUND, TW_POINTS, TW_WANDS = range(4)
 # columns of Tables.role: kind, terrain bitmask, cowardly gain (g, p, o, wand), brave gain
 RO_KIND, RO_TERRAINS, RO_COWARDLY, RO_BRAVE = 0, 1, 2, 6
 # columns of Tables.event; EC_HAND + n: More or Less? points for hand size n (NO_HAND: not
 # allowed); then points per pawn by terrain code from ev_terrain_col(n_roles)
-# EC_FREE: 1 when the round's deliveries and charms cost nothing (``Rules.free_payments``)
+# EC_FREE: 1 when the round's deliveries and charms cost nothing (``Rules.free_payments``), 2
+# when they also need nothing held (``Rules.free_holding``)
 EC_KIND, EC_LIMIT, EC_POINTS, EC_PAYS, EC_ANY_POTION, EC_GAIN, EC_FREE, EC_HAND = \
     0, 1, 2, 3, 4, 5, 9, 10
 NO_HAND = -32768
@@ -563,7 +573,7 @@ class Tables(NamedTuple):
     ``RESOURCES`` order; role kinds in ``ROLE_KINDS`` order; event codes ``EV_*``.
     """
 
-    p: np.ndarray           # [33] int64 scalar parameters (P_*); P_ENCH_DECK: role bitmask
+    p: np.ndarray           # [34] int64 scalar parameters (P_*); P_ENCH_DECK: role bitmask
     area: np.ndarray        # [A, 1 + A] int16: terrain code, then adjacency row (0/1)
     graph: np.ndarray       # int32 CSR lists at offsets p[P_ADJ_PTR], ...: neighbours of each
     #                         area (ascending), areas of each tower, towers of each area
@@ -605,7 +615,7 @@ def _build_tables(r: Rules) -> Tables:
              P_TOWER_PTR: [[aidx[n] for n in t["areas"]] for t in towers],
              P_AREA_TOWER_PTR: [[k for k, t in enumerate(towers) if a in t["areas"]]
                                 for a in r.area_ids]}
-    p = np.zeros(33, np.int64)
+    p = np.zeros(34, np.int64)
     graph: list[int] = []
     for slot, ls in lists.items():           # a pointer block, then the flat list after it
         p[slot] = len(graph)
@@ -639,7 +649,7 @@ def _build_tables(r: Rules) -> Tables:
             event[i, EC_ANY_POTION] = e["gain"].get("any_potion", 0)
         elif kind == "empty_handed":
             event[i, EC_LIMIT], event[i, EC_POINTS] = e["max_potions"], e["points"]
-            event[i, EC_FREE] = r.free_payments(i)
+            event[i, EC_FREE] = r.free_payments(i) + r.free_holding(i)
         elif "points_per_pawn" in e:
             for t, v in r.points_per_pawn(i).items():
                 event[i, tcol + terr[t]] = v
@@ -664,6 +674,7 @@ def _build_tables(r: Rules) -> Tables:
     p[P_DRUID_TERRAIN] = r.druid_needs_terrain
     p[P_ENCH_DECK] = sum(1 << i for i in r.enchanted_deck_roles)
     p[P_START_LEAD] = r.next_start_player == "lead_holder"
+    p[P_PAWN_CHOOSE] = r.pawn_start == "choose"
     p[P_EVENTS_USED] = r.events_used
     p[P_SET4], p[P_SET3] = r.resource_sets["four_kinds"], r.resource_sets["three_kinds"]
     p[P_MAX_BID] = r.max_resources()

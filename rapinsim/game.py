@@ -44,9 +44,9 @@ def probes() -> tuple[Probe, ...]:
 def switch_offs(rules: Any, players: int | None = None, events: str = "replace"
                 ) -> list[Variant]:
     """Each item's or trap's tiles become the lowest brown treasure (the tile count must match
-    the houses), each character leaves the roster, and being found is switched off (row
-    ``found`` / ``by Rize``; ``rize_finds=False``: Rize finds nobody). The town has no deck of
-    cards, so ``events`` changes nothing here."""
+    the houses), each character leaves the roster (where the rest still seat ``players``, if
+    given), and being found is switched off (row ``found`` / ``by Rize``; ``rize_finds=False``:
+    Rize finds nobody). The town has no deck of cards, so ``events`` changes nothing here."""
     out: list[Variant] = []
     brown = min(t[0] for t in rules.treasures if t[1] == 0 and t[2] > 0)
     for field_name, kind in (("items", "item"), ("traps", "trap")):
@@ -58,7 +58,7 @@ def switch_offs(rules: Any, players: int | None = None, events: str = "replace"
             out.append((kind, thing, f"its {n} tile(s) become brown-{brown} treasures",
                         rules.replace(**{field_name: {**getattr(rules, field_name), thing: 0}},
                                       treasures=treasures)))
-    for c in rules.characters:
+    for c in rules.characters if players is None or len(rules.characters) > players else ():
         out.append(("character", c, "left out of the roster",
                     rules.replace(characters=tuple(x for x in rules.characters if x != c))))
     if rules.rize_finds:

@@ -35,6 +35,15 @@ def pays(t, g):
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def unheld(t, g):
+    """True under a card that lifts the need to hold what a delivery or charm costs (Empty
+    Handed, option ``hold_nothing``: ``EC_FREE`` 2): any open tower takes a potion, any cloud
+    next to a pawn charms."""
+    ev = g[G_EVENT]
+    return ev >= 0 and event_of(t, ev, EC_FREE) == 2
+
+
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
 def tower_open(t, g, k):
     """Tower k still takes potions: a round tower, once filled, takes no more."""
     return (tower_of(t, k, TW_ROUND) == 0) | (g[t[T_BOARD] + t[T_N_AREA] + k] == 0)
@@ -45,7 +54,8 @@ def deliverable(t, g, seat, k):
     """Tower k can take one of the seat's potions now. Without branches (& and |, not and /
     or), as witch_can_enter: the option lists append each candidate's slot and count it only
     if it holds, so the board's randomness costs no mispredicted branches."""
-    return tower_open(t, g, k) & (g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0)
+    return tower_open(t, g, k) & ((g[sc(seat, S_GREEN + tower_of(t, k, TW_COLOUR))] > 0)
+                                  | unheld(t, g))
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
@@ -71,10 +81,20 @@ def find_deliveries(t, g, a, at):
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
-def colours_held(g, seat):
-    """Bit c set if the seat holds a potion of colour c: all its deliveries depend on."""
+def colours_held(t, g, seat):
+    """Bit c set if the seat holds a potion of colour c: all its deliveries depend on (every
+    colour while ``unheld``)."""
+    if unheld(t, g):
+        return np.int64(7)
     return ((g[sc(seat, S_GREEN)] > 0) + 2 * (g[sc(seat, S_PURPLE)] > 0)
             + 4 * (g[sc(seat, S_ORANGE)] > 0))
+
+
+@njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
+def wands_held(t, g, seat):
+    """The wands a charm may cost the seat now: those it holds, or while ``unheld`` the most
+    stars a cloud costs."""
+    return t[T_MAX_STARS] if unheld(t, g) else g[sc(seat, S_WANDS)]
 
 
 @njit(cache=True, inline="always", _nrt=False, no_cpython_wrapper=True)
@@ -132,7 +152,7 @@ def card_value(t, g, seat, r, brave):
     or a druid (NEG: none), (bolts, stars) of the best cloud for a fairy (bolts -1: none)."""
     kind = role_of(t, r, RO_KIND)
     best = NEG
-    colours = colours_held(g, seat)
+    colours = colours_held(t, g, seat)
     if kind == WITCH and brave:
         adj = t[P_ADJ_PTR]
         for p in range(2):
@@ -146,7 +166,7 @@ def card_value(t, g, seat, r, brave):
     elif kind == FAIRY:
         # the cloud spaces next to a pawn (the best (bolts, stars) does not depend on the order)
         bolts, stars = np.int64(-1), np.int64(0)
-        wands = g[sc(seat, S_WANDS)]
+        wands = wands_held(t, g, seat)
         near = t[T_NEAR]
         for p in range(2):
             a0 = g[sc(seat, S_PAWN_A + p)]
@@ -174,9 +194,9 @@ def card_values(t, g, seat, roles):
     at = base + VALUES_KEY
     A = t[T_N_AREA]
     board = g[t[T_SCRATCH]] + g[t[T_SCRATCH] + 1]
-    colours = colours_held(g, seat)
+    colours = colours_held(t, g, seat)
     key = ((board * A + g[sc(seat, S_PAWN_A)]) * A + g[sc(seat, S_PAWN_B)]) * 8 + colours
-    wands = min(g[sc(seat, S_WANDS)], t[T_MAX_STARS])
+    wands = min(wands_held(t, g, seat), t[T_MAX_STARS])
     if g[base] != key or g[base + 1] != wands:
         g[base] = key
         g[base + 1] = wands

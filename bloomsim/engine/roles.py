@@ -13,7 +13,7 @@ from ..rules import (DRUID, GATHERER, P_ADJ_PTR, P_AREA_TOWER_PTR, P_BONUS_DRUID
                      TW_ROUND, TW_WANDS, WITCH)
 from .can_do import (NEG, best_delivery_area, card_features, colours_held, deliverable,
                      deliveries_at, druid_can, druid_serves, find_deliveries, pays,
-                     witch_can_enter)
+                     wands_held, witch_can_enter)
 from .decisions import decide, features, offer, stop_option
 from .scoring import add_points
 from .state import (B1, G_OAB, G_READERS, G_ROUND, I8, ST, S_BOLTS, S_BRAVE, S_CHARMED, S_DELIV,
@@ -25,7 +25,7 @@ from .tables import (T_BOARD, T_NEAR, T_N_AREA, T_N_EVENT, T_N_TOWER, T_REC, T_S
 @njit((TT, ST, I8, I8, B1, I8), cache=True, _nrt=False, no_cpython_wrapper=True)
 def offer_moves(t, s, seat, r, brave, n):
     """The witch's n moves in the option slots (pawn, area), then decline."""
-    colours = colours_held(s.g, seat)
+    colours = colours_held(t, s.g, seat)
     for i in range(n):
         a = s.g[G_OAB + 2 * i + 1]
         v = best_delivery_area(t, s.g, colours, a)
@@ -167,7 +167,7 @@ def weather_fairy(t, s, seat, r, brave):
             i = t[ib]
             ib += 1
         tile = s.g[t[T_SPACES] + i]
-        if tile >= 0 and s.g[sc(seat, S_WANDS)] >= tile_of(t, tile, 0):
+        if tile >= 0 and wands_held(t, s.g, seat) >= tile_of(t, tile, 0):
             s.g[G_OAB + 2 * n] = i
             n += 1
     if features(s, seat):

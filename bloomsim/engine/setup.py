@@ -1,7 +1,8 @@
 """Setup (reference: "setup"): a batch's ``State`` (``new_state``, ``init_state``: the seats'
 policies, the user policies' and the search's compiled code), then each game's start
-(``setup``: scores, potions, wands, pawns at the castle, the cloud tiles, the event deck and
-the enchanted deck shuffled)."""
+(``setup``: scores, potions, wands, pawns at the castles, the cloud tiles, the event deck and
+the enchanted deck shuffled; with ``pawn_start: "choose"`` each seat then places its pawns,
+``place_pawns``)."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,16 +12,17 @@ from simcore.rng import seed_streams, shuffle
 
 from .. import policies as P
 from ..rules import (CH_ENCHANTED, CH_EVENTS, CH_TILES, P_CASTLE_A, P_CASTLE_B, P_ENCH_DECK,
-                     P_ENCH_TOTAL, P_N_ROLES, P_START_GREEN, P_START_SCORE, P_WANDS_FIRST,
-                     P_WANDS_LAST, P_WANDS_OTHERS)
-from .can_do import deliveries_at, find_deliveries
-from .decisions import features
+                     P_ENCH_TOTAL, P_N_ROLES, P_PAWN_CHOOSE, P_START_GREEN, P_START_SCORE,
+                     P_TOWER_PTR, P_WANDS_FIRST, P_WANDS_LAST, P_WANDS_OTHERS, TW_POINTS)
+from .can_do import deliverable, deliveries_at, find_deliveries
+from .decisions import decide, features, offer
 from .state import (G_AGENTS, G_ENCH_N, G_EVENT, G_GAME, G_GAME_FN, G_KEY, G_LOG_AT, G_LOG_CAP,
                     G_NP, G_READERS, G_SEARCH_FN, G_TURN_ROLE, G_UF, I8, MAX_PLAYERS, N_G,
                     OBS_LEN, ST, S_GREEN, S_PAWN_A, S_PAWN_B, S_POLICY, S_SCORE, S_WANDS, State,
                     TT, sc, streams)
 from .tables import (T_BOARD, T_DECKS, T_LOG, T_MAXO, T_N_AREA, T_N_CLOUD, T_N_EVENT, T_N_TILES,
-                     T_REC, T_REDRAW, T_REDRAW_KEY, T_SCRATCH, T_SPACES, cloud_area_of)
+                     T_N_TOWER, T_REC, T_REDRAW, T_REDRAW_KEY, T_SCRATCH, T_SPACES, area_of,
+                     cloud_area_of, tower_of)
 
 
 def new_state(t: np.ndarray, log_cap: int, forward: bool = False) -> State:
@@ -111,3 +113,43 @@ def setup(t, s, key, game):
                 m += 1
         shuffle(st, CH_ENCHANTED, deck, m)
         s.g[G_ENCH_N] = m
+    if t[P_PAWN_CHOOSE]:
+        place_pawns(t, s)
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+def within_step(t, a, k):
+    """Tower k touches area a or one of its neighbours (a pawn at a reaches it in one move)."""
+    ptr = t[P_TOWER_PTR]
+    for i in range(t[ptr + k], t[ptr + k + 1]):
+        if t[i] == a or area_of(t, a, 1 + t[i]):
+            return True
+    return False
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+def start_points(t, g, seat, a, other):
+    """A START row's points (reference: ``start_points``): the best tower within one step of
+    castle area a the seat can deliver to now, not already within one step of its other pawn's
+    area ``other`` (-1: not placed yet); 0 if none."""
+    best = 0
+    for k in range(t[T_N_TOWER]):
+        if (deliverable(t, g, seat, k) and within_step(t, a, k)
+                and not (other >= 0 and within_step(t, other, k))):
+            best = max(best, np.int64(tower_of(t, k, TW_POINTS)))
+    return best
+
+
+@njit(cache=True, _nrt=False, no_cpython_wrapper=True)
+def place_pawns(t, s):
+    """``pawn_start: "choose"`` (reference: ``place_pawns``): seat by seat, each pawn in turn
+    starts at the castle its seat picks (START: castle A, castle B)."""
+    castles = (t[P_CASTLE_A], t[P_CASTLE_B])
+    for seat in range(s.g[G_NP]):
+        for p in range(2):
+            other = s.g[sc(seat, S_PAWN_A)] if p == 1 else -1
+            if features(s, seat):
+                for i in range(2):
+                    offer(s, seat, i, -1, False, castles[i], False,
+                          start_points(t, s.g, seat, castles[i], other), 0, 0, 0, 0, 0, 0)
+            s.g[sc(seat, S_PAWN_A + p)] = castles[decide(t, s, seat, P.START, 2)]

@@ -119,6 +119,10 @@ def test_switch_offs_of_the_real_rules_remove_each_thing():
         if kind == "character":
             assert name not in rules.characters
         assert rules.rize_finds == (kind != "found")
+    # a character leaves the roster only where the rest still seat the players
+    seated = rapinsim.load_rules().replace(characters=("inaba", "chimame", "aoyama"))
+    assert {k for k, _, _, _ in switch_offs(rapinsim, seated, players=2)} >= {"character"}
+    assert "character" not in {k for k, _, _, _ in switch_offs(rapinsim, seated, players=3)}
 
 
 def test_counterfactual_rows_for_enchanted_roles_and_being_found():

@@ -46,6 +46,31 @@ def test_the_command_line_reads_files_and_values_and_names_bad_ones(tmp_path, ca
     assert "KEY=VALUE" in capsys.readouterr().err
     assert main(["robustness", "rapinsim", "--players", "3", "--policy", "careful",
                  "--alt", 'characters=["inaba","chimame","aoyama"];bicycle_steps=2',
-                 "--games", "20"]) == 0
+                 "--games", "20", "--causal-games", "5"]) == 0
     out = capsys.readouterr().out
     assert "characters=" in out and "seat 0: win rate - 1/3" in out
+    assert "win rate replayed without it, with - without (seat 0)" in out
+
+
+def test_the_robustness_part_names_things_as_the_seeds_do():
+    """The headline and table of a verdict that depends on an alternative read the event's
+    display name, never its id (the data keeps the id)."""
+    import polars as pl
+
+    from analyses.report import robust_part
+    from analyses.robust import CHANGE_COLUMNS, DEPENDS, Robustness
+
+    verdict = "event upper_hand: win rate with - without (seat 0)"
+    changes = pl.DataFrame([{"verdict": verdict, "kind": "event", "alternative": "alt",
+                             "default": 0.1, "diff": -0.2, "ci_low": -0.3, "ci_high": -0.1,
+                             "p": 1e-4, "p_equiv": 0.9, "mde": 0.05, "margin": 0.02,
+                             "percent": True, "absent": False}], schema=CHANGE_COLUMNS
+                           ).with_columns(p_adj=pl.lit(1e-4), depends=True, negligible=False)
+    summary = pl.DataFrame({"verdict": [verdict], "kind": ["event"], "estimate": [0.1],
+                            "tag": [f"{DEPENDS}: alt"], "depends": [["alt"]], "mde": [0.05],
+                            "margin": [0.02], "status": ["holds"]})
+    r = Robustness("bloomsim", ("careful", "greedy"), 2, 10, 0, 0.02, (("alt", "key"),), (),
+                   pl.DataFrame(), changes, summary)
+    headline, body = robust_part(r)
+    assert "The Upper Hand" in headline and "The Upper Hand" in body
+    assert "upper_hand" not in headline + body

@@ -17,11 +17,12 @@ SPACES = default_rules().board["cloud_spaces"]
 
 def _variant(rules, reshuffle, druid_terrain, floor, penalty, events_used, hand_size, deck,
              start_player="last_brave", perilous_gain=0, more_clouds=(), empty="pay_nothing",
-             unnamed="as_listed"):
+             unnamed="as_listed", pawns="one_per_castle"):
     """The rules with these options; ``perilous_gain``: meadow's Perilous Places value under
     the option that allows a gain (0: the default values); ``more_clouds``: a further cloud
-    space on each of these areas (an area named k times holds k + 1 clouds); ``empty`` and
-    ``unnamed``: the options ``empty_handed`` and ``perilous_unnamed_terrains``."""
+    space on each of these areas (an area named k times holds k + 1 clouds); ``empty``,
+    ``unnamed`` and ``pawns``: the options ``empty_handed``, ``perilous_unnamed_terrains`` and
+    ``pawn_start``."""
     events = rules.to_dict()["events"]
     board = rules.to_dict()["board"]
     board["cloud_spaces"] += list(more_clouds)
@@ -34,7 +35,8 @@ def _variant(rules, reshuffle, druid_terrain, floor, penalty, events_used, hand_
                          score_floor=floor, enchanted_penalty=penalty, events_used=events_used,
                          hand_size=hand_size, enchanted_deck=deck, next_start_player=start_player,
                          perilous_places=perilous, events=events, board=board,
-                         empty_handed=empty, perilous_unnamed_terrains=unnamed)
+                         empty_handed=empty, perilous_unnamed_terrains=unnamed,
+                         pawn_start=pawns)
 
 
 def _compare(rules, policies, seed, start, n, redraw=NO_REDRAW):
@@ -56,14 +58,16 @@ def _compare(rules, policies, seed, start, n, redraw=NO_REDRAW):
        start_player=st.sampled_from(["last_brave", "lead_holder"]),
        perilous_gain=st.sampled_from([0, 5]),
        more_clouds=st.lists(st.sampled_from(SPACES), max_size=6),
-       empty=st.sampled_from(["pay_nothing", "few_potions_score"]),
-       unnamed=st.sampled_from(["as_listed", "zero"]), redrawn=st.integers(0, 511))
+       empty=st.sampled_from(["pay_nothing", "few_potions_score", "hold_nothing"]),
+       unnamed=st.sampled_from(["as_listed", "zero"]),
+       pawns=st.sampled_from(["one_per_castle", "choose"]), redrawn=st.integers(0, 511))
 def test_engines_agree(seed, start, policies, reshuffle, druid_terrain, floor, penalty,
                        events_used, hand_size, deck, start_player, perilous_gain, more_clouds,
-                       empty, unnamed, redrawn):
+                       empty, unnamed, pawns, redrawn):
     """... also with the streams of the bit mask ``redrawn`` drawn anew (a redraw)."""
     rules = _variant(default_rules(), reshuffle, druid_terrain, floor, penalty, events_used,
-                     hand_size, deck, start_player, perilous_gain, more_clouds, empty, unnamed)
+                     hand_size, deck, start_player, perilous_gain, more_clouds, empty, unnamed,
+                     pawns)
     _compare(rules, policies, seed, start, 2, (redrawn, redraw_key(seed, 1)))
 
 
@@ -76,10 +80,11 @@ def test_engines_agree_on_every_event():
 
 def test_engines_agree_on_the_other_readings_and_crowded_clouds():
     # the options restoring the other readings (lead holder starts; Perilous meadow +5 and
-    # hill, mountain 0; Empty Handed scores few potions), and a board where six areas hold
-    # two clouds each (all 24 tiles on the board)
+    # hill, mountain 0; Empty Handed scores few potions; each pawn's castle chosen), and a
+    # board where six areas hold two clouds each (all 24 tiles on the board)
     rules = _variant(default_rules().replace(events_used=10), "set_aside_revealed", True, 0,
-                     3, 10, 4, None, "lead_holder", 5, SPACES[:6], "few_potions_score", "zero")
+                     3, 10, 4, None, "lead_holder", 5, SPACES[:6], "few_potions_score", "zero",
+                     "choose")
     crowded = _variant(default_rules(), "set_aside_revealed", True, 0, 3, 7, 4, None,
                        more_clouds=SPACES[:6])
     for seed in range(3):

@@ -18,7 +18,8 @@ from simcore.rng import root_key
 RULES = default_rules()
 VARIANTS = {"default": RULES,
             "lead_holder": RULES.replace(next_start_player="lead_holder", events_used=7),
-            "hand3": RULES.replace(hand_size=3, enchanted_penalty=4)}
+            "hand3": RULES.replace(hand_size=3, enchanted_penalty=4),
+            "pawns": RULES.replace(pawn_start="choose")}
 
 
 def _same_game(fwd, batch):
@@ -58,6 +59,9 @@ def test_a_new_game_describes_its_first_decision():
     assert g.options().shape == (len(RULES.role_ids), bloomsim.policies.N_FEATURES)
     obs = g.observation(0)
     assert obs[bloomsim.policies.O_SEAT] == 0 and obs[bloomsim.policies.O_PLAYERS] == 4
+    d = new_game(4, 3, rules=VARIANTS["pawns"]).current      # each pawn picks its castle
+    assert (d.seat, d.kind) == (0, "start")
+    assert d.options == tuple(f"start at {c}" for c in RULES.board["castles"])
 
 
 def test_copy_is_independent_and_step_returns_the_game():

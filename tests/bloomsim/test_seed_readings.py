@@ -344,6 +344,21 @@ def test_empty_handed_free_payments_show_in_the_options():
     assert R.druid_towers(g, 0, role("valley_druid")) == [] and R.charmable(g, 0) == []
 
 
+@pytest.mark.parametrize("option,done", [("pay_nothing", 0), ("hold_nothing", 1)])
+def test_empty_handed_with_nothing_in_hand_in_both_engines(option, done):
+    # seed 000: 「リソースを支払う必要がなくなります。」 (resources no longer have to be paid)
+    # read two ways: the payment is freed, so a delivery still needs the potion and a charm
+    # the wands (the default); or nothing need be held at all (option hold_nothing): seat 0,
+    # with no potion and no wand, still delivers to T2 and charms a cloud on M2
+    empty = {"green": 0, "purple": 0, "orange": 0}
+    rules = _empty_handed_rules(option).replace(
+        start_potions=empty, start_wands={"first_player": 0, "last_player": 0, "others": 0})
+    df, logs = both_engines(rules, [deliver_and_charm] * 2)
+    assert df["deliveries"].to_list() == [done, 0] and df["clouds"].to_list() == [done, 0]
+    assert df["pts_towers"].to_list() == [2 * done, 0]
+    assert df["resources_left"][0] == 0 and df["pts_events"].to_list() == [0, 0]
+
+
 def test_empty_handed_option_is_checked():
     with pytest.raises(ValueError, match="empty_handed: must be one of"):
         default_rules().replace(empty_handed="free")
@@ -426,12 +441,55 @@ def gather_only(kind, obs, opts, n_opts, rng):
 
 def test_pawns_start_one_in_each_castle_in_both_engines():
     # seed 000: 「それぞれをボード上の城の絵が描かれた場所のどちらかにおきます。」 (each on one of
-    # the castle spaces): read as one pawn in each castle, no choice (a reading: the seed lets
-    # each pawn take either castle; no option plays it)
+    # the castle spaces): by default one pawn in each castle, no choice (the START decision
+    # is asked only under option pawn_start: "choose")
     df, logs = both_engines(tiny_rules(), [gather_only] * 3, n=2)
     assert df["pawn_end_a"].to_list() == [AREAS.index("C1")] * 6
     assert df["pawn_end_b"].to_list() == [AREAS.index("C2")] * 6
-    assert not any(kind == P.MOVE for s, kind, n, c in logs[0] + logs[1])
+    assert not any(kind in (P.MOVE, P.START) for s, kind, n, c in logs[0] + logs[1])
+
+
+@bloomsim.policy("castle_by_seat")
+def castle_by_seat(kind, obs, opts, n_opts, rng):
+    """START: seat s puts both pawns in castle s % 2 (C1, C2); then gatherers only."""
+    if kind == P.START:
+        return int(obs[P.O_SEAT]) % 2
+    if kind == P.SELECT:
+        return _pick_roles(opts, n_opts, (1 << HERB) | (1 << FRUIT) | (1 << ROOT))
+    return 0
+
+
+def test_pawns_choose_their_castle_in_both_engines():
+    # seed 000: 「それぞれをボード上の城の絵が描かれた場所のどちらかにおきます。」 read as each
+    # pawn on either castle (option pawn_start: "choose"): seat by seat, pawn by pawn, two
+    # castles offered; both pawns may share one
+    df, logs = both_engines(tiny_rules(pawn_start="choose"), [castle_by_seat] * 3)
+    c1, c2 = AREAS.index("C1"), AREAS.index("C2")
+    assert df["pawn_end_a"].to_list() == df["pawn_end_b"].to_list() == [c1, c2, c1]
+    starts = [(s, n, c) for s, kind, n, c in logs[0] if kind == P.START]
+    assert starts == [(0, 2, 0), (0, 2, 0), (1, 2, 1), (1, 2, 1), (2, 2, 0), (2, 2, 0)]
+
+
+def test_the_heuristics_start_near_a_tower_and_spread_the_pair():
+    # T2 (green, 2 points) on M1 is one step from C2 and none from C1: greedy's first pawn
+    # starts at C2; its second pawn would reach nothing new at either castle, takes the first
+    # row (C1): the pair spread. A seat with no green potion reaches nothing: C1, C1.
+    rules = _empty_handed_rules("pay_nothing").replace(pawn_start="choose", rounds=1)
+    g = R.new_game(rules, n_players=2, policies=[P.greedy_policy] * 2)
+    c1, c2 = AREAS.index("C1"), AREAS.index("C2")
+    assert [R.start_points(g, 0, c, -1) for c in (c1, c2)] == [0, 2]
+    assert [R.start_points(g, 0, c, c2) for c in (c1, c2)] == [0, 0]
+    assert g.pawns == [[c2, c1], [c2, c1]]
+    no_green = rules.replace(start_potions={"green": 0, "purple": 1, "orange": 1})
+    assert R.new_game(no_green, n_players=2, policies=[P.greedy_policy] * 2).pawns == \
+        [[c1, c1], [c1, c1]]
+    df, logs = both_engines(rules, ["greedy", "careful"])
+    assert [c for s, kind, n, c in logs[0] if kind == P.START] == [1, 0, 1, 0]
+
+
+def test_pawn_start_option_is_checked():
+    with pytest.raises(ValueError, match="pawn_start: must be one of"):
+        default_rules().replace(pawn_start="anywhere")
 
 
 # ---------------------------------------------------------------- the brave bonus

@@ -161,6 +161,24 @@ def test_robustness_finds_a_planted_dependence_and_reads_the_declared_alternativ
     assert r.tag("seat 1: win rate - 1/2") == "depends on: start seat +3"
 
 
+def test_robustness_re_measures_the_causal_effects_paired_on_the_same_games():
+    """The card replayed without it (its causal effect on each seat's win rate) under each
+    alternative: a card worth 40 with seat 0 three points up decides the games seat 0 would
+    have won, so its effect on seat 0 moves (depends); the defaults restated move nothing,
+    game for game (robust)."""
+    from analyses import robustness
+    decides, same = "first_bonus=3,bonus=40", "bonus=2"
+    r = robustness("toydice", [{"first_bonus": 3, "bonus": 40}, {"bonus": 2}], ["random"], 2,
+                   200, seed=3, causal_games=200)
+    seat0 = "card bonus: win rate replayed without it, with - without (seat 0)"
+    ch = {a: r.changes.filter((pl.col("verdict") == seat0) & (pl.col("alternative") == a))
+          .row(0, named=True) for a in (decides, same)}
+    assert ch[decides]["ci_high"] < -0.1 and ch[decides]["depends"]
+    assert ch[same]["diff"] == 0 and ch[same]["negligible"] and not ch[same]["depends"]
+    assert r.tag(seat0) == f"depends on: {decides}"
+    assert r.summary.filter(pl.col("kind") == "causal").height == 2
+
+
 def test_robustness_never_calls_a_null_change_a_dependence():
     """A bigger bonus card, dealt to a seat at random, with every seat the same policy: no
     seat's share can move. Over 20 seeds the seat verdicts depend on it in at most 1 (the

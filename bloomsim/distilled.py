@@ -22,24 +22,23 @@ N_ROLES = 10   # the default rules' roles; a role index past them adds no role f
 OPTION = ("cloud", "points", "penalty", "gain_potions", "gain_wands", "lightning", "pay",
           "brave", "brave_risk", "brave_risk_above_0", "brave_risk_above_half", "pass",
           "target") + tuple(f"role_{r}" for r in range(N_ROLES))
-_f = np.float64   # every feature a float64, so the features are one tuple type
+GROUPS = (1,) * (len(OPTION) - N_ROLES) + (N_ROLES,)
+_f = np.float64
 CONTEXT = ("1", "round/7", "lead/10", "potions/5", "wands/3")
 
 
 @njit(cache=True)
 def _option(kind, obs, o, ctx):
-    """The option row's features (``OPTION``): ``cloud`` is the cloud heuristic's value."""
+    """The option row's features (``OPTION``, laid out by ``GROUPS``: the role as a one-hot
+    index): ``cloud`` is the cloud heuristic's value."""
     brave = o[F_BRAVE] > 0
     risk = o[F_RISK] if brave else 0.0
-    role = int(o[F_ROLE])
     cloud = _value(o, CLOUD_W[0], CLOUD_W[1], CLOUD_W[2])
     return (_f(cloud), _f(o[F_POINTS]), _f(o[F_PENALTY]), _f(o[F_GAIN_POTIONS]),
             _f(o[F_GAIN_WANDS]), _f(o[F_LIGHTNING]), _f(o[F_PAY_POTIONS] + o[F_PAY_WANDS]),
             _f(brave), _f(risk),
             _f(risk > 0.0), _f(risk > CLOUD_W[3]), _f(o[F_PASS]), _f(o[F_TARGET]),
-            _f(role == 0), _f(role == 1), _f(role == 2), _f(role == 3),
-            _f(role == 4), _f(role == 5), _f(role == 6), _f(role == 7),
-            _f(role == 8), _f(role == 9))
+            int(o[F_ROLE]))
 
 
 @njit(cache=True)
@@ -64,7 +63,8 @@ def _prior() -> np.ndarray:
     return W
 
 
-FEATURES = Features("bloomsim", 1, KIND_NAMES, OPTION, CONTEXT, _option, _context, _prior)
+FEATURES = Features("bloomsim", 1, KIND_NAMES, OPTION, CONTEXT, _option, _context, _prior,
+                    GROUPS)
 
 
 def distilled():

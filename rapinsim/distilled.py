@@ -24,30 +24,24 @@ OPTION = (("keeper",) + tuple(f"is_{w}" for w in OPTION_NAMES)
           + tuple(f"item_{i}" for i in ITEMS) + tuple(f"character_{c}" for c in CHARACTERS)
           + ("known", "treasure", "item", "trap", "chest", "value", "danger", "rize_there",
              "rize_next", "players", "tiles", "unseen", "extra"))
-_f = np.float64   # every feature a float64, so the features are one tuple type
+GROUPS = (1, len(OPTION_NAMES), len(ITEMS), len(CHARACTERS), 1, 4) + (1,) * 8
+_f = np.float64
 CONTEXT = ("1", "actions", "lead", "here_danger", "chest_held", "reach/4")
 
 
 @njit(cache=True)
 def _option(kind, obs, o, ctx):
-    """The option row's features (``OPTION``): ``keeper`` is the keeper heuristic's score,
+    """The option row's features (``OPTION``, laid out by ``GROUPS``: the option code, item,
+    character and tile as one-hot indices): ``keeper`` is the keeper heuristic's score,
     ``danger`` whether Rize may reach the option's district before the seat's next turn."""
     reach = 4.0 * ctx[5]
     s = _keeper_score(kind, obs, o, reach, _score(KEEPER, kind, data_ptr(obs), data_ptr(o),
                                                    reach, DEFAULT_W))
     w = int(o[F_WHAT])
-    item = int(o[F_ARG]) if w == O_ITEM else -1
-    char = int(o[F_ARG]) if w == O_CHARACTER else int(o[F_EXTRA]) if w == O_SKILL else -1
     known = o[F_KNOWN] > 0
-    t = o[F_TILE] if known else -1.0
-    # three tuples: a literal of more than 30 items compiles to a list, which numba refuses
-    return (_f(s) / 10.0, _f(w == 0), _f(w == 1), _f(w == 2), _f(w == 3), _f(w == 4),
-            _f(w == 5), _f(w == 6), _f(w == 7), _f(w == 8), _f(w == 9), _f(w == 10),
-            _f(w == 11)) + (
-            _f(item == 0), _f(item == 1), _f(item == 2), _f(item == 3), _f(item == 4),
-            _f(item == 5), _f(char == 0), _f(char == 1), _f(char == 2), _f(char == 3),
-            _f(char == 4), _f(char == 5)) + (
-            _f(known), _f(t == 0), _f(t == 1), _f(t == 2), _f(t == 3),
+    return (_f(s) / 10.0, w, int(o[F_ARG]) if w == O_ITEM else -1,
+            int(o[F_ARG]) if w == O_CHARACTER else int(o[F_EXTRA]) if w == O_SKILL else -1,
+            _f(known), int(o[F_TILE]) if known else -1,
             _f(o[F_VALUE]) if known else 0.0, _f(1 <= o[F_RIZE] <= reach), _f(o[F_RIZE] == 0),
             _f(o[F_RIZE] == 1), _f(o[F_PLAYERS]), _f(o[F_TILES]) / 4.0, _f(o[F_UNSEEN]) / 4.0,
             _f(o[F_EXTRA]) if w != O_SKILL else 0.0)
@@ -77,7 +71,8 @@ def _prior() -> np.ndarray:
     return W
 
 
-FEATURES = Features("rapinsim", 1, KIND_NAMES, OPTION, CONTEXT, _option, _context, _prior)
+FEATURES = Features("rapinsim", 1, KIND_NAMES, OPTION, CONTEXT, _option, _context, _prior,
+                    GROUPS)
 
 
 def distilled():

@@ -82,8 +82,9 @@ observation.
 The compiled engine writes a built-in heuristic only the fields it reads (``BUILTIN_OBS``; the
 rest cost careful ~9% of its time): careful and greedy read ``OB_SEAT, OB_PLAYERS, OB_ACTIONS,
 OB_CHAR, OB_RIZE_STEPS, OB_SEARCHED, OB_TREASURES``, the evader and the keeper also
-``OB_CHARS``, ``OB_CHEST_HELD``, ``OB_RIZE_TO`` and ``OB_DIE``; none reads the public table from
-``OB_ACTING`` on. Nor do they read the option columns ``F_DISTRICT``, ``F_HOUSE`` and ``F_SUB``
+``OB_CHARS``, ``OB_CHEST_HELD``, ``OB_RIZE_TO`` and ``OB_DIE``, and ``distilled`` those and
+``OB_TREAS`` (``DISTILLED_OBS``); none reads the public table from ``OB_ACTING`` on. Nor do they
+read the option columns ``F_DISTRICT``, ``F_HOUSE`` and ``F_SUB``
 (``UNREAD_FEATURES``), which the compiled engine writes for user policies only.
 
 Built-in policies (``POLICIES``, dispatched by id inside the engine):
@@ -214,6 +215,7 @@ BUILTIN_OBS = (OB_SEAT, OB_PLAYERS, OB_ACTIONS, OB_CHAR, OB_RIZE_STEPS, OB_SEARC
                OB_TREASURES)
 PREDICTING_OBS = tuple(range(OB_CHARS, OB_CHARS + MAX_PLAYERS)) + tuple(
     range(OB_CHEST_HELD, OB_RIZE_TO + MAX_PLAYERS)) + (OB_DIE,)
+DISTILLED_OBS = tuple(range(OB_TREAS, OB_TREAS + MAX_PLAYERS))   # and PREDICTING_OBS
 # The feature columns no built-in heuristic reads: the compiled engine leaves them unwritten
 # for them (``features``).
 UNREAD_FEATURES = (F_DISTRICT, F_HOUSE, F_SUB)

@@ -35,9 +35,14 @@ FORMAT = "simcore.distill/1"
 @dataclass(frozen=True)
 class Features:
     """A game's features for distilled policies. ``option(kind, obs, row, ctx)`` and
-    ``context(kind, obs, opts, n_opts)`` are compiled functions returning float64 tuples of
-    ``len(option_names)`` and ``len(context_names)`` entries (``ctx[0]`` is 1). ``version``
-    changes whenever either changes, so old weights are refused rather than misread."""
+    ``context(kind, obs, opts, n_opts)`` are compiled functions returning tuples: the
+    context's ``len(context_names)`` float64 numbers (``ctx[0]`` is 1), and the option's
+    entries as ``groups`` lays them out over ``option_names``: an entry of group size 1 is one
+    feature's float64 value; one of size k > 1 is a one-hot of k features, given as the
+    integer index of the one that is 1 (any other value: none is), so the score adds one
+    weight where k products would be mostly zeros. No groups: every entry is one feature.
+    ``version`` changes whenever a feature changes, so old weights are refused rather than
+    misread."""
 
     game: str
     version: int
@@ -47,10 +52,23 @@ class Features:
     option: Any
     context: Any
     prior: Callable[[], np.ndarray]   # -> [kinds, options, contexts] weights with no data
+    groups: tuple[int, ...] = ()
+
+    def __post_init__(self):
+        if self.groups and (sum(self.groups) != len(self.option_names)
+                            or min(self.groups) < 1):
+            raise ValueError(f"{self.game} features: groups {self.groups} do not lay out "
+                             f"{len(self.option_names)} option features")
 
     @property
     def shape(self) -> tuple[int, int, int]:
         return len(self.kinds), len(self.option_names), len(self.context_names)
+
+    @property
+    def layout(self) -> tuple[tuple[int, int], ...]:
+        """Each option entry's (first feature, group size)."""
+        sizes = self.groups or (1,) * len(self.option_names)
+        return tuple(zip(np.cumsum((0,) + sizes[:-1]).tolist(), sizes))
 
 
 class Scorer(NamedTuple):
@@ -72,7 +90,8 @@ def scorer(features: Features) -> Scorer:
     if features not in _SCORERS:
         _, R, C = features.shape
         # the sums written out: a tuple read at a loop's index compiles to a switch per read
-        # (some 30 times slower); the same order of additions as a loop from 0
+        # (some 30 times slower); the same order of additions as a loop from 0, less the
+        # one-hot groups' zero products (adding a zero changes no sum)
         ns = {"context": features.context, "option": features.option}
         exec(f"""def weigh(W, kind, obs, opts, n_opts, u):
     ctx = context(kind, obs, opts, n_opts)
@@ -83,7 +102,9 @@ def scorer(features: Features) -> Scorer:
 
 def score(kind, obs, row, ctx, u):
     f = option(kind, obs, row, ctx)
-    return {' + '.join(f'u[{r}] * f[{r}]' for r in range(R))}
+    s = 0.0
+{_terms(features.layout, "s += u[{r}] * f[{j}]", "s += u[{r} + f[{j}]]")}
+    return s
 """, ns)
         weigh = njit(cache=False, _nrt=False, inline="always")(ns["weigh"])
         score = njit(cache=False, _nrt=False, inline="always")(ns["score"])
@@ -102,6 +123,30 @@ def score(kind, obs, row, ctx, u):
 
 
 _SCORERS: dict = {}
+
+
+def _terms(layout: tuple[tuple[int, int], ...], one: str, hot: str) -> str:
+    """Code for each option entry j of ``layout`` (its first feature r, group size k): ``one``
+    for a single feature, ``hot`` for a one-hot group (run where ``f[j]`` lies in [0, k))."""
+    return "\n".join(f"    {one.format(r=r, j=j)}" if k == 1 else
+                     f"    if 0 <= f[{j}] < {k}:\n        {hot.format(r=r, j=j)}"
+                     for j, (r, k) in enumerate(layout))
+
+
+def expander(features: Features) -> Any:
+    """The compiled ``expand(f, x)``: the option entries ``f`` as the ``R`` option features
+    into ``x`` (zeros outside the entries' single features and hot ones)."""
+    if features not in _EXPANDERS:
+        ns: dict = {}
+        exec(f"""def expand(f, x):
+    x[:] = 0.0
+{_terms(features.layout, "x[{r}] = f[{j}]", "x[{r} + f[{j}]] = 1.0")}
+""", ns)
+        _EXPANDERS[features] = njit(cache=False, _nrt=False)(ns["expand"])
+    return _EXPANDERS[features]
+
+
+_EXPANDERS: dict = {}
 
 
 def check_shape(features: Features, weights) -> np.ndarray:
@@ -126,14 +171,15 @@ def compile_policy(features: Features, weights: np.ndarray, name: str = "distill
 
 
 @njit(cache=False)
-def _design(option, context, R, C, kinds, obs, opts, starts):
+def _design(option, context, expand, R, C, kinds, obs, opts, starts):
     """Each option row's features [rows, R * C] (option feature r times context c)."""
     X = np.zeros((opts.shape[0], R * C))
+    f = np.zeros(R)
     for d in range(len(kinds)):
         a, b = starts[d], starts[d + 1]
         ctx = context(kinds[d], obs[d], opts[a:b], b - a)
         for i in range(a, b):
-            f = option(kinds[d], obs[d], opts[i], ctx)
+            expand(option(kinds[d], obs[d], opts[i], ctx), f)
             for r in range(R):
                 for c in range(C):
                     X[i, r * C + c] = f[r] * ctx[c]
@@ -185,7 +231,8 @@ class Positions:
 
 def design(features: Features, pos: Positions) -> np.ndarray:
     _, R, C = features.shape
-    return _design(features.option, features.context, R, C, pos.kinds.astype(np.int64),
+    return _design(features.option, features.context, expander(features), R, C,
+                   pos.kinds.astype(np.int64),
                    np.ascontiguousarray(pos.obs, np.float32),
                    np.ascontiguousarray(pos.opts, np.float32), pos.starts.astype(np.int64))
 

@@ -9,6 +9,7 @@ from rapinsim import api, new_game, simulate
 from rapinsim.game import GAME
 from rapinsim import policies as P
 from rapinsim import reference as ref
+from rapinsim.distilled import distilled
 from rapinsim import stats as S
 from rapinsim.rules import CHARACTERS, ITEMS, RING10, TRAPS, load_rules
 from simcore.policy import policy
@@ -260,30 +261,35 @@ def test_frame_counters_agree():
 
 @pytest.mark.parametrize("board", range(len(BOARDS)))
 def test_builtin_heuristics_read_only_the_observation_written_for_them(board):
-    """The compiled engine writes a built-in heuristic only ``BUILTIN_OBS`` (and the evader and
-    the keeper ``PREDICTING_OBS``) and no ``UNREAD_FEATURES`` column: with every other field
-    and those columns scrambled they play the same games."""
+    """The compiled engine writes a built-in policy only ``BUILTIN_OBS`` (the evader, the
+    keeper and the distilled policy also ``PREDICTING_OBS``, the last ``DISTILLED_OBS``) and no
+    ``UNREAD_FEATURES`` column: with every other field and those columns scrambled they play
+    the same games."""
 
     def scrambled(pid):
-        keep = list(P.BUILTIN_OBS) + (list(P.PREDICTING_OBS) if pid >= P.EVADER else [])
+        keep = list(P.BUILTIN_OBS) + (list(P.PREDICTING_OBS) if pid >= P.EVADER else []) + (
+            list(P.DISTILLED_OBS) if pid == P.DISTILLED else [])
         junk = np.ones(P.N_OBS, bool)
         junk[keep] = False
+        play = distilled() if pid == P.DISTILLED else ref.builtin(pid)
 
         def f(kind, obs, opts, n, rng):
             o = obs.copy()
             o[junk] = 1000.0 + 7.0 * np.flatnonzero(junk)
             rows = opts.copy()
             rows[:, list(P.UNREAD_FEATURES)] = -999.0
-            return P.choose_builtin(pid, kind, o, rows, n, rng)
+            return play(kind, o, rows, n, rng)
         return f
-    pids = [P.CAREFUL, P.GREEDY, P.EVADER, P.KEEPER]
-    names = ["careful", "greedy", "evader", "keeper"]
+    pids = [P.CAREFUL, P.GREEDY, P.EVADER, P.KEEPER, P.DISTILLED]
     chars = [1, 0, 2, 4]
     for game in range(6):
+        seats = pids[game % 2:game % 2 + 4]
+        names = [{v: k for k, v in P.BUILTIN_IDS.items()}[p] for p in seats]
         key = root_key(board)
-        a = ref.play_game(BOARDS[board], [ref.builtin(p) for p in pids], names, key, game,
+        a = ref.play_game(BOARDS[board], [distilled() if p == P.DISTILLED else ref.builtin(p)
+                                          for p in seats], names, key, game,
                           chars if game % 2 else None)
-        b = ref.play_game(BOARDS[board], [scrambled(p) for p in pids], names, key, game,
+        b = ref.play_game(BOARDS[board], [scrambled(p) for p in seats], names, key, game,
                           chars if game % 2 else None)
         assert a.decisions == b.decisions and len(a.decisions) > 20
 

@@ -17,9 +17,15 @@ from simcore.simulate import redraw_sources
 
 from .event_impact import counterfactual_impact, switch_offs
 from .ladder import ladder
+from .kingmaking import REPORT_GAMES as KINGMAKING_GAMES
+from .kingmaking import REPORT_PLAYOUTS as KINGMAKING_PLAYOUTS
+from .kingmaking import kingmaking
 from .leverage import REPORT_PLAYOUTS, REPORT_POSITIONS, leverage
 from .luck import luck_by_source
-from .report import game_section, leverage_part, staged, write_page
+from .report import (game_section, kingmaking_part, leverage_part, restricted_part, staged,
+                     write_page)
+from .restricted import REPORT_GAMES as RESTRICTED_GAMES
+from .restricted import restricted
 from .robust import ROBUST_GAMES, robustness
 from .skill import (MARGIN, RUNG_GAMES, SEARCH_GAMES, check_playable,
                     resolve_rungs, skill_verdicts)
@@ -53,7 +59,9 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
             rung_games: int = RUNG_GAMES, search_games: int | None = None,
             ladder_games: int = LADDER_GAMES, margin: float = MARGIN,
             robust_games: int = ROBUST_GAMES, luck_games: int = LUCK_GAMES,
-            leverage_positions: int = REPORT_POSITIONS) -> Path:
+            leverage_positions: int = REPORT_POSITIONS,
+            kingmaking_games: int = KINGMAKING_GAMES,
+            restricted_games: int = RESTRICTED_GAMES) -> Path:
     """Run every registered game and write ``out/index.html`` (swapped in whole when done: an
     interrupted run leaves ``out`` as it was and its finished results in ``OUT.partial``).
     Every game is played with its default rules, so that each headline is true of the game as
@@ -83,10 +91,15 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     ``counterfactual_games`` games), table in ``out/<game>-robustness.parquet``, its tags
     beside the headlines and the skill table; then luck by source (``analyses.luck``) at the
     counterfactual table on ``luck_games`` game indices; then, for a game with search agents,
-    the designer's lenses at the counterfactual table: decision leverage and accuracy
-    (``analyses.leverage``) at ``leverage_positions`` decisions (0: none), decisions in
-    ``out/<game>-leverage.parquet``. The report is computed from the frames in memory (the
-    Parquet files are for the user)."""
+    the designer's lenses: decision leverage and accuracy (``analyses.leverage``) at the
+    counterfactual table, ``leverage_positions`` decisions, decisions in
+    ``out/<game>-leverage.parquet``; kingmaking (``analyses.kingmaking``, its default policy
+    and settings, ``kingmaking.REPORT_PLAYOUTS`` playouts) on ``kingmaking_games`` game
+    indices, decisions in ``out/<game>-kingmaking.parquet``; restricted play
+    (``analyses.restricted``: every probe the game declares, at its default rungs) on
+    ``restricted_games`` game indices, table in ``out/<game>-restricted.parquet``; a count of
+    0 leaves a lens out. The report is computed from the frames in memory (the Parquet files
+    are for the user)."""
     check_int("games", games)
     check_int("counterfactual_games", counterfactual_games)
     check_int("players", players, 2)
@@ -97,6 +110,8 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     check_int("robust_games", robust_games)
     check_int("luck_games", luck_games, 2)
     check_int("leverage_positions", leverage_positions, 0)
+    check_int("kingmaking_games", kingmaking_games, 0)
+    check_int("restricted_games", restricted_games, 0)
     if not 0 < margin < 1:
         raise ValueError(f"margin must be a win-rate difference between 0 and 1 (--margin: "
                          f"in points, between 0 and 100), got {margin!r}")
@@ -110,7 +125,7 @@ def balance(out: str | os.PathLike = "report", games: int = GAMES_PER_GAME, play
     with staged(out, keep_partial=True) as folder:
         page = _write(folder, games, players, seed, counterfactual_games, log, ladders,
                       rung_games, search_games, ladder_games, margin, robust_games, luck_games,
-                      leverage_positions)
+                      (leverage_positions, kingmaking_games, restricted_games))
     return Path(out) / page.name
 
 
@@ -182,7 +197,7 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
            log: Callable[[str], None], ladders: dict[str, list[Any] | None],
            rung_games: int, search_games: int | None, ladder_games: int,
            margin: float, robust_games: int, luck_games: int,
-           leverage_positions: int) -> Path:
+           lens_sizes: tuple[int, int, int]) -> Path:
     sections = []
     specs = registry.all_games()
     for spec in specs:
@@ -245,13 +260,8 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
         lk.shares.write_parquet(out / f"{name}-luck.parquet")
         clock = _lap(log, f"{name}: luck by source: {luck_games:,} game indices x "
                           f"{2 + lk.shares['source'].n_unique()} draws played", clock)
-        lenses = []
-        if leverage_positions and hasattr(mod, "agent"):   # the evaluator is a search
-            lev = leverage(spec, players, leverage_positions, table, REPORT_PLAYOUTS, seed)
-            lev.decisions.write_parquet(out / f"{name}-leverage.parquet")
-            lenses.append(leverage_part(lev))
-            clock = _lap(log, f"{name}: decision leverage at {lev.decisions.height:,} decisions "
-                              f"x {REPORT_PLAYOUTS} playouts per option valued", clock)
+        lenses = _lenses(spec, table, players, seed, lens_sizes, out, log) \
+            if hasattr(mod, "agent") else []    # their evaluator is a search
         note = (f"Tournament of the built-in policies {', '.join(policies)} at {players} seats: "
                 f"{seatings} seatings (every line-up of at least two policies, every rotation), "
                 f"{per_seating:,} games each on the same seeds (seed {seed}). Counterfactual "
@@ -262,6 +272,34 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
                                      lenses=lenses))
         _lap(log, f"{name}: report tables and plots written", clock)
     return write_page(sections, out, "Balance report: " + ", ".join(g.title for g in specs))
+
+
+def _lenses(spec: registry.Game, table: list[str], players: int, seed: int,
+            sizes: tuple[int, int, int], out: Path, log: Callable[[str], None]
+            ) -> list[tuple[str, str]]:
+    """The designer's lenses of one game's section, each as (headline, body), at the sizes
+    (leverage positions, kingmaking games, restricted games) where above 0."""
+    positions, king_games, restrict_games = sizes
+    parts, clock, name = [], time.perf_counter(), spec.name
+    if positions:
+        lev = leverage(spec, players, positions, table, REPORT_PLAYOUTS, seed)
+        lev.decisions.write_parquet(out / f"{name}-leverage.parquet")
+        parts.append(leverage_part(lev))
+        clock = _lap(log, f"{name}: decision leverage at {lev.decisions.height:,} decisions "
+                          f"x {REPORT_PLAYOUTS} playouts per option valued", clock)
+    if king_games:
+        km = kingmaking(spec.name, players, king_games, playouts=KINGMAKING_PLAYOUTS, seed=seed)
+        km.decisions.write_parquet(out / f"{name}-kingmaking.parquet")
+        parts.append(kingmaking_part(km, name))
+        clock = _lap(log, f"{name}: kingmaking on {king_games:,} game indices x "
+                          f"{KINGMAKING_PLAYOUTS} playouts per option judged", clock)
+    if restrict_games:
+        rs = restricted(spec.name, players, games=restrict_games, seed=seed)
+        rs.table.write_parquet(out / f"{name}-restricted.parquet")
+        parts.append(restricted_part(rs))
+        _lap(log, f"{name}: restricted play, {rs.table.height} probes x rungs on "
+                  f"{restrict_games:,} game indices played", clock)
+    return parts
 
 
 def measuring_rules(spec: registry.Game) -> object:

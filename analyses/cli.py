@@ -21,6 +21,7 @@ from .intransitivity import GAMES as INTRANSITIVITY_GAMES
 from .intransitivity import intransitivity
 from .kingmaking import GAMES as KINGMAKING_GAMES
 from .kingmaking import PLAYOUTS as KINGMAKING_PLAYOUTS
+from .kingmaking import REPORT_GAMES as KINGMAKING_REPORT
 from .kingmaking import SCREENS, SWING, THRESHOLD, kingmaking
 from .ladder import ROTATIONS, ladder
 from .leverage import PER_GAME, PLAYOUTS, REPORT_POSITIONS, leverage
@@ -32,6 +33,7 @@ from .metrics import designer_metrics, leader_table
 from .precise import plan, precise
 from .report import partial_folder, report
 from .restricted import GAMES as RESTRICTED_GAMES
+from .restricted import REPORT_GAMES as RESTRICTED_REPORT
 from .restricted import restricted
 from .robust import ROBUST_GAMES, robustness
 from .seats import seat_advantage
@@ -78,6 +80,12 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--leverage-positions", type=int, default=REPORT_POSITIONS,
                    help="decisions the decision leverage lens values, per game with search "
                         f"agents (default {REPORT_POSITIONS:,}; 0: none)")
+    b.add_argument("--kingmaking-games", type=int, default=KINGMAKING_REPORT,
+                   help="game indices the kingmaking lens judges, per game with search agents "
+                        f"(default {KINGMAKING_REPORT}; 0: none)")
+    b.add_argument("--restricted-games", type=int, default=RESTRICTED_REPORT,
+                   help="game indices per probe and rung of restricted play, per game with "
+                        f"search agents (default {RESTRICTED_REPORT}; 0: none)")
     r = sub.add_parser("report", help="write DIR/index.html for a results file or dataset")
     r.add_argument("results", help="Parquet file or simulate(out=DIR) dataset directory")
     r.add_argument("--out", required=True, help="report directory")
@@ -281,6 +289,9 @@ def _parser() -> argparse.ArgumentParser:
     df_.add_argument("--kingmaking", type=int, default=0, metavar="GAMES",
                      help="also compare the share of games with a kingmaker decision on this "
                           "many game indices (analyses.kingmaking; default 0: not compared)")
+    df_.add_argument("--restricted", type=int, default=0, metavar="GAMES",
+                     help="also compare each restricted-play probe's cost on this many game "
+                          "indices (analyses.restricted; default 0: not compared)")
     df_.add_argument("--leverage", type=int, default=0, metavar="POSITIONS",
                      help="add decision leverage rows from this many decisions per rules set "
                           f"(e.g. {REPORT_POSITIONS:,}; default 0: none)")
@@ -478,7 +489,9 @@ def _run(args: argparse.Namespace) -> None:
                        rungs=_rungs(args.rungs), rung_games=args.rung_games,
                        search_games=args.search_games, ladder_games=args.ladder_games,
                        margin=args.margin / 100, robust_games=args.robust_games,
-                       luck_games=args.luck_games, leverage_positions=args.leverage_positions)
+                       luck_games=args.luck_games, leverage_positions=args.leverage_positions,
+                       kingmaking_games=args.kingmaking_games,
+                       restricted_games=args.restricted_games)
         print(f"balance report: {page.resolve()}")
     elif args.command == "report":
         page = report(scan(args.results), args.out, args.rules)
@@ -498,7 +511,7 @@ def _run(args: argparse.Namespace) -> None:
         rules = [None if r == "default" else r for r in (args.a, args.b)]
         t = balance_diff(args.game, *rules, args.policy, args.players, args.games, args.seed,
                          scheduler=args.scheduler, leverage_positions=args.leverage,
-                         kingmaking=args.kingmaking)
+                         kingmaking=args.kingmaking, restricted=args.restricted)
         print(display.to_text(t.sort("p_adj").select(
             "metric", "group", "a", "b", "diff", "ci_low", "ci_high", "p_adj", "significant")))
         if args.out:

@@ -30,6 +30,7 @@ from .intransitivity import paired_share
 from .kingmaking import kingmaking as kingmaking_lens
 from .leverage import METRICS, REPORT_PLAYOUTS, leverage
 from .metrics import numbers, per_game
+from .restricted import restricted as restricted_lens
 from .stats import adjust_pvalues, paired_p, t_interval
 from .sweep import Variant, sweep, variants_of
 from .tournament import meetings
@@ -83,7 +84,7 @@ def per_game_values(df: pl.DataFrame, spec: games.Game) -> pl.DataFrame:
 def diff(game: Any, rules_a: Any, rules_b: Any, policies: Sequence[str], players: int,
          n_games: int, seed: int = 0, *, scheduler: Any = "inprocess",
          adjust: str = "holm", leverage_positions: int = 0,
-         kingmaking: int = 0) -> pl.DataFrame:
+         kingmaking: int = 0, restricted: int = 0) -> pl.DataFrame:
     """Every balance metric under rules A and rules B on the same games, with B - A.
 
     ``rules_a``, ``rules_b``: a rules file, a mapping of values over the defaults, or None
@@ -97,7 +98,8 @@ def diff(game: Any, rules_a: Any, rules_b: Any, policies: Sequence[str], players
     shows it in percentage points). ``leverage_positions`` above 0 adds the decision leverage
     rows (``leverage_rows``) from that many decisions under each rules set; ``kingmaking``
     above 0 the share of games with a kingmaker decision on that many game indices
-    (``kingmaking_rows``)."""
+    (``kingmaking_rows``); ``restricted`` above 0 each restricted-play probe's cost on that
+    many game indices (``restricted_rows``)."""
     spec = game_spec(game)
     chosen = [_variant("A", rules_a), _variant("B", rules_b)]
     df = sweep(spec.name, chosen, policies, players, n_games, seed, scheduler=scheduler)
@@ -107,6 +109,8 @@ def diff(game: Any, rules_a: Any, rules_b: Any, policies: Sequence[str], players
         parts.append(kingmaking_rows(spec, chosen, players, kingmaking, seed))
     if leverage_positions:
         parts.append(leverage_rows(spec, chosen, policies, players, leverage_positions, seed))
+    if restricted:
+        parts.append(restricted_rows(spec, chosen, players, restricted, seed))
     t = pl.concat(parts, how="vertical_relaxed")
     counted = numbers(spec)
     percent = [not (m.endswith("mean score") or (m == "game" and g in counted))
@@ -133,6 +137,19 @@ def leverage_rows(spec: games.Game, chosen: Sequence[Variant], policies: Sequenc
     return t.select(pl.lit("decisions").alias("metric"), pl.col("group").replace(
         {"leverage": "leverage (best - worst option)", "meaningful": "meaningful share",
          "dead": "dead share"}), pl.exclude("group"))
+
+
+def restricted_rows(spec: games.Game, chosen: Sequence[Variant], players: int, n_games: int,
+                    seed: int) -> pl.DataFrame:
+    """Restricted play under A and B (``analyses.restricted``: every probe at its default
+    rungs, on game indices ``0..n_games-1`` of the same seed), paired by game index: how much
+    each probe's cost (the restricted seat's win-rate change) moves between the rules sets."""
+    mod = spec.module()
+    per = [restricted_lens(spec.name, players, games=n_games, seed=seed, rules=v.rules(mod))
+           .per_game.select(pl.format("{} at {}", "label", "rung").alias("group"), "game",
+                            v="d", variant=pl.lit(v.label)) for v in chosen]
+    return paired(pl.concat(per), ["group"], "A", "B").select(
+        pl.lit("restricted play").alias("metric"), pl.all())
 
 
 def impact_rows(df: pl.DataFrame) -> pl.DataFrame:

@@ -30,6 +30,8 @@ from .stats import adjust_pvalues, paired_p
 GAMES = 4000
 """Default game indices per probe and rung (each played with the restricted seat in every
 seat): ``python -m analyses restricted GAME`` at this size is the documented run."""
+REPORT_GAMES = 200
+"""The balance report's game indices per probe and rung (about 20 s per game on 2 cores)."""
 MARGIN = 0.01
 """A restriction whose 95% interval lies inside -/+ this (1 point of win rate) costs nothing:
 the option it removes is useless (or, ``always``, the option it forces is what the policy
@@ -57,6 +59,9 @@ class Restriction:
     rungs: tuple[str, ...]
     table: pl.DataFrame
     summary: pl.DataFrame
+    per_game: pl.DataFrame
+    """Per probe, rung and game index: the change ``d`` averaged over the seats (what the
+    table's rows summarise, and what ``diff`` pairs between two rules sets)."""
 
     def headline(self) -> str:
         """The most indispensable restriction and the useless ones, in words."""
@@ -130,7 +135,7 @@ def restricted(game: Any, players: int = 4, policy: str | None = None,
         raise ValueError(f"{spec.name}: none of the probes applies at the rungs {ladder} (a "
                          f"search agent takes only horizon probes)")
     check_run(mod, games * (players * total + len(ladder)), players, rules=rules)
-    rows = []
+    rows, per_game = [], []
     done = 0
     for rung, todo in plan:
         table = [rung] * players
@@ -142,6 +147,9 @@ def restricted(game: Any, players: int = 4, policy: str | None = None,
                 seating = table[:s] + [limited] + table[s + 1:]
                 d += _shares(play(mod, seating, games, seed, rules, threads), s) - base[s]
             d /= players
+            per_game.append(pl.DataFrame({"rung": rung, "probe": probe.name,
+                                          "label": probe.label, "game": np.arange(games),
+                                          "d": d}))
             lo, hi, _ = fixed_interval(d, (-1, 1))
             p = paired_p(float(d.mean()), float(d.std(ddof=1) / np.sqrt(games)), games)
             rows.append({"rung": rung, "probe": probe.name, "label": probe.label,
@@ -158,7 +166,7 @@ def restricted(game: Any, players: int = 4, policy: str | None = None,
         [verdict(r["mode"], r["diff"], r["ci_low"], r["ci_high"], r["p_adj"])
          for r in table.iter_rows(named=True)]))
     return Restriction(spec.name, players, games, seed, tuple(ladder), table,
-                       summarise(table, ladder))
+                       summarise(table, ladder), pl.concat(per_game))
 
 
 def summarise(table: pl.DataFrame, rungs: Sequence[str]) -> pl.DataFrame:

@@ -30,7 +30,7 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     page = balance(tmp_path / "rep", games=300, players=2, counterfactual_games=60,
                    ladder_games=2, log=lines.append, rungs={"bloomsim": ["random", "greedy"]},
                    rung_games=200, search_games=60, robust_games=100, luck_games=60,
-                   leverage_positions=40)
+                   leverage_positions=40, kingmaking_games=2, restricted_games=20)
     text = page.read_text()
     assert 'id="bloomsim"' in text and 'id="rapinsim"' in text
     # each game's verdicts under its declared alternatives, tagged beside the headlines
@@ -124,13 +124,22 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
         assert 30 <= lev.height <= 40 and lev["options"].min() >= 2
         part = text[text.index(f'id="{game}"'):]
         assert part.index(f'id="{game}-ladder"') < part.index(f'id="{game}-leverage"')
+        assert part.index(f'id="{game}-leverage"') < part.index(f'id="{game}-kingmaking"') \
+            < part.index(f'id="{game}-restricted"')
+        king = pl.read_parquet(tmp_path / "rep" / f"{game}-kingmaking.parquet")
+        assert set(king["game"]) <= {0, 1}
+        probes = pl.read_parquet(tmp_path / "rep" / f"{game}-restricted.parquet")
+        assert probes["probe"].n_unique() >= 30 and "distilled" in set(probes["rung"])
     assert text.count("Decisions: ") >= 2 and text.count("% of decisions are meaningful") >= 2
+    assert text.count("Kingmaking (a seat below 2% whatever it does") >= 2
+    assert text.count("Restricted play (") >= 2
 
 
 @pytest.mark.parametrize("kw, name", [(dict(games=0), "games"),
                                       (dict(counterfactual_games=0), "counterfactual_games"),
                                       (dict(games=2.5), "games"),
-                                      (dict(leverage_positions=-1), "leverage_positions")])
+                                      (dict(leverage_positions=-1), "leverage_positions"),
+                                      (dict(kingmaking_games=-1), "kingmaking_games")])
 def test_balance_job_refuses_a_count_that_is_not_positive_before_playing(tmp_path, kw, name):
     from analyses.balance import balance
     with pytest.raises(ValueError, match=f"^{name} must be a (positive|non-negative) integer"):

@@ -92,7 +92,7 @@ def test_report_part_of_a_small_result():
         "p_adj": [4e-6, 1.0, 3e-5, 1.0],
         "verdict": [INDISPENSABLE, USELESS, INDISPENSABLE, USELESS]})
     r = Restriction("bloomsim", 4, 100, 0, ("cloud", "distilled"), table,
-                    summarise(table, ["cloud", "distilled"]))
+                    summarise(table, ["cloud", "distilled"]), pl.DataFrame())
     assert r.summary.filter(pl.col("probe") == "never_brave")["holds_at"][0] == \
         "cloud, distilled"
     assert headline(table).startswith("most indispensable: never brave (-20.0 points at cloud)")
@@ -107,3 +107,16 @@ def test_a_restricted_policy_plays_in_compare():
     assert c.a == "cloud[never=delivery]" and c.diff < 0
     with pytest.raises(ValueError, match="unknown probe 'never_x'"):
         analyses.compare("bloomsim", "cloud[never=x]", "cloud", n_games=2)
+
+
+def test_the_diff_pairs_each_probe_s_cost_and_same_rules_change_nothing():
+    from analyses.diff import diff
+    same = diff("rapinsim", None, {"actions_per_turn": 3}, ["keeper", "evader"], 2, 4, seed=1,
+                restricted=6)
+    rows = same.filter(pl.col("metric") == "restricted play")
+    assert rows.height >= 60 and (rows["games"] == 6).all()
+    assert any(g.startswith("never search a house at ") for g in rows["group"])
+    assert (rows["diff"] == 0).all() and (rows["p"] == 1).all()   # the very same games
+    moved = diff("rapinsim", None, {"actions_per_turn": 2}, ["keeper", "evader"], 2, 4, seed=1,
+                 restricted=6).filter(pl.col("metric") == "restricted play")
+    assert (moved["diff"] != 0).any()

@@ -8,8 +8,9 @@ in win-probability points (0-100) of the acting seat: the **leverage** (best opt
 worst), **meaningful** (best minus second at least 5 and best minus worst at least 10),
 **dead** (best minus worst below 1), and the policy's **loss** (best minus the option the
 game's policy took). Means and shares per decision kind, game phase (the third of the game's
-decisions it falls in) and seat, and the loss per policy, each with a 95% interval whose unit
-is the game index (``analyses.stats``: the decisions of one game share its chance).
+decisions it falls in), round (``Game.round_of``) and seat, and the loss per policy, each
+with a 95% interval whose unit is the game index (``analyses.stats``: the decisions of one
+game share its chance).
 
 The evaluator is flat Monte Carlo with heuristic playouts, not perfect play: values are what
 the option is worth if everyone then plays the playout policy, from a few dozen playouts each.
@@ -58,8 +59,9 @@ shares in per cent), with the bounds their intervals are clipped to."""
 @dataclass(frozen=True)
 class Leverage:
     """``decisions``: one row per sampled decision (game, decision, seat, policy, kind, phase,
-    options, best, second, worst, taken (values of the acting seat, points), leverage,
-    meaningful, dead, loss); ``table``: per ``by`` (kind, phase, seat, all) and ``group``, the
+    round where the game has rounds, options, best, second, worst, taken (values of the
+    acting seat, points), leverage, meaningful, dead, loss); ``table``: per ``by`` (kind,
+    phase, round, seat, all) and ``group``, the
     decisions, games, and each metric of ``METRICS`` with its 95% interval (``_low``,
     ``_high``); ``accuracy``: per policy, its decisions and its mean loss (points) with its
     interval, and how often it took the evaluator's best option (per cent)."""
@@ -131,7 +133,8 @@ def leverage(game, players: int = 4, positions: int = POSITIONS,
     bar = Progress(progress, len(by_game), "leverage")
 
     def value(group: list[ForwardGame]) -> list[dict]:
-        rows = [_row(p, seatings[p.game_index], seed, playouts, playout) for p in group]
+        rows = [_row(p, seatings[p.game_index], seed, playouts, playout, g.round_of)
+                for p in group]
         bar.update(1)
         return rows
 
@@ -146,9 +149,10 @@ def leverage(game, players: int = 4, positions: int = POSITIONS,
 
 
 def _row(p: ForwardGame, seating: list[str], seed: int, playouts: int,
-         playout: str | None) -> dict:
+         playout: str | None, round_of) -> dict:
     """One decision's figures (``Leverage.decisions``); its evaluator seed from (``seed``, game
-    index, decision number), so no thread or batch changes it."""
+    index, decision number), so no thread or batch changes it. ``round_of``: the game's
+    (``Game.round_of``), None for a game without rounds."""
     d = p.current
     k = len(p.history)
     vseed = int(np.random.SeedSequence([seed, p.game_index, k]).generate_state(1, np.uint64)[0]
@@ -157,6 +161,8 @@ def _row(p: ForwardGame, seating: list[str], seed: int, playouts: int,
     best, second, worst = (float(x) for x in np.sort(v)[[-1, -2, 0]])
     return {"game": p.game_index, "decision": k, "seat": d.seat, "policy": seating[d.seat],
             "kind": d.kind, "phase": PHASES[min(3 * k // p.game_decisions, 2)],
+            **({} if round_of is None else
+               {"round": round_of(p.observation(d.seat), p.n_players)}),
             "options": d.n, "best": best, "second": second, "worst": worst,
             "taken": float(v[p.played]), "leverage": best - worst,
             "meaningful": 100.0 * (best - second >= MEANINGFUL[0]
@@ -184,9 +190,12 @@ def _means(decisions: pl.DataFrame, by: list[str], metrics: dict[str, tuple[floa
 
 
 def _table(decisions: pl.DataFrame) -> pl.DataFrame:
-    """``Leverage.table``: every metric per kind, phase, seat, and over all decisions."""
+    """``Leverage.table``: every metric per kind, phase, round (where the game has rounds),
+    seat, and over all decisions."""
     parts = []
-    for by in ("kind", "phase", "seat"):
+    for by in ("kind", "phase", "round", "seat"):
+        if by not in decisions.columns:
+            continue
         t = _means(decisions, [by], METRICS)
         parts.append(t.select(pl.lit(by).alias("by"), pl.col(by).cast(pl.String).alias("group"),
                               pl.exclude(by)))

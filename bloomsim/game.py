@@ -104,6 +104,7 @@ GAME = register(Game(
     switch_offs=switch_offs, board=board, board_plot=board_plot,
     provenance="data/provenance.json", provenance_keys={"event": "events"},
     speed_goal=100_000, lengths=("decisions", "rounds"), lead="led_rounds",
+    round_of=lambda obs, players: int(obs[P.O_ROUND]),
     rules_data=lambda rules: rules.to_dict(), rules_text=rules_text,
     rules_guide="data/guide.json",
     choices={"enchanted_reshuffle": RESHUFFLE_OPTIONS, "next_start_player": START_PLAYER_OPTIONS,

@@ -100,6 +100,7 @@ GAME = register(Game(
                    "default the players choose)",
     speed_goal=200_000, lengths=("decisions", "turns", "rounds"),
     endings=("dawn", "stalled"), lead="led_rounds",
+    round_of=lambda obs, players: int(obs[P.OB_TURN]) // players + 1,  # a turn each: a round
     rules_data=rules_data,
     choices={"character_selection": CHARACTER_SELECTIONS, "disguise": DISGUISE_MODES},
     seat_options=(("--character", "characters",

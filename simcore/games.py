@@ -169,6 +169,10 @@ class Game:
     """The seat-level Int64 column whose bit k-1 is set when the seat held (or shared) the
     highest score after round k (``simcore.results.mark_leaders``); "" when the results do not
     record it. The designer metrics read lead changes and early leaders from it."""
+    round_of: Callable[[Any, int], int] | None = None
+    """(the acting seat's observation, players) -> the round (1-based) a decision falls in,
+    read off what the seat sees: the decision leverage lens's table by round; None when the
+    game has no rounds."""
     rules_data: Callable[[Any], dict] | None = None
     """rules -> its values as plain data, keyed as ``rules.replace(...)`` takes them (what the
     what-if page offers as form controls)."""

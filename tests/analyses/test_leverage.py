@@ -11,6 +11,7 @@ from analyses import leverage
 from analyses.cli import main
 from analyses.report import leverage_part
 from analyses.stats import moments_of, ratio, t_interval
+from simcore import games
 
 FIELD = ["cloud", "careful", "random"]
 RULES = bloomsim.load_rules()
@@ -53,8 +54,11 @@ def test_tables_are_the_decisions_own_figures(control):
     assert np.allclose(d["leverage"], d["best"] - d["worst"])
     assert np.allclose(d["loss"], d["best"] - d["taken"]) and (d["loss"] >= 0).all()
     assert set(d["policy"]) == set(FIELD) and set(d["phase"]) == {"early", "middle", "late"}
-    for by in ("kind", "phase", "seat"):
+    for by in ("kind", "phase", "round", "seat"):
         assert control.table.filter(pl.col("by") == by)["decisions"].sum() == 120
+    assert d["round"].min() >= 1 and d["round"].max() <= RULES.rounds
+    assert d.sort("game", "decision").group_by("game").agg(
+        (pl.col("round").diff().fill_null(0) >= 0).all())["round"].all()   # never goes back
     every = control.table.filter(pl.col("by") == "all").row(0, named=True)
     per_game = d.group_by("game").agg(pl.col("leverage").sum(), pl.len()).sort("game")
     est, se = ratio(*moments_of(per_game.select("leverage", "len").to_numpy()))
@@ -102,3 +106,11 @@ def test_the_diff_pairs_leverage_by_game_index():
     dead = rows["dead share"]
     assert dead["games"] == 6 and dead["percent"] and dead["b"] > dead["a"]
     assert dead["ci_low"] <= dead["diff"] <= dead["ci_high"]
+
+
+def test_the_lapin_round_is_a_turn_each_from_what_the_seat_sees():
+    from simcore.forward import positions
+    spec = games.get("rapinsim")
+    for p in positions("rapinsim", 3, ["keeper"] * 3, 1, 40, 2):
+        obs = p.observation(p.current.seat)
+        assert spec.round_of(obs, 3) == p.state()["turns"][0] // 3 + 1

@@ -262,6 +262,7 @@ def _write(out: Path, games: int, players: int, seed: int, counterfactual_games:
                           f"{2 + lk.shares['source'].n_unique()} draws played", clock)
         lenses = _lenses(spec, table, players, seed, lens_sizes, out, log) \
             if hasattr(mod, "agent") else []    # their evaluator is a search
+        clock = time.perf_counter()             # (each lens logged its own time)
         note = (f"Tournament of the built-in policies {', '.join(policies)} at {players} seats: "
                 f"{seatings} seatings (every line-up of at least two policies, every rotation), "
                 f"{per_seating:,} games each on the same seeds (seed {seed}). Counterfactual "

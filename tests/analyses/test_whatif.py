@@ -354,7 +354,10 @@ def test_the_page_in_a_real_browser_updates_survives_reloads_and_shows_bad_value
                                    ".includes('games per rules set')", timeout=180_000)
             page.reload()
             page.wait_for_selector("#c-enchanted_penalty")
-        assert page.input_value("#c-enchanted_penalty") == "6"  # the change survives a reload
+        # the change survives a reload: the page asks the server for its run once the
+        # controls are built, and sets their values from it
+        page.wait_for_function("document.querySelector('#c-enchanted_penalty').value === '6'",
+                               timeout=30_000)
         page.wait_for_selector("svg.chart circle", timeout=180_000)
         page.wait_for_function("document.querySelector('#summary').textContent"
                                ".includes('Clear differences')", timeout=240_000)

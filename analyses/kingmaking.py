@@ -17,6 +17,7 @@ them (``judge``). Every interval takes the game index as its unit (``analyses.st
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +26,7 @@ import polars as pl
 from scipy.stats import binom
 
 from simcore.progress import Progress, ProgressArg
-from simcore.runner import check_int
+from simcore.runner import check_int, check_threads
 
 from .games import check_players, game_module, policy_name
 from .stats import clustered_wilson, few_clusters, moments_of, ratio, t_interval
@@ -200,22 +201,27 @@ def measure(starts: Callable[[int, int], Any], players: Sequence[int], games: in
             policies: Callable[[int], Sequence[Any]], *, seed: int = 0,
             threshold: float = THRESHOLD, swing: float = SWING, playouts: int = PLAYOUTS,
             screens: Sequence[int] = SCREENS, progress: ProgressArg = None,
-            label: str = "kingmaking") -> Kingmaking:
+            label: str = "kingmaking", threads: int = 1) -> Kingmaking:
     """The lens over game indices ``0..games-1`` at each player count: ``starts(players,
-    game)`` gives a game's first position, ``policies(players)`` its seats' policies."""
+    game)`` gives a game's first position, ``policies(players)`` its seats' policies;
+    ``threads`` games are scanned side by side (a game's figures depend on its seeds only)."""
     bar = Progress(progress, games * len(players), label)
-    rows, counts = [], []
+    tables = {p: list(policies(p)) for p in players}
+
+    def one(job: tuple[int, int]) -> tuple[list[dict], dict]:
+        p, g = job
+        r, c = scan(starts(p, g), tables[p], g, seed=seed, threshold=threshold, swing=swing,
+                    playouts=playouts, screens=screens)
+        bar.update(1)
+        return [{"players": p, **x} for x in r], {"players": p, **c}
+
     try:
-        for p in players:
-            table = list(policies(p))
-            for g in range(games):
-                r, c = scan(starts(p, g), table, g, seed=seed, threshold=threshold,
-                            swing=swing, playouts=playouts, screens=screens)
-                rows += [{"players": p, **x} for x in r]
-                counts.append({"players": p, **c})
-                bar.update(1)
+        with ThreadPoolExecutor(threads) as pool:
+            done = list(pool.map(one, [(p, g) for p in players for g in range(games)]))
     finally:
         bar.close()
+    rows = [x for r, _ in done for x in r]
+    counts = [c for _, c in done]
     decisions = pl.DataFrame(rows, schema=DECISION_SCHEMA)
     per_game = pl.DataFrame(counts, schema={"players": pl.Int64, "game": pl.Int64,
                                             "decisions": pl.Int64, "evaluated": pl.Int64,
@@ -275,12 +281,14 @@ def kingmaking(game: Any, players: int | Sequence[int] = 4, games: int = GAMES,
                policies: Sequence[Any] | str | None = None, threshold: float = THRESHOLD,
                swing: float = SWING, playouts: int = PLAYOUTS, seed: int = 0, *,
                screens: Sequence[int] = SCREENS, rules: Any = None,
-               progress: ProgressArg = None) -> Kingmaking:
+               progress: ProgressArg = None, threads: int | None = None) -> Kingmaking:
     """Find the kingmaker decisions of ``games`` game indices of seed ``seed`` at each player
     count of ``players``, the seats played by ``policies`` (one built-in name for every seat,
     or one per seat, names or policy functions; default ``default_policy``) through
-    ``game``'s forward model (``new_game``), each decision judged by ``values``."""
+    ``game``'s forward model (``new_game``), each decision judged by ``values``; ``threads``
+    games at once (default: numba's thread count), the same figures on any number."""
     mod = game_module(game)
+    threads = check_threads(threads)
     counts = [players] if isinstance(players, int) else list(players)
     if not counts:
         raise ValueError("give at least one player count")
@@ -311,7 +319,7 @@ def kingmaking(game: Any, players: int | Sequence[int] = 4, games: int = GAMES,
     r = measure(lambda p, g: mod.new_game(p, seed=seed, game=g, **kw), counts, games, table,
                 seed=seed, threshold=threshold, swing=swing, playouts=playouts,
                 screens=screens, progress=progress,
-                label=f"kingmaking {getattr(mod, '__name__', '')}")
+                label=f"kingmaking {getattr(mod, '__name__', '')}", threads=threads)
     return Kingmaking(r.decisions, r.games, r.summary,
                       r.settings | {"policies": {p: [policy_name(s) for s in table(p)]
                                                  for p in counts}})

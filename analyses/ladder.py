@@ -22,7 +22,7 @@ from simcore.runner import check_int
 from . import display
 from .games import check_players, check_policies, check_run, game_module, play, policy_name
 from .stats import few_clusters
-from .tournament import bt_bootstrap, meetings
+from .tournament import NEVER_AHEAD, bt_bootstrap, meetings
 from .winrates import win_rates
 
 BASELINE = "random"
@@ -44,7 +44,7 @@ class Ladder:
     game: str
     players: int
     rungs: tuple[str, ...]   # names, weakest first as declared
-    ranked: tuple[str, ...]  # names, lowest-rated first (the rungs the data cannot place last)
+    ranked: tuple[str, ...]  # names, lowest-rated first (see ``rung_ratings``)
     n_games: int             # game indices per seating
     seed: int
     rotation: str            # "within": every seating on 0..n_games-1; "across": seat blocks
@@ -316,15 +316,17 @@ def rung_ratings(results: pl.DataFrame, names: Sequence[str], mat: pl.DataFrame
                  ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Bradley-Terry rating per rung on finishing ahead, Elo scale, with its 95% bootstrap
     interval over game indices (``tournament.bt_bootstrap``), lowest-rated first (``declared``:
-    the rung's place in ``names``; rungs the data cannot place, ``bt_flag``, last in declared
-    order); and per neighbouring pair of placed rungs in that order the rating difference
-    (higher minus lower) with its interval from the same bootstrap replicates, beside the
-    higher rung's win rate with one seat against P-1 of the lower (``mat``)."""
+    the rung's place in ``names``; of the rungs the data cannot place, ``bt_flag``, those that
+    never finished ahead first and the others last, in declared order); and per neighbouring
+    pair of placed rungs in that order the rating difference (higher minus lower) with its
+    interval from the same bootstrap replicates, beside the higher rung's win rate with one
+    seat against P-1 of the lower (``mat``)."""
     policies, elo, boot, flag = bt_bootstrap(meetings(results))
     col = {p: i for i, p in enumerate(policies)}
     low, high = np.percentile(boot, [2.5, 97.5], axis=0)
     placed = sorted((n for n in names if flag[col[n]] == ""), key=lambda n: elo[col[n]])
-    order = placed + [n for n in names if flag[col[n]] != ""]
+    order = ([n for n in names if flag[col[n]] == NEVER_AHEAD] + placed
+             + [n for n in names if flag[col[n]] not in ("", NEVER_AHEAD)])
     rat = pl.DataFrame({"rung": order, "declared": [list(names).index(n) for n in order],
                         "bt_elo": [elo[col[n]] for n in order],
                         "bt_low": [low[col[n]] for n in order],

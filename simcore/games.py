@@ -18,6 +18,8 @@ from importlib import resources
 from importlib.metadata import entry_points
 from typing import Any
 
+from . import jitcache
+
 BUILTIN = ("bloomsim.game", "rapinsim.game")
 """The modules that declare the games shipped in this distribution (attribute ``GAME``)."""
 
@@ -261,8 +263,17 @@ def _load() -> None:
     if _LOADED:
         return
     _LOADED = True
-    for mod in BUILTIN:
-        register(importlib.import_module(mod).GAME)
+    # the first game compiles here while the others compile in processes of their own
+    aside = {mod: jitcache.compile_aside(mod.split(".")[0]) for mod in BUILTIN[1:]}
+    try:
+        for mod in BUILTIN:
+            if aside.get(mod) is not None:
+                aside[mod].wait()
+            register(importlib.import_module(mod).GAME)
+    finally:
+        for proc in aside.values():
+            if proc is not None and proc.poll() is None:
+                proc.kill()
     for ep in entry_points(group=ENTRY_POINTS):
         if ep.name not in _REGISTRY:
             register(ep.load())

@@ -13,13 +13,18 @@ package's cached kernels, so they compile afresh once.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
+import subprocess
+import sys
 import tempfile
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 SHARED = Path(__file__).resolve().parent
 STAMP = "kernel-sources.sha256"
+ASIDE = "SIMCORE_COMPILING_ASIDE"
 
 
 def fingerprint(*roots: Path) -> str:
@@ -43,13 +48,52 @@ def cache_dir(py_file: Path) -> Path | None:
     return None
 
 
+def _folders(root: Path) -> Iterator[tuple[Path, set[str]]]:
+    """Each source folder of the package at ``root``, with its modules' stems."""
+    for folder in sorted({f.parent for f in root.rglob("*.py")}):
+        yield folder, {f.stem for f in folder.glob("*.py")}
+
+
+def needs_compile(package_dir: str | os.PathLike) -> bool:
+    """Whether importing the package at ``package_dir`` compiles its kernels: no kernel of it
+    is cached, or its sources (or ``simcore``'s) changed since they were (``forget_stale``
+    will drop them)."""
+    root = Path(package_dir).resolve()
+    digest = fingerprint(*sorted({root, SHARED}))
+    cached = False
+    for folder, stems in _folders(root):
+        where = cache_dir(folder / f"{min(stems)}.py")
+        if where is None or not where.is_dir():
+            continue
+        stamp = where / STAMP
+        if stamp.exists() and stamp.read_text() != digest:
+            return True
+        cached = cached or any(where.glob("*.nbi"))
+    return not cached
+
+
+def compile_aside(package: str) -> subprocess.Popen | None:
+    """Fill the cache of ``package``'s kernels in another process, so that a process which
+    needs several packages compiles them side by side on several cores (numba compiles on one
+    thread) rather than one after another; None where that gains nothing (one core, a cache
+    already filled). The caller imports the package after ``wait()``: from the cache."""
+    if (os.cpu_count() or 1) < 2 or os.environ.get(ASIDE):   # (never from such a process)
+        return None
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations \
+            or not needs_compile(spec.submodule_search_locations[0]):
+        return None
+    return subprocess.Popen([sys.executable, "-c", f"import {package}"],
+                            env={**os.environ, ASIDE: package},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def forget_stale(package_dir: str | os.PathLike) -> None:
     """Drop the cached kernels of the package at ``package_dir`` if its sources (or
     ``simcore``'s) changed since they were cached."""
     root = Path(package_dir).resolve()
     digest = fingerprint(*sorted({root, SHARED}))     # (a set's order varies by process)
-    for folder in sorted({f.parent for f in root.rglob("*.py")}):
-        stems = {f.stem for f in folder.glob("*.py")}
+    for folder, stems in _folders(root):
         try:
             where = cache_dir(folder / f"{min(stems)}.py")
             if where is None:

@@ -7,6 +7,7 @@ import polars as pl
 import pytest
 
 import bloomsim
+import rapinsim
 from analyses import kingmaking
 from analyses.kingmaking import ROLES, judge, measure, summarise
 from analyses.report import kingmaking_part
@@ -122,6 +123,15 @@ def test_a_game_s_verdicts_do_not_depend_on_the_run_s_size(toy):
     r, _ = toy
     small = measure(lambda p, g: kingtoy.new_game(SEED, g), [3], 20, lambda p: ["random"] * 3)
     assert small.decisions.equals(r.decisions.filter(pl.col("game") < 20))
+
+
+def test_games_scanned_side_by_side_give_the_same_figures():
+    one, two = (kingmaking(rapinsim, 3, 3, playouts=8, screens=(2,), threads=t)
+                for t in (1, 2))
+    assert one.decisions.height and one.decisions.equals(two.decisions)
+    assert one.games.equals(two.games)
+    with pytest.raises(ValueError, match="threads"):
+        kingmaking(rapinsim, 3, 1, threads=0)
 
 
 def test_the_command_runs_a_real_game_and_prints_the_table(capsys):

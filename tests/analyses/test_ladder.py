@@ -98,6 +98,17 @@ def test_the_random_floor_is_never_an_end_of_the_headline_pair():
     assert two.chess_text().startswith("x%-chess: not computable: fewer than two competent")
 
 
+def test_a_rung_that_never_finished_ahead_is_ranked_lowest_and_one_never_behind_highest():
+    """Their ratings are bounds set by the prior (no placed rung can be below the one that
+    never finished ahead), so the order read lowest first starts and ends with them."""
+    strength = {"random": -40.0, "mid": 0.4, "strong": 0.9, "best": 40.0}
+    lad = ladder(gumbel_game(strength), ["mid", "strong", "best", "random"], 3, 30, 0,
+                 progress=False)
+    assert lad.ranked == ("random", "mid", "strong", "best")
+    assert lad.ratings["bt_flag"].to_list()[0].startswith("never finished ahead")
+    assert lad.ratings["bt_flag"].to_list()[-1].startswith("never finished behind")
+
+
 def test_variance_share_recovers_a_planted_skill_spread():
     """40 ladders of 200 game indices: the share of outcome variance due to skill is
     unbiased for the planted share and its bootstrap interval covers it about 95% of the

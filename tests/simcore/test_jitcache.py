@@ -1,8 +1,13 @@
 """simcore.jitcache: a package's cached kernels are dropped when any of its sources (or
 simcore's) changed, and kept otherwise."""
+import os
+from pathlib import Path
+
 import numba
 
 from simcore import jitcache
+
+ROOT = Path(jitcache.__file__).resolve().parents[1]
 
 
 def _cached(where, stems=("a", "b")):
@@ -78,3 +83,34 @@ def test_a_new_interpreter_keeps_a_fresh_cache(tmp_path):
             _cached(where, ("a",))
         else:
             assert len(_left(where)) == 3, f"hash seed {seed} dropped the cache"
+
+
+def _tiny_package(root, value):
+    """A package with one cached kernel that checks its cache as the engines do."""
+    pkg = root / "tinykernels"
+    pkg.mkdir(exist_ok=True)
+    (pkg / "__init__.py").write_text(
+        "from pathlib import Path\n\nimport numba\n\nfrom simcore.jitcache import forget_stale\n"
+        "\nforget_stale(Path(__file__).parent)\n\n\n@numba.njit(cache=True)\ndef f(x):\n"
+        f"    return x + {value}\n\n\nf(1)\n")
+    return pkg
+
+
+def test_a_package_compiled_aside_is_cached_for_the_next_import(tmp_path, monkeypatch):
+    """``compile_aside`` fills the cache in another process; ``needs_compile`` then says the
+    import will load, not compile, until a source changes."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), str(ROOT)]))
+    monkeypatch.delenv(jitcache.ASIDE, raising=False)
+    pkg = _tiny_package(tmp_path, 1)
+    assert jitcache.needs_compile(pkg)
+    proc = jitcache.compile_aside("tinykernels")
+    assert proc is not None and proc.wait() == 0
+    assert not jitcache.needs_compile(pkg)
+    assert jitcache.compile_aside("tinykernels") is None     # nothing left to compile
+    _tiny_package(tmp_path, 2)                                # its cache is now stale
+    assert jitcache.needs_compile(pkg)
+    monkeypatch.setenv(jitcache.ASIDE, "tinykernels")
+    assert jitcache.compile_aside("tinykernels") is None     # never from an aside process

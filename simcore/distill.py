@@ -77,13 +77,16 @@ class Scorer(NamedTuple):
     feature's weight in the decision's context into ``u`` (float64 [>= options], the
     caller's scratch, so nothing is allocated) and returns the context; ``score(kind, obs,
     row, ctx, u)`` is one option's score; ``choose(W, kind, obs, opts, n_opts, u)`` the
-    option of the highest score (the first on ties). The one scoring code: the user policy
-    (``compile_policy``) and the engines' built-in ``distilled`` both call it. Closures, not
-    cached on their own: the cached kernels that call them keep them."""
+    option of the highest score (the first on ties); ``total(f, u)`` the score of option
+    entries ``f`` (``Features.option``'s tuple), for an engine that finds them without
+    writing the row. The one scoring code: the user policy (``compile_policy``) and the
+    engines' built-in ``distilled`` both call it. Closures, not cached on their own: the
+    cached kernels that call them keep them."""
 
     weigh: Any
     score: Any
     choose: Any
+    total: Any
 
 
 def scorer(features: Features) -> Scorer:
@@ -92,7 +95,7 @@ def scorer(features: Features) -> Scorer:
         # the sums written out: a tuple read at a loop's index compiles to a switch per read
         # (some 30 times slower); the same order of additions as a loop from 0, less the
         # one-hot groups' zero products (adding a zero changes no sum)
-        ns = {"context": features.context, "option": features.option}
+        ns = {"context": features.context}
         exec(f"""def weigh(W, kind, obs, opts, n_opts, u):
     ctx = context(kind, obs, opts, n_opts)
     w = W[kind]
@@ -100,14 +103,18 @@ def scorer(features: Features) -> Scorer:
         u[r] = {' + '.join(f'w[r, {c}] * ctx[{c}]' for c in range(C))}
     return ctx
 
-def score(kind, obs, row, ctx, u):
-    f = option(kind, obs, row, ctx)
+def total(f, u):
     s = 0.0
 {_terms(features.layout, "s += u[{r}] * f[{j}]", "s += u[{r} + f[{j}]]")}
     return s
 """, ns)
         weigh = njit(cache=False, _nrt=False, inline="always")(ns["weigh"])
-        score = njit(cache=False, _nrt=False, inline="always")(ns["score"])
+        total = njit(cache=False, _nrt=False, inline="always")(ns["total"])
+        option = features.option
+
+        @njit(cache=False, _nrt=False, inline="always")
+        def score(kind, obs, row, ctx, u):
+            return total(option(kind, obs, row, ctx), u)
 
         @njit(cache=False, _nrt=False)
         def choose(W, kind, obs, opts, n_opts, u):
@@ -118,7 +125,7 @@ def score(kind, obs, row, ctx, u):
                 if v > best_v:
                     best, best_v = i, v
             return best
-        _SCORERS[features] = Scorer(weigh, score, choose)
+        _SCORERS[features] = Scorer(weigh, score, choose, total)
     return _SCORERS[features]
 
 

@@ -1,7 +1,8 @@
-"""The built-in heuristics' shortcuts, apart from the rules: a heuristic's value of a card's
-row (``card_score``: ``P._score`` of the features ``can_do.card_terms`` gives) and its choice
-made without writing the rows (``best_card`` for LEAD and FOLLOW; ``select_rows`` picks a whole
-hand, or writes the SELECT rows for a user policy). ``decisions.offer`` values the other
+"""The built-in policies' shortcuts, apart from the rules: a heuristic's or the distilled
+policy's value of a card's row (``card_score``: ``P._score`` or the distilled score of the
+features ``can_do.card_terms`` gives) and its choice made without writing the rows
+(``best_card`` for LEAD and FOLLOW; ``select_rows`` picks a whole hand, or writes the SELECT
+rows for a user policy). ``decisions.offer`` values the other
 decisions' options as they are offered. The rules reach this room only where a built-in
 heuristic may decide (``turn.play_turn``, ``rounds.select_roles``)."""
 from __future__ import annotations

@@ -12,7 +12,7 @@ from simcore.distill import Features, bundled
 from .policies import (CLOUD_W, F_BRAVE, F_GAIN_POTIONS, F_GAIN_WANDS, F_LIGHTNING, F_PASS,
                        F_PAY_POTIONS, F_PAY_WANDS, F_PENALTY, F_POINTS, F_RISK, F_ROLE,
                        F_TARGET, KIND_NAMES, O_PLAYERS, O_ROUND, O_SEATS, S_GREEN, S_ORANGE,
-                       S_PURPLE, S_SCORE, S_WANDS, SEAT_FIELDS, _value)
+                       S_PURPLE, S_SCORE, S_WANDS, SEAT_FIELDS, _score)
 
 FILE = Path(__file__).parent / "data" / "distilled.json"
 OPPONENTS = ("cloud", "careful", "greedy")
@@ -27,24 +27,34 @@ _f = np.float64
 CONTEXT = ("1", "round/7", "lead/10", "potions/5", "wands/3")
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def option_of(points, penalty, gain_potions, gain_wands, lightning, pay, brave, risk, stop,
+              target, role):
+    """The features (``OPTION``, laid out by ``GROUPS``: the role as a one-hot index) of an
+    option with these row values (``cloud`` is the cloud heuristic's value): ``_option`` reads
+    them off a row, the engine passes the values it would write there (small integers and a
+    float32 risk: the same numbers), so it scores an option without writing its row."""
+    risk = risk if brave else 0.0
+    cloud = _score(points, penalty, gain_potions, gain_wands, lightning, pay, CLOUD_W[0],
+                   CLOUD_W[1], CLOUD_W[2])
+    return (_f(cloud), _f(points), _f(penalty), _f(gain_potions), _f(gain_wands),
+            _f(lightning), _f(pay), _f(brave), _f(risk), _f(risk > 0.0),
+            _f(risk > CLOUD_W[3]), _f(stop), _f(target), int(role))
+
+
 @njit(cache=True)
 def _option(kind, obs, o, ctx):
-    """The option row's features (``OPTION``, laid out by ``GROUPS``: the role as a one-hot
-    index): ``cloud`` is the cloud heuristic's value."""
-    brave = o[F_BRAVE] > 0
-    risk = o[F_RISK] if brave else 0.0
-    cloud = _value(o, CLOUD_W[0], CLOUD_W[1], CLOUD_W[2])
-    return (_f(cloud), _f(o[F_POINTS]), _f(o[F_PENALTY]), _f(o[F_GAIN_POTIONS]),
-            _f(o[F_GAIN_WANDS]), _f(o[F_LIGHTNING]), _f(o[F_PAY_POTIONS] + o[F_PAY_WANDS]),
-            _f(brave), _f(risk),
-            _f(risk > 0.0), _f(risk > CLOUD_W[3]), _f(o[F_PASS]), _f(o[F_TARGET]),
-            int(o[F_ROLE]))
+    """The option row's features (``option_of``)."""
+    return option_of(o[F_POINTS], o[F_PENALTY], o[F_GAIN_POTIONS], o[F_GAIN_WANDS],
+                     o[F_LIGHTNING], o[F_PAY_POTIONS] + o[F_PAY_WANDS], o[F_BRAVE] > 0,
+                     o[F_RISK], o[F_PASS], o[F_TARGET], o[F_ROLE])
 
 
 @njit(cache=True)
 def _context(kind, obs, opts, n_opts):
     """The seat's standing (``CONTEXT``): the round, its lead over the best other score, its
-    potions and wands."""
+    potions and wands. It reads no option rows: the engine weighs the features before it finds
+    the options (``engine.decisions.distilled_weigh``)."""
     best = -1e9
     for k in range(1, int(obs[O_PLAYERS])):
         best = max(best, obs[O_SEATS + k * SEAT_FIELDS + S_SCORE])

@@ -195,6 +195,14 @@ def is_heuristic(pid):
     return RANDOM < pid < DISTILLED
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def scores_cards(pid):
+    """Whether policy id ``pid`` is one the engine plays at the card decisions (SELECT, LEAD,
+    FOLLOW) without writing their rows: a heuristic, or ``distilled`` scoring each option as
+    it is found (``engine.heuristics``)."""
+    return RANDOM < pid <= DISTILLED
+
+
 DESCRIPTIONS = {
     "random": "Uniform over the legal options at every decision: the baseline, and the "
               "fastest (the engine skips computing features for it).",

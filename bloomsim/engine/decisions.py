@@ -6,7 +6,7 @@ heuristic), the decision log (``record``), and ``decide``: a built-in policy's c
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
 from simcore import search as SR
 from simcore.distill import scorer
@@ -15,7 +15,7 @@ from simcore.policy import POLICY_SIG, policy_at
 from simcore.rng import randint, reseed
 
 from .. import policies as P
-from ..distilled import FEATURES
+from ..distilled import FEATURES, option_of
 from ..rules import EC_KIND, N_CHANCE
 from .forward import action_key, determinize
 from .state import (B1, FM_SEAT, GT, G_BEST, G_BEST_V, G_DECISIONS, G_DIST_U, G_ENCHANTED, G_ERROR,
@@ -152,9 +152,16 @@ def record(g, seat, kind, n, c):
 
 @njit(cache=True, _nrt=False, inline="always")
 def distilled_weights(t):
-    """The distilled policy's weights [kinds, options, contexts] (``T_DIST``)."""
+    """The distilled policy's weights (float64 [kinds * options * contexts], ``T_DIST``)."""
     at = t[T_DIST]
-    return t[at:at + DIST_WORDS].view(np.float64).reshape(DIST_SHAPE)
+    return t[at:at + DIST_WORDS].view(np.float64)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def distilled_live(t, kind):
+    """The option features a decision of ``kind`` weighs (``simcore.distill.live_rows``,
+    after the weights)."""
+    return t[t[T_DIST] + DIST_WORDS + kind]
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -170,22 +177,30 @@ def distilled_pick(t, g, obs, opts, seat, kind, n):
     the user policy's code) under the batch's weights (``T_DIST``), from the part of the
     seat's observation it reads (``observe_standing``), written here into ``obs``."""
     observe_standing(g, obs, seat)
-    return DIST.choose(distilled_weights(t), kind, obs, opts, n, distilled_u(g))
+    return DIST.choose(distilled_weights(t), kind, obs, opts, n, distilled_u(g),
+                       distilled_live(t, kind))
 
 
-@njit((TT, ST, I8, I8, I8, I8, types.float64[::1]), cache=True, _nrt=False,
-      no_cpython_wrapper=True)
-def distilled_values(t, s, seat, kind, first, n, values):
-    """The distilled policy's score of each of the n option rows from ``first``, into
-    ``values``, as ``distilled_pick`` compares them (its context read off the decision's
-    first n rows)."""
+@njit(cache=True, _nrt=False, inline="always")
+def distilled_weigh(t, s, seat, kind):
+    """The distilled policy's option weights in the seat's context at a decision of ``kind``,
+    found before its options (the context reads no rows), for an engine that scores each
+    option as it finds it (``distilled_score``) instead of writing its row."""
     obs = s.obs[:OBS_LEN]
     observe_standing(s.g, obs, seat)
     u = distilled_u(s.g)
-    rows = s.opts[first:first + n]
-    ctx = DIST.weigh(distilled_weights(t), kind, obs, rows, n, u)
-    for i in range(n):
-        values[i] = DIST.score(kind, obs, rows[i], ctx, u)
+    DIST.weigh(distilled_weights(t), kind, obs, s.opts, 0, u, distilled_live(t, kind))
+    return u
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def distilled_score(u, points, pay_potions, pay_wands, gain_potions, gain_wands, lightning,
+                    penalty, brave, risk, stop, target, role):
+    """The distilled policy's score, under ``distilled_weigh``'s ``u``, of the option whose row
+    ``offer`` would write from these values (and the brave row's ``risk``): ``distilled_pick``'s
+    score of that row, to the bit."""
+    return DIST.total(option_of(points, penalty, gain_potions, gain_wands, lightning,
+                                pay_potions + pay_wands, brave, risk, stop, target, role), u)
 
 
 @njit((TT, GT, *POLICY_SIG.args[1:3], I8, I8, I8), cache=True, _nrt=False,

@@ -57,8 +57,8 @@ def play_turn(t, s):
                 if (hand >> r) & 1 and role_of(t, r, RO_KIND) == WITCH:
                     roles &= ~(np.int64(1) << r)
         at = card_values(t, s.g, leader, roles)
-        if P.is_heuristic(pid):
-            c = best_card(t, s.g, leader, P.LEAD, hand, roles, at, risk, weights)
+        if P.scores_cards(pid):
+            c = best_card(t, s, leader, P.LEAD, hand, roles, at, risk, weights)
         else:
             n = 0
             for r in range(t[P_N_ROLES]):
@@ -91,8 +91,8 @@ def play_turn(t, s):
             else:
                 role = np.int64(1) << r
                 at = card_values(t, s.g, seat, role)
-                if P.is_heuristic(pid):
-                    c = best_card(t, s.g, seat, P.FOLLOW, role, role, at, risk, weights)
+                if P.scores_cards(pid):
+                    c = best_card(t, s, seat, P.FOLLOW, role, role, at, risk, weights)
                 else:
                     pair_rows(t, s, seat, r, 0, s.g[at + 2 * r], s.g[at + 2 * r + 1], risk)
         if c < 0:

@@ -19,7 +19,8 @@ from .. import stats as S
 from ..distilled import FEATURES
 from ..policies import DISTILLED, N_FEATURES, N_OBS, RANDOM, choose_weighted
 from ..rules import N_CHANCE
-from .tables import ADDR, DIST_SHAPE, DU, DW, LOG_CAP, MO, NW, PID, RESTRICT, RMAP, UF, W
+from .tables import (ADDR, DIST_SHAPE, DIST_WORDS, DU, DW, LOG_CAP, MO, NW, PID, RESTRICT, RMAP,
+                     UF, W)
 from .state import (CH_ARG, CH_WHAT, ERR, ERR_CHOICE, ERR_KIND, ERR_N, ERR_SEAT, FM_SEAT, GAME_ST,
                     G_PTR, I64, LOG0, OBS, OPTS, OVER, XS, f32_at, f64_at, fm_at, helper,
                     i64_at, on_g, search_at, streams, u64_at)
@@ -51,9 +52,9 @@ def record(G, s, kind, n, c):
 def distilled_pick(G, kind, n):
     """The distilled policy's choice among the n option rows (``simcore.distill.scorer``,
     the user policy's code) from the observation, under the batch's weights (``DW``)."""
-    return DIST.choose(carray(f64_at(G, DW), DIST_SHAPE), kind, carray(f32_at(G, OBS), N_OBS),
+    return DIST.choose(carray(f64_at(G, DW), DIST_WORDS), kind, carray(f32_at(G, OBS), N_OBS),
                        carray(f32_at(G, OPTS), (MO, N_FEATURES)), n,
-                       carray(f64_at(G, DU), DIST_SHAPE[1]))
+                       carray(f64_at(G, DU), DIST_SHAPE[1]), DIST.every)
 
 
 @njit(I64(G_PTR, I64, I64, I64), cache=True, no_cpython_wrapper=True,

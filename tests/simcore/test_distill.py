@@ -79,26 +79,32 @@ def test_the_engines_built_in_distilled_takes_the_user_policys_decisions(game, w
 @pytest.mark.parametrize("game", GAMES)
 def test_the_score_is_the_features_times_their_weights_to_the_bit(game):
     """The scorer adds a one-hot group's one weight where the features have k products (all
-    but one zero): the same sum, bit for bit, as every feature times its weight in order, so
-    the grouping changes no game. Shipped weights with noise, so every weight counts."""
+    but one zero), and weighs only the features a kind has a weight for (``live_rows``): the
+    same sum, bit for bit, as every feature times its weight in order, so neither changes a
+    game. Shipped weights with noise, so every weight counts, and a third of the (kind,
+    feature) rows zero."""
     import importlib
     mod, other = GAMES[game]
     F = importlib.import_module(f"{game}.distilled").FEATURES
-    W = mod.BUNDLED["distilled"]().weights + np.random.default_rng(1).normal(size=F.shape)
-    S, expand, R = D.scorer(F), D.expander(F), F.shape[1]
+    rng = np.random.default_rng(1)
+    W = mod.BUNDLED["distilled"]().weights + rng.normal(size=F.shape)
+    W[rng.random(F.shape[:2]) < 1 / 3] = 0.0
+    S, expand, R, live = D.scorer(F), D.expander(F), F.shape[1], D.live_rows(W)
+    assert 0 < bin(int(live[0])).count("1") < R
     grouped = [r + i for r, k in F.layout if k > 1 for i in range(k)]
-    u, f = np.zeros(R), np.zeros(R)
+    u, every, f = np.zeros(R), np.zeros(R), np.zeros(R)
     g, hot, scored = mod.new_game(4, 2), 0, 0
     rng, policy = g.streams(), g.builtin(other)
     while not g.done and scored < 300:
         s, n = g.to_act
         kind, obs, opts = g.kind, g.observation(s), g.options()
-        ctx = S.weigh(W, kind, obs, opts, n, u)
+        S.weigh(W.ravel(), kind, obs, opts, n, every, S.every)
+        ctx = S.weigh(W.ravel(), kind, obs, opts, n, u, live[kind])
         for i in range(n):
             expand(F.option(kind, obs, opts[i], ctx), f)
-            total = u[0] * f[0]
+            total = every[0] * f[0]
             for r in range(1, R):
-                total += u[r] * f[r]
+                total += every[r] * f[r]
             assert S.score(kind, obs, opts[i], ctx, u) == total
             hot, scored = hot + int(f[grouped].sum() > 0), scored + 1
         g.step(int(policy(kind, obs, opts, n, rng[s:s + 1])))

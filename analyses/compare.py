@@ -199,15 +199,26 @@ def bias_adjusted(d: np.ndarray, cap: int, delta: float, alpha: float, beta: flo
     horizon = min(cap, max(4 * d.size, 1_000))
     z = np.random.default_rng(0).standard_normal((paths, horizon))
     n = np.arange(1, horizon + 1)
+    # a path at theta is theta + sd z: its running variance does not depend on theta, so the
+    # sums and the SPRT's bounds on the running sum are computed once, not once per theta
+    cz = np.cumsum(z, axis=1)
+    scale = np.maximum(sd * sd * (np.cumsum(z * z, axis=1) - cz * cz / n)
+                       / np.maximum(n - 1, 1), 1e-12) / delta
+    sz = sd * cz
+    look = n >= MIN_SEEDS
+    upper = np.where(look, n * delta / 2 - math.log(alpha) * scale - sz, np.inf)
+    lower = np.where(look, n * delta / 2 + math.log(beta) * scale - sz, -np.inf)
+    del z, cz, scale
+    rows = np.arange(paths)
 
     def expected(theta: float) -> float:
-        x = theta + sd * z
-        s1 = np.cumsum(x, axis=1)
-        var = (np.cumsum(x * x, axis=1) - s1 * s1 / n) / np.maximum(n - 1, 1)
-        llr = delta / np.maximum(var, 1e-12) * (s1 - n * delta / 2)
-        hit = (n >= MIN_SEEDS) & ((llr >= -math.log(alpha)) | (llr <= math.log(beta)))
+        # the LLR delta / var (s1 - n delta / 2) leaves (log beta, -log alpha) where the
+        # running sum s1 = theta n + sd cumsum(z) does, that is where theta n leaves
+        # (lower, upper)
+        tn = theta * n
+        hit = (tn >= upper) | (tn <= lower)
         stop = np.where(hit.any(axis=1), hit.argmax(axis=1), horizon - 1)
-        return float(np.mean(s1[np.arange(paths), stop] / (stop + 1)))
+        return float(np.mean((tn[stop] + sz[rows, stop]) / (stop + 1)))
 
     target, low, high = float(d.mean()), -1.0, 1.0
     for _ in range(20):                  # to about 2e-6

@@ -29,7 +29,7 @@ def test_balance_job_writes_both_games_on_one_page(tmp_path):
     lines = []
     page = balance(tmp_path / "rep", games=300, players=2, counterfactual_games=60,
                    ladder_games=2, log=lines.append, rungs={"bloomsim": ["random", "greedy"]},
-                   rung_games=200, search_games=60, robust_games=100, luck_games=60,
+                   rung_games=200, search_games=6, robust_games=100, luck_games=60,
                    leverage_positions=40, kingmaking_games=2, restricted_games=20)
     text = page.read_text()
     assert 'id="bloomsim"' in text and 'id="rapinsim"' in text

@@ -1,5 +1,7 @@
 """A third game plugs in untouched: declared in a test module, it appears in the analyses'
 tables, the report and the benchmarks without any edit to those packages."""
+import os
+
 import polars as pl
 import pytest
 import toydice
@@ -87,10 +89,15 @@ def test_the_solver_finds_the_known_answer_and_says_when_there_is_none():
 
 
 def test_a_precision_target_is_met_and_its_intervals_cover_at_their_rate():
+    """75 runs (``FULL_CALIBRATION=1``: the full 150, 95.6% covered). The first 75 cover
+    96.0%; the check fails below 88%: with the runs' measured spread of covered intervals
+    (134 of 150 cover all three) 3e-5 of the time, and 0.4% if each run covered its three at
+    once or none, 95% of the time (the worst case). The truth's own standard error on 20,000
+    games, 0.003, is a twelfth of the asked half-width."""
     from analyses.precise import plan, precise
-    truth = win_rates(toydice.simulate(["bold", "safe", "random"], 60_000, seed=999_999))
+    truth = win_rates(toydice.simulate(["bold", "safe", "random"], 20_000, seed=999_999))
     true = dict(zip(truth["policy"], truth["win_rate"]))
-    covered, runs = 0, 150
+    covered, runs = 0, 150 if os.environ.get("FULL_CALIBRATION") else 75
     for seed in range(runs):
         r = precise("toydice", ["bold", "safe", "random"], 0.04, seed=seed, step=200, log=None)
         assert r.met and r.half_width <= 0.04 and r.games == r.results["game"].n_unique()

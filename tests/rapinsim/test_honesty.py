@@ -49,20 +49,28 @@ def hidden_differs(a, b):
 
 
 def _path(n_players, seed, rng, seat, skip):
-    """A random history up to seat's ``skip``-th decision: the game and each decision's seat,
-    kind, public options, seat's observation and (at its own decisions) its option rows."""
+    """A random history up to seat's ``skip``-th decision: the game, or None where it ended
+    first (``seen`` gives what the seat saw on the way, for the paths that are kept)."""
     g = new_game(n_players, seed)
-    steps = []
     while not g.done:
         d = g.current
         if d.seat == seat:
             if skip == 0:
-                return g, steps
+                return g
             skip -= 1
-        i = pick(d.options, rng)
-        steps.append(seen_at(g, seat) + (i,))
-        g.step(i)
-    return None, steps
+        g.step(pick(d.options, rng))
+    return None
+
+
+def seen(g, seat):
+    """g's history replayed: at each decision its seat, kind, public options, seat's
+    observation and (at its own decisions) its option rows, with the option taken."""
+    h = other_chance(g, ())
+    steps = []
+    for i in g.history:
+        steps.append(seen_at(h, seat) + (i,))
+        h.step(i)
+    return steps
 
 
 def pick(options, rng):
@@ -122,10 +130,10 @@ def pairs(n_cases, seed=0):
             break
         n_players = 3 + case % 3
         seat = int(rng.integers(n_players))
-        g, steps = _path(n_players, 100 + case, rng, seat, int(rng.integers(40)))
+        g = _path(n_players, 100 + case, rng, seat, int(rng.integers(40)))
         if g is None or 4 * kinds.get(g.current.kind, 0) >= n_cases:
             continue
-        alt = twin(g, steps, seat, rng)
+        alt = twin(g, seen(g, seat), seat, rng)
         if alt is not None:
             out.append((g, alt))
             kinds[g.current.kind] = kinds.get(g.current.kind, 0) + 1

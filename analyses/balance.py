@@ -35,10 +35,10 @@ GAMES_PER_GAME = 200_000
 """Default games per game (at least this many, in a tournament of all built-in policies)."""
 COUNTERFACTUAL_GAMES = 3_000
 """Default games per switched-off thing in the counterfactual replays."""
-LADDER_GAMES = 10
+LADDER_GAMES = 8
 """Game indices per seating of the report's skill ladder (its search rung's games are slow);
 the seat is rotated across game indices (``ladder``'s ``rotation="across"``), so the ladder
-spans players x this many game indices (40 at 4 seats) at the cost of 10."""
+spans players x this many game indices (32 at 4 seats) at the cost of 8."""
 LUCK_GAMES = 10_000
 """Game indices of the report's luck by source (each played 2 + sources times)."""
 DEFAULT_RUNGS = 4

@@ -33,10 +33,10 @@ PLAYOUT = "careful"   # search agents' default playout: strong, and 1.6x faster 
 BIAS = 1.0
 ADAPTIVE = True
 # The balance report's search rung: ISMCTS-300 is level with `keeper`, ISMCTS-1000 above it
-# (docs/search.md, "Strength"); with every seat searching a game costs about 0.5-0.8 CPU s,
-# so the report plays fewer games there (the main job stays within about 7.5 minutes).
+# (docs/search.md, "Strength"); with every seat searching a game costs about 1.4 CPU s,
+# so the report plays fewer games there (the main job stays within 10 minutes on 2 cores).
 STRONG = "ismcts-1000"
-STRONG_GAMES = 100
+STRONG_GAMES = 80
 
 
 agent = agent_maker(BUILTIN_IDS, PLAYOUT, WEIGHTS, bias=BIAS, adaptive=ADAPTIVE, strong=STRONG,

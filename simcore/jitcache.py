@@ -48,10 +48,18 @@ def cache_dir(py_file: Path) -> Path | None:
     return None
 
 
-def _folders(root: Path) -> Iterator[tuple[Path, set[str]]]:
-    """Each source folder of the package at ``root``, with its modules' stems."""
+def _digest(root: Path) -> str:
+    """The fingerprint the package at ``root``'s cache is kept under: its sources and
+    ``simcore``'s."""
+    return fingerprint(*sorted({root, SHARED}))     # (a set's order varies by process)
+
+
+def _caches(root: Path) -> Iterator[tuple[Path, set[str], Path | None]]:
+    """Each source folder of the package at ``root``, with its modules' stems and where numba
+    caches their kernels."""
     for folder in sorted({f.parent for f in root.rglob("*.py")}):
-        yield folder, {f.stem for f in folder.glob("*.py")}
+        stems = {f.stem for f in folder.glob("*.py")}
+        yield folder, stems, cache_dir(folder / f"{min(stems)}.py")
 
 
 def needs_compile(package_dir: str | os.PathLike) -> bool:
@@ -59,11 +67,10 @@ def needs_compile(package_dir: str | os.PathLike) -> bool:
     is cached, or its sources (or ``simcore``'s) changed since they were (``forget_stale``
     will drop them)."""
     root = Path(package_dir).resolve()
-    digest = fingerprint(*sorted({root, SHARED}))
+    digest = _digest(root)
     cached = False
-    for folder, stems in _folders(root):
-        where = cache_dir(folder / f"{min(stems)}.py")
-        if where is None or not where.is_dir():
+    for _, _, where in _caches(root):
+        if where is None:
             continue
         stamp = where / STAMP
         if stamp.exists() and stamp.read_text() != digest:
@@ -92,10 +99,9 @@ def forget_stale(package_dir: str | os.PathLike) -> None:
     """Drop the cached kernels of the package at ``package_dir`` if its sources (or
     ``simcore``'s) changed since they were cached."""
     root = Path(package_dir).resolve()
-    digest = fingerprint(*sorted({root, SHARED}))     # (a set's order varies by process)
-    for folder, stems in _folders(root):
+    digest = _digest(root)
+    for folder, stems, where in _caches(root):
         try:
-            where = cache_dir(folder / f"{min(stems)}.py")
             if where is None:
                 continue
             stamp = where / STAMP

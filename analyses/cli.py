@@ -14,7 +14,7 @@ from . import display
 from .balance import COUNTERFACTUAL_GAMES, GAMES_PER_GAME, LADDER_GAMES, LUCK_GAMES, balance
 from .compare import compare
 from .data import detect_game, scan
-from .distill import distill
+from .distill import distill, improve, improve_summary
 from .distill import summary as distill_summary
 from .event_impact import event_impact
 from .intransitivity import GAMES as INTRANSITIVITY_GAMES
@@ -344,6 +344,28 @@ def _parser() -> argparse.ArgumentParser:
     di.add_argument("--out", required=True, help="the weights file (JSON)")
     di.add_argument("--positions", help="folder of the recorded positions (default: OUT's name "
                                         "with .positions)")
+    im = sub.add_parser("improve", help="improve distilled weights by an evolution strategy "
+                                        "against a field of heuristics, and check the gain on "
+                                        "fresh games (resumable)")
+    im.add_argument("game", choices=games.names())
+    im.add_argument("--steps", type=int, required=True, help="steps of the evolution")
+    im.add_argument("--start", metavar="FILE", help="the weights file it starts from "
+                                                    "(default: the shipped distilled policy)")
+    im.add_argument("--opponents", metavar="A,B,C",
+                    help="built-in heuristics; a candidate plays one seat against copies of "
+                         "each in turn (a name given twice weighs twice; default: the game's "
+                         "strongest heuristics)")
+    im.add_argument("--players", type=int, default=4)
+    im.add_argument("--games", type=int, default=200,
+                    help="game indices per opponent per candidate, each in every seat")
+    im.add_argument("--population", type=int, default=16, help="antithetic pairs per step")
+    im.add_argument("--sigma", type=float, default=0.1,
+                    help="the perturbations' size, relative to each feature's weights")
+    im.add_argument("--lr", type=float, default=0.05, help="Adam's step size")
+    im.add_argument("--check-games", type=int, default=1000,
+                    help="fresh game indices per opponent of the check against the start")
+    im.add_argument("--seed", type=int, default=0)
+    im.add_argument("--out", required=True, help="the weights file (JSON)")
     tu = sub.add_parser("tune", help="tune a heuristic's weights against a field (NTBEA), and "
                                      "check the gain over the untuned one on fresh games")
     tu.add_argument("game", choices=games.names())
@@ -593,6 +615,12 @@ def _run(args: argparse.Namespace) -> None:
                        args.opponents.split(",") if args.opponents else None, args.players,
                        args.l2, args.positions, args.student)
         print(distill_summary(made, args.out))
+    elif args.command == "improve":
+        made = improve(args.game, args.steps, args.seed, args.out, start=args.start,
+                       opponents=args.opponents.split(",") if args.opponents else None,
+                       players=args.players, games_per=args.games, population=args.population,
+                       sigma=args.sigma, lr=args.lr, check_games=args.check_games)
+        print(improve_summary(made, args.out))
     elif args.command == "ladder":
         lad = ladder(args.game, [a.strip() for a in args.agents.split(",")], args.players,
                      args.games, args.seed, threads=args.threads, reference=args.reference,

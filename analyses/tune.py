@@ -112,7 +112,7 @@ def _seatings(cand: Any, field: Sequence[Any]) -> list[tuple[Any, ...]]:
     return [tuple(field[:k]) + (cand,) + tuple(field[k:]) for k in range(len(field) + 1)]
 
 
-def _shares(mod: Any, cand: Any, field: Sequence[Any], n: int, seed: int, first: int,
+def seat_shares(mod: Any, cand: Any, field: Sequence[Any], n: int, seed: int, first: int,
             rules: Any) -> np.ndarray:
     """The candidate's win share per game index (``first`` ..), averaged over its seats."""
     kwargs = {} if rules is None else {"rules": rules}
@@ -166,7 +166,7 @@ def tune(game: Any, base: str = "careful", params: Mapping[str, Any] | None = No
 
     def fitness(values: tuple[float, ...], i: int) -> float:
         cand = mod.heuristic(base, **dict(zip(names, values)))
-        return float(_shares(mod, cand, field, games, seed, i * games, rules).mean())
+        return float(seat_shares(mod, cand, field, games, seed, i * games, rules).mean())
 
     try:
         t = ntbea(fitness, [grid[n] for n in names], budget, seed, start=start, k=k,
@@ -174,9 +174,9 @@ def tune(game: Any, base: str = "careful", params: Mapping[str, Any] | None = No
         tuned = mod.heuristic(base, **dict(zip(names, t.values)))
         evaluations = budget + len(t.race) * final
         fresh = (budget + final) * games
-        a = _shares(mod, tuned, field, check_games, seed, fresh, rules)
+        a = seat_shares(mod, tuned, field, check_games, seed, fresh, rules)
         bar.update(check_games * players)
-        b = _shares(mod, base, field, check_games, seed, fresh, rules)
+        b = seat_shares(mod, base, field, check_games, seed, fresh, rules)
         bar.update(check_games * players)
     finally:
         bar.close()

@@ -1,23 +1,25 @@
-"""Tuning a parameter vector against a noisy fitness: the N-tuple bandit evolutionary algorithm
-(NTBEA; Lucas, Liu & Perez-Liebana 2018, "The N-Tuple Bandit Evolutionary Algorithm for Game
-Agent Optimisation"). Written once for any game and any parameters: ``analyses.tune`` gives it
-a fitness that plays games.
+"""Tuning a parameter vector against a noisy fitness, written once for any game and any
+parameters. A few parameters on a grid: the N-tuple bandit evolutionary algorithm (``ntbea``;
+Lucas, Liu & Perez-Liebana 2018, "The N-Tuple Bandit Evolutionary Algorithm for Game Agent
+Optimisation"), which ``analyses.tune`` gives a fitness that plays games. Hundreds of
+continuous parameters (a distilled policy's weights): a natural evolution strategy
+(``evolve``), which ``analyses.distill.improve`` uses.
 
-Each parameter takes one of a few values (levels). The search keeps one point; at each step it
-evaluates the point once (a noisy fitness), adds the result to the statistics of every
+NTBEA: each parameter takes one of a few values (levels). The search keeps one point; at each
+step it evaluates the point once (a noisy fitness), adds the result to the statistics of every
 N-tuple the point belongs to (here each 1-tuple, one parameter's level, and the full tuple, the
 whole point), then moves to the most promising of up to ``neighbours`` random neighbours (each
 parameter changed with probability 1/d, at least one): the one whose tuples have the highest
 upper confidence bound, the mean of each tuple's mean fitness plus
 ``k * sqrt(ln(evaluations + 1) / (n + 0.5))`` (n the tuple's evaluations; ``k`` in the
 fitness's units: about twice the standard deviation of one evaluation's noise explores enough
-without wandering). The model ranks the evaluated points by their tuples' mean fitness, each tuple
-weighted by its evaluations (no exploration term). Its favourite is not trusted blindly: a
-1-tuple's mean also holds the other parameters' levels it was seen with, so the ranking is
+without wandering). The model ranks the evaluated points by their tuples' mean fitness, each
+tuple weighted by its evaluations (no exploration term). Its favourite is not trusted blindly:
+a 1-tuple's mean also holds the other parameters' levels it was seen with, so the ranking is
 confounded, and its top is the winner of many noisy estimates. So a final race measures the
-model's ``finalists`` best points, and the start point, directly: each on the same
-``final`` further evaluations (evaluation indices budget .., the same noise for all: common
-random numbers), and the answer is the point with the highest mean there.
+model's ``finalists`` best points, and the start point, directly: each on the same ``final``
+further evaluations (evaluation indices budget .., the same noise for all: common random
+numbers), and the answer is the point with the highest mean there.
 """
 from __future__ import annotations
 
@@ -163,3 +165,70 @@ def _next(model: _Tuples, x: tuple[int, ...], sizes: list[int], rng: np.random.G
             y[j] = v + (v >= x[j])          # another level, uniformly
         cands[tuple(y)] = None
     return max(cands, key=lambda y: model.score(y, explore, evaluations))
+
+
+@dataclass
+class Evolution:
+    """Where an evolution strategy stands: its point, Adam's moment estimates, the steps taken
+    and each step's mean fitness (all a resumed run needs to go on as an unbroken one)."""
+
+    theta: np.ndarray
+    m: np.ndarray
+    v: np.ndarray
+    fitness: list[float]
+
+    @classmethod
+    def start(cls, dim: int) -> Evolution:
+        return cls(np.zeros(dim), np.zeros(dim), np.zeros(dim), [])
+
+    @property
+    def step(self) -> int:
+        return len(self.fitness)
+
+
+ADAM = (0.9, 0.999, 1e-8)
+"""Adam's decay rates of the gradient's first and second moments, and its guard."""
+
+
+def evolve(fitness: Callable[[np.ndarray, int], np.ndarray], state: Evolution, steps: int,
+           seed: int, *, population: int = 16, lr: float = 0.05,
+           on_step: Callable[[Evolution], None] | None = None) -> Evolution:
+    """A natural evolution strategy (Salimans et al. 2017, "Evolution Strategies as a Scalable
+    Alternative to Reinforcement Learning") from ``state`` until it has taken ``steps`` steps.
+
+    Step t evaluates ``population`` antithetic pairs theta +- eps (eps ~ N(0, I), drawn from
+    (seed, t): a resumed run draws what an unbroken one would) with ``fitness(points, t)``
+    ([2 population, dim] -> [2 population]), which should give every point of a step the same
+    noise (common random numbers: a pair's difference is then its perturbation's, not luck's).
+    The fitnesses become centred ranks (robust to the fitness's scale and to outliers), the
+    gradient estimate is the rank difference of each pair times its eps, and theta takes an
+    Adam step of ``lr`` (about ``lr`` per coordinate whatever the gradient's size).
+    ``on_step(state)`` after each step. The state is updated in place and returned."""
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise ValueError(f"evolve: steps must be an integer >= 0, got {steps!r}")
+    if isinstance(population, bool) or not isinstance(population, int) or population < 1:
+        raise ValueError(f"evolve: population must be a positive number of pairs, got "
+                         f"{population!r}")
+    if not (lr > 0 and math.isfinite(lr)):
+        raise ValueError(f"evolve: lr must be a positive number, got {lr!r}")
+    b1, b2, guard = ADAM
+    dim = len(state.theta)
+    while state.step < steps:
+        t = state.step
+        eps = np.random.default_rng([seed, t]).standard_normal((population, dim))
+        f = np.asarray(fitness(np.concatenate([state.theta + eps, state.theta - eps]), t),
+                       np.float64)
+        if f.shape != (2 * population,) or not np.isfinite(f).all():
+            raise ValueError(f"evolve: fitness gave {f.shape} values (finite expected "
+                             f"{2 * population})")
+        ranks = f.argsort().argsort() / (2 * population - 1) - 0.5
+        g = (ranks[:population] - ranks[population:]) @ eps / (2 * population)
+        state.m = b1 * state.m + (1 - b1) * g
+        state.v = b2 * state.v + (1 - b2) * g * g
+        n = t + 1
+        state.theta = state.theta + lr * (state.m / (1 - b1 ** n)) / (
+            np.sqrt(state.v / (1 - b2 ** n)) + guard)
+        state.fitness.append(float(f.mean()))
+        if on_step is not None:
+            on_step(state)
+    return state

@@ -1,7 +1,9 @@
 """Distilled policies (``simcore.distill``): the fit finds a planted policy, the shipped
 policies play legal games wherever a built-in name does, their weights files say how they were
-made and a bad file is named, and ``python -m analyses distill`` writes a file and resumes."""
+made and a bad file is named, ``python -m analyses distill`` writes a file and resumes, and
+``python -m analyses improve`` improves one, keeping the features it weighs."""
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -129,9 +131,14 @@ def test_the_weights_file_says_how_it_was_made(game):
     dmod = importlib.import_module(f"{game}.distilled")
     W, made = D.load(dmod.FILE, dmod.FEATURES)
     assert W.shape == dmod.FEATURES.shape
+    assert dmod.FILE.stat().st_size < 100_000
+    if made["command"].startswith(f"python -m analyses improve {game} "):
+        assert {"seed", "steps", "opponents", "check"} <= set(made)
+        start = D.load(dmod.FILE.with_name(Path(made["start"]["file"]).name), dmod.FEATURES)
+        assert start[1] == made["start"]["made"]
+        made = start[1]
     assert made["command"].startswith(f"python -m analyses distill {game} ")
     assert {"seed", "games", "agent", "opponents", "positions"} <= set(made)
-    assert dmod.FILE.stat().st_size < 100_000
 
 
 @pytest.mark.parametrize("text, why", [("{not json", "cannot be read"),
@@ -176,3 +183,29 @@ def test_the_distill_command_writes_a_loadable_file_and_resumes(tmp_path, monkey
     assert analyses_main(["distill", "rapinsim", "--games", "2", "--agent", "keeper",
                           "--out", str(out)]) == 2
     assert "search agent" in capsys.readouterr().err
+
+
+def test_the_improve_command_keeps_live_features_resumes_and_checks(tmp_path, capsys):
+    from bloomsim.distilled import FEATURES, FILE
+    out, whole = tmp_path / "w.json", tmp_path / "whole.json"
+    args = ["improve", "bloomsim", "--seed", "2", "--players", "2", "--games", "2",
+            "--population", "2", "--check-games", "3", "--opponents", "cloud,careful"]
+    assert analyses_main([*args, "--steps", "1", "--out", str(out)]) == 0
+    assert analyses_main([*args, "--steps", "2", "--out", str(out)]) == 0     # goes on
+    assert "gain" in capsys.readouterr().out
+    assert analyses_main([*args, "--steps", "2", "--out", str(whole)]) == 0
+    W, made = D.load(out, FEATURES)
+    assert np.array_equal(W, D.load(whole, FEATURES)[0])
+    W0, made0 = D.load(FILE, FEATURES)
+    assert not np.array_equal(W, W0)
+    assert np.array_equal(D.live_rows(W), D.live_rows(W0))     # the start's speed
+    assert made["start"]["made"] == made0 and len(made["mean_win_share_by_step"]) == 2
+    assert [c["opponent"] for c in made["check"]] == ["cloud", "careful"]
+    assert made["command"].startswith("python -m analyses improve bloomsim --steps 2 ")
+    for bad, words in ((["--opponents", "distilled"], "built-in heuristics"),
+                       (["--opponents", "cloudy"], "cloudy"),
+                       (["--lr", "0"], "lr"),
+                       (["--start", str(out)], "is the start file"),
+                       (["--sigma", "0.2"], "other settings")):
+        assert analyses_main([*args, "--steps", "2", "--out", str(out), *bad]) == 2
+        assert words in capsys.readouterr().err

@@ -1,8 +1,9 @@
-"""The tuner (NTBEA) on toy problems with a known optimum: no game, a noisy function."""
+"""The tuners (NTBEA, the evolution strategy) on toy problems with a known optimum: no game, a
+noisy function."""
 import numpy as np
 import pytest
 
-from simcore.tune import ntbea
+from simcore.tune import Evolution, evolve, ntbea
 
 LEVELS = [[0.0, 0.5, 1.0, 1.5, 2.0]] * 3
 OPTIMUM = (0.5, 1.5, 1.0)
@@ -62,3 +63,45 @@ def test_bad_arguments_are_named(kw, words):
     args = {"budget": 5, **kw}
     with pytest.raises(ValueError, match=words):
         ntbea(noisy, LEVELS, seed=0, **args)
+
+
+def _noisy_bowl(optimum):
+    """Fitness peaked at ``optimum``; step t's noise is shared by all its points (as common
+    random numbers give)."""
+    def fitness(points, t):
+        shift = np.random.default_rng(t).normal(0.0, 1.0)
+        return shift - ((points - optimum) ** 2).sum(axis=1)
+    return fitness
+
+
+def test_evolve_climbs_toward_the_optimum():
+    optimum = np.array([1.0, -2.0, 0.5])
+    state = evolve(_noisy_bowl(optimum), Evolution.start(3), 60, seed=1, population=8, lr=0.1)
+    assert state.step == 60 and len(state.fitness) == 60
+    assert np.abs(state.theta - optimum).max() < 0.3
+    assert state.fitness[-1] > state.fitness[0]
+
+
+def test_evolve_resumed_goes_on_as_one_unbroken_run():
+    f = _noisy_bowl(np.array([0.5, 0.5]))
+    whole = evolve(f, Evolution.start(2), 8, seed=4, population=3)
+    seen = []
+    part = evolve(f, Evolution.start(2), 5, seed=4, population=3,
+                  on_step=lambda s: seen.append(s.step))
+    assert seen == [1, 2, 3, 4, 5]
+    resumed = evolve(f, Evolution(part.theta.copy(), part.m.copy(), part.v.copy(),
+                                  list(part.fitness)), 8, seed=4, population=3)
+    assert np.array_equal(resumed.theta, whole.theta) and resumed.fitness == whole.fitness
+
+
+@pytest.mark.parametrize("kw, words", [({"steps": -1}, "steps"), ({"population": 0}, "population"),
+                                       ({"lr": 0.0}, "lr")])
+def test_evolve_names_a_bad_argument(kw, words):
+    args = {"steps": 2, "population": 2, "lr": 0.05} | kw
+    with pytest.raises(ValueError, match=words):
+        evolve(_noisy_bowl(np.zeros(1)), Evolution.start(1), args.pop("steps"), 0, **args)
+
+
+def test_evolve_names_a_fitness_of_the_wrong_shape():
+    with pytest.raises(ValueError, match="fitness gave"):
+        evolve(lambda p, t: np.zeros(3), Evolution.start(2), 1, 0, population=2)

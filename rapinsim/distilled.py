@@ -1,5 +1,7 @@
 """The ``distilled`` policy of the Lapin treasure hunt: search's play fitted over the option
-features (``simcore.distill``), its weights in ``data/distilled.json``."""
+features (``simcore.distill``; the fit in ``data/imitation.json``), then improved by an
+evolution strategy against the best heuristics (``analyses.distill.improve``); its weights in
+``data/distilled.json``."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -21,10 +21,11 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import math
 import shlex
 import sys
-import math
 import time
+from typing import Any
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -104,8 +105,10 @@ def distill(game: str, n_games: int, seed: int, agent: str, out: str | Path,
     print(f"distill {spec.name}: fitting {len(train.kinds):,} positions", file=sys.stderr,
           flush=True)
     W = D.fit(dmod.FEATURES, train, l2)
-    made = {"command": command or _command(spec.name, n_games, seed, agent, out, opponents,
-                                           players, l2, student),
+    made = {"command": command or _cli("distill", spec.name, [
+                ("games", n_games), ("seed", seed), ("agent", agent),
+                ("opponents", ",".join(opponents)), ("players", players), ("l2", l2),
+                ("out", out), ("student", student)]),
             "seed": seed, "games": n_games, "players": players, "agent": agent,
             "opponents": opponents, "search_seat": "game g: seat g % players",
             "student": made_by, "playout_policy": previous,
@@ -146,10 +149,9 @@ def _check_folder(folder: Path, settings: dict) -> None:
         except (OSError, json.JSONDecodeError):
             raise ValueError(f"positions folder {folder}: unreadable {manifest.name}") from None
         if old != settings:
-            diff = ", ".join(f"{k} {old.get(k)!r} there, {v!r} now" for k, v in settings.items()
-                             if old.get(k) != v)
             raise ValueError(f"positions folder {folder} holds games played with other "
-                             f"settings ({diff}); give another --positions folder")
+                             f"settings ({_differences(old, settings)}); give another "
+                             f"--positions folder")
         return
     if folder.exists() and any(folder.iterdir()):
         raise ValueError(f"positions folder {folder} exists and is not a distill folder")
@@ -157,12 +159,20 @@ def _check_folder(folder: Path, settings: dict) -> None:
     manifest.write_text(json.dumps(settings, indent=1) + "\n")
 
 
-def _command(game: str, n: int, seed: int, agent: str, out: Path, opponents: list[str],
-             players: int, l2: float, student: str | Path | None) -> str:
-    return shlex.join(["python", "-m", "analyses", "distill", game, "--games", str(n),
-                       "--seed", str(seed), "--agent", agent, "--opponents", ",".join(opponents),
-                       "--players", str(players), "--l2", repr(l2), "--out", str(out)]
-                      + (["--student", str(student)] if student is not None else []))
+def _differences(old: dict, new: dict) -> str:
+    """The settings a kept run was made with that differ from this run's, for its error."""
+    return ", ".join(f"{k} {old.get(k)!r} there, {v!r} now" for k, v in new.items()
+                     if old.get(k) != v)
+
+
+def _cli(verb: str, game: str, flags: Sequence[tuple[str, Any]]) -> str:
+    """The command line that remakes a file, ``python -m analyses VERB GAME --flag value ...``
+    (a flag whose value is None left out; a float as its repr, so the record is exact)."""
+    words = ["python", "-m", "analyses", verb, game]
+    for flag, value in flags:
+        if value is not None:
+            words += [f"--{flag}", repr(value) if isinstance(value, float) else str(value)]
+    return shlex.join(words)
 
 
 def summary(made: dict, out: str | Path) -> str:
@@ -259,9 +269,11 @@ def improve(game: str, steps: int, seed: int, out: str | Path, *, start: str | P
                       f"{fresh + (j + 1) * check_games - 1}", "win_improved": round(a.mean(), 4),
                       "win_start": round(b.mean(), 4), "gain": round((a - b).mean(), 4),
                       "gain_low": round(lo, 4), "gain_high": round(hi, 4)})
-    made = {"command": command or _improve_command(spec.name, steps, seed, out, start, opponents,
-                                                   players, games_per, population, sigma, lr,
-                                                   check_games),
+    made = {"command": command or _cli("improve", spec.name, [
+                ("steps", steps), ("seed", seed), ("start", start),
+                ("opponents", ",".join(opponents)), ("players", players), ("games", games_per),
+                ("population", population), ("sigma", sigma), ("lr", lr),
+                ("check-games", check_games), ("out", out)]),
             "method": "natural evolution strategy (simcore.tune.evolve) from the start's weights",
             "start": {"file": str(start), "made": made0}, "seed": seed, "steps": steps,
             "population": population, "games": games_per, "players": players,
@@ -299,10 +311,8 @@ def _resume(path: Path, settings: dict, dim: int) -> Evolution:
         raise ValueError(f"{path}: unreadable evolution state; delete it to start "
                          f"again") from None
     if old != settings or len(state.theta) != dim:
-        diff = ", ".join(f"{k} {old.get(k)!r} there, {v!r} now" for k, v in settings.items()
-                         if old.get(k) != v)
-        raise ValueError(f"{path} holds an evolution run with other settings ({diff}); "
-                         f"delete it or give another --out")
+        raise ValueError(f"{path} holds an evolution run with other settings "
+                         f"({_differences(old, settings)}); delete it or give another --out")
     return state
 
 
@@ -311,16 +321,6 @@ def _keep(path: Path, settings: dict, state: Evolution) -> None:
     np.savez(tmp, settings=json.dumps(settings), theta=state.theta, m=state.m, v=state.v,
              fitness=np.array(state.fitness))
     tmp.replace(path)
-
-
-def _improve_command(game: str, steps: int, seed: int, out: Path, start: Path,
-                     opponents: list[str], players: int, games_per: int, population: int,
-                     sigma: float, lr: float, check_games: int) -> str:
-    return shlex.join(["python", "-m", "analyses", "improve", game, "--steps", str(steps),
-                       "--seed", str(seed), "--start", str(start), "--opponents",
-                       ",".join(opponents), "--players", str(players), "--games",
-                       str(games_per), "--population", str(population), "--sigma", repr(sigma),
-                       "--lr", repr(lr), "--check-games", str(check_games), "--out", str(out)])
 
 
 def improve_summary(made: dict, out: str | Path) -> str:

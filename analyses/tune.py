@@ -113,7 +113,7 @@ def _seatings(cand: Any, field: Sequence[Any]) -> list[tuple[Any, ...]]:
 
 
 def seat_shares(mod: Any, cand: Any, field: Sequence[Any], n: int, seed: int, first: int,
-            rules: Any) -> np.ndarray:
+                rules: Any) -> np.ndarray:
     """The candidate's win share per game index (``first`` ..), averaged over its seats."""
     kwargs = {} if rules is None else {"rules": rules}
     out = np.zeros(n)

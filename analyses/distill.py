@@ -38,6 +38,7 @@ from simcore.search import is_agent_spec
 from simcore.tune import Evolution, evolve
 
 from .compare import fixed_interval
+from .games import check_players
 from .tune import seat_shares
 
 CHUNK = 25
@@ -218,7 +219,7 @@ def improve(game: str, steps: int, seed: int, out: str | Path, *, start: str | P
             raise ValueError(f"opponent {o!r}: the field holds built-in heuristics "
                              f"{sorted(p for p in mod.POLICIES if p != 'distilled')} (a batch "
                              f"plays one set of distilled weights)")
-    mod.new_game(players, seed)         # a bad player count fails here, by name
+    check_players(mod, players)
     start = Path(start) if start is not None else dmod.FILE
     W0, made0 = D.load(start, F)
     out = Path(out)

@@ -205,6 +205,7 @@ def test_the_improve_command_keeps_live_features_resumes_and_checks(tmp_path, ca
     for bad, words in ((["--opponents", "distilled"], "built-in heuristics"),
                        (["--opponents", "cloudy"], "cloudy"),
                        (["--lr", "0"], "lr"),
+                       (["--players", "9"], "takes 2 to 5 players"),
                        (["--start", str(out)], "is the start file"),
                        (["--sigma", "0.2"], "other settings")):
         assert analyses_main([*args, "--steps", "2", "--out", str(out), *bad]) == 2

@@ -16,7 +16,7 @@ from .decisions import decide, features, stop_option
 from .heuristics import select_rows
 from .scoring import add_points
 from .state import (G_ENCHANTED, G_ENCH_N, G_ENCH_PTR, G_EVENT, G_NP, G_ROUND, G_SELECTING,
-                    S_EVENTS, S_HAND, S_LED, S_NHAND, S_SCORE, sc, streams)
+                    S_EVENTS, S_HAND, S_LED, S_NHAND, S_POLICY, S_SCORE, sc, streams)
 from .tables import T_DECKS, T_N_EVENT, T_N_TILES, T_REC, event_of
 
 
@@ -88,6 +88,9 @@ def select_roles(t, s):
                 break
             s.g[sc(seat, S_HAND)] |= 1 << r
             s.g[sc(seat, S_NHAND)] += 1
+            if feat and P.scores_cards(s.g[sc(seat, S_POLICY)]):
+                select_rows(t, s, seat, c0, max_size, ev, mol)   # a search's playout took over
+                break
     s.g[G_SELECTING] = 0
     if mol:
         for seat in range(s.g[G_NP]):

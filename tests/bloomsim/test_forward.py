@@ -269,3 +269,35 @@ def test_options_that_end_the_game_are_worth_its_result():
         assert all(q.done for q in ends)
         want = [q.result().sort("seat")["win"].to_list() for q in ends]
         assert np.allclose(p.values(9, 4), want)
+
+
+@pytest.mark.parametrize("playout", ["cloud", "careful"])
+def test_a_playout_from_a_hands_first_pick_picks_the_rest_of_that_hand(playout):
+    """A search's tree can end at any pick of a hand; its playout then picks the rest of the
+    hand as the playout policy picks a whole hand. So at a hand's first pick, every role of
+    the hand the policy would pick, taken first, leads to the same hand and state: the same
+    values."""
+    pol = POLICIES[playout]
+    checked = 0
+    for g, log in enumerate(bloomsim.decision_logs([playout] * 4, 8, 21)):
+        starts = [k for k in range(len(log)) if log[k, 1] == 0
+                  and (k == 0 or log[k - 1, 1] != 0 or log[k - 1, 0] != log[k, 0])]
+        for k in starts[::5]:
+            p = new_game(4, 21, g).after(log[:k, 3])
+            seat = p.current.seat
+            if p.observation(seat)[bloomsim.policies.O_HAND] != 0:
+                continue
+            hand, q = [], p.copy()
+            while not q.done and q.current.seat == seat and q.current.kind == "select":
+                c = pol(0, q.observation(seat), q.options(), q.current.n,
+                        q.streams()[seat:seat + 1].copy())
+                if q.current.options[c].startswith("select "):
+                    hand.append(q.current.options[c])
+                q.step(c)
+            firsts = [i for i, d in enumerate(p.current.options) if d in hand]
+            v = p.values(5, 3, playout=playout)
+            assert len(firsts) >= 2
+            for i in firsts[1:]:
+                assert np.array_equal(v[i], v[firsts[0]]), (g, k, hand)
+            checked += 1
+    assert checked >= 6

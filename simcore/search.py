@@ -86,6 +86,7 @@ H_SEED = H.field("seed", meaning="the decision's seed (``determinization_seed``)
 H_BIAS = H.field("bias", meaning="the prior's progressive bias (float64 bits)")
 H_ADAPTIVE = H.field("adaptive", meaning="1: stop once the most visited option is settled")
 H_SHARE = H.field("share", meaning="options that share each determinization (``share_worlds``)")
+H_PRIOR = H.field("prior", meaning="whose pick the prior is (``PRIORS``)")
 REGION = H.size
 
 N = Layout("tree node")
@@ -122,6 +123,8 @@ class Agent:
     default_adaptive: bool = False
     opponents: str = "playout"
     default_opponents: str = "playout"
+    prior: str = "playout"
+    default_prior: str = "playout"
 
     def __post_init__(self):
         if self.algo not in ALGOS:
@@ -152,6 +155,8 @@ class Agent:
         if self.opponents not in OPPONENTS:
             raise ValueError(f"opponents must be one of {list(OPPONENTS)}, "
                              f"got {self.opponents!r}")
+        if self.prior not in PRIORS:
+            raise ValueError(f"prior must be one of {list(PRIORS)}, got {self.prior!r}")
         if self.algo == "pimc" and self.determinizations > self.iterations:
             raise ValueError(f"pimc: {self.determinizations} determinizations need at least "
                              f"as many iterations, got {self.iterations}")
@@ -173,6 +178,8 @@ class Agent:
             extra.append(f"adaptive={'on' if self.adaptive else 'off'}")
         if self.opponents != self.default_opponents:
             extra.append(f"opponents={self.opponents}")
+        if self.prior != self.default_prior:
+            extra.append(f"prior={self.prior}")
         if self.oracle:
             extra.append("oracle")
         return f"{self.algo}-{self.iterations}" + (f"[{','.join(extra)}]" if extra else "")
@@ -198,7 +205,7 @@ class Agent:
                            int(self.oracle), self.horizon,
                            np.float64(self.margin).view(np.int64),
                            np.float64(self.bias).view(np.int64), int(self.adaptive),
-                           OPPONENTS.index(self.opponents))
+                           OPPONENTS.index(self.opponents), PRIORS.index(self.prior))
         row = np.asarray(h.weights if h else weights.other, np.float64)
         out[A_WEIGHTS:A_WEIGHTS + row.size] = row.view(np.int64)
         out[A_TABLE::1 + MAX_WEIGHTS] = -1      # every seat plays out as the agent's playout
@@ -209,17 +216,20 @@ MAX_WEIGHTS = 8
 MAX_HORIZON = 1000
 MAX_SEATS = 8
 (A_ALGO, A_ITER, A_PLAYOUT, A_C, A_DETS, A_ORACLE, A_HORIZON, A_MARGIN, A_BIAS, A_ADAPTIVE,
- A_OPPONENTS, A_WEIGHTS) = range(12)
+ A_OPPONENTS, A_PRIOR, A_WEIGHTS) = range(13)
 A_TABLE = A_WEIGHTS + MAX_WEIGHTS
 """Then per seat the policy id it plays out with (-1: the agent's playout) and its weights."""
 AGENT_WORDS = A_TABLE + MAX_SEATS * (1 + MAX_WEIGHTS)
 OPPONENTS = ("playout", "table")
 """How the other seats play out: all as the agent's ``playout``, or each as the built-in
 policy it plays at the table (``model_seat``; the playout where it plays another kind)."""
+PRIORS = ("playout", "distilled")
+"""Whose pick the tree favours (``bias``) at every seat's decision: the playout policy's, or
+the distilled policy's (the batch's weights) whatever the playout."""
 _SPEC = re.compile(r"^(flat|pimc|ismcts)-(\d+)(?:\[(.*)\])?$")
 _WORDS = {"playout": str, "c": float, "determinizations": int, "horizon": int,
           "margin": float, "bias": float, "adaptive": {"on": True, "off": False}.get,
-          "opponents": str}
+          "opponents": str, "prior": str}
 """The settings an agent's name may carry (``Agent.name``), and how each is read back."""
 
 
@@ -234,13 +244,14 @@ def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
                default_margin: float = 0.0, bias: float | None = None,
                default_bias: float = 0.0, adaptive: bool | None = None,
                default_adaptive: bool = False, opponents: str | None = None,
-               default_opponents: str = "playout") -> Agent:
+               default_opponents: str = "playout", prior: str | None = None,
+               default_prior: str = "playout") -> Agent:
     """An ``Agent`` whose playout is one of ``playouts`` (a game's built-in policies) or,
     given the game's ``weights``, a heuristic with other weights (its name, or the object).
     ``default_horizon``: the game's usual playout horizon in rounds; None where the game's
     playouts always run to the end (then only ``horizon`` 0 is accepted); ``default_margin``,
-    ``default_bias``, ``default_adaptive`` and ``default_opponents`` the game's usual
-    ``margin``, ``bias``, ``adaptive`` and ``opponents``."""
+    ``default_bias``, ``default_adaptive``, ``default_opponents`` and ``default_prior`` the
+    game's usual ``margin``, ``bias``, ``adaptive``, ``opponents`` and ``prior``."""
     playout = default if playout is None else getattr(playout, "name", playout)
     if weights is not None and isinstance(playout, str) and "[" in playout:
         weights.heuristic(playout)      # a bad weight is named here
@@ -258,20 +269,21 @@ def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
     bias = default_bias if bias is None else bias
     adaptive = default_adaptive if adaptive is None else adaptive
     opponents = default_opponents if opponents is None else opponents
+    prior = default_prior if prior is None else prior
     return Agent(algo, iterations, playout, c, determinizations, default, oracle, horizon,
                  usual, margin, default_margin, bias, default_bias, adaptive,
-                 default_adaptive, opponents, default_opponents)
+                 default_adaptive, opponents, default_opponents, prior, default_prior)
 
 
 def agent_maker(playouts, default: str, weights=None, horizon: int | None = None,
                 margin: float = 0.0, *, bias: float = 0.0, adaptive: bool = False,
-                opponents: str = "playout", strong: str = "ismcts-1000",
-                strong_games: int = 1000):
+                opponents: str = "playout", prior: str = "playout",
+                strong: str = "ismcts-1000", strong_games: int = 1000):
     """A game's ``agent(...)``: its playout policies are ``playouts`` (and heuristics with
     other ``weights``), ``default`` the usual; ``horizon`` the usual playout horizon in rounds
     (None: the game has none, playouts run to the end); ``margin``, ``bias`` and ``adaptive``
     the usual reward margin, prior bias and budget, ``opponents`` how the other seats play
-    out. ``strong`` (``agent.strong``): the
+    out, ``prior`` whose pick the tree favours. ``strong`` (``agent.strong``): the
     cheapest agent measured to beat the game's best heuristic, the search rung of the balance
     report, played there on ``strong_games`` games (``agent.strong_games``) with every seat
     searching."""
@@ -279,7 +291,7 @@ def agent_maker(playouts, default: str, weights=None, horizon: int | None = None
               determinizations: int = 8, oracle: bool = False,
               horizon: int | None = None, margin: float | None = None,
               bias: float | None = None, adaptive: bool | None = None,
-              opponents: str | None = None) -> Agent:
+              opponents: str | None = None, prior: str | None = None) -> Agent:
         """A search agent (``simcore.search``): ``algo`` one of ``flat``, ``pimc``,
         ``ismcts``; ``iterations`` its budget per decision; ``playout`` the built-in policy
         every seat plays out with; ``c`` the UCB exploration; ``determinizations`` PIMC's
@@ -287,13 +299,15 @@ def agent_maker(playouts, default: str, weights=None, horizon: int | None = None
         included, before the game is scored as if it ended there (0: to the end of the
         game). ``margin``: how much of an iteration's reward is the seat's score place
         (``blend``) rather than its win share. ``bias``: the weight of the prior in the
-        tree (the option the playout policy would take is tried first and favoured by
-        ``bias / (visits + 1)``; 0: none). ``adaptive``: stop a decision's search once no
-        other option can overtake the most visited one in the iterations left (the budget
-        is a most). ``opponents``: ``"playout"``, every seat plays out with ``playout``, or
-        ``"table"``, each other seat with the built-in policy it plays at the table (known
-        to everyone there, as in a tournament; the playout where it plays a user policy or
-        searches, and wherever the table is unknown, as in ``ForwardGame.search``).
+        tree (the option the ``prior`` would take is tried first and favoured by
+        ``bias / (visits + 1)``; 0: none); ``prior``: ``"playout"``, the playout policy's
+        pick, or ``"distilled"``, the distilled policy's, whatever the playout.
+        ``adaptive``: stop a decision's search once no other option can overtake the most
+        visited one in the iterations left (the budget is a most). ``opponents``:
+        ``"playout"``, every seat plays out with ``playout``, or ``"table"``, each other
+        seat with the built-in policy it plays at the table (known to everyone there, as in
+        a tournament; the playout where it plays a user policy or searches, and wherever
+        the table is unknown, as in ``ForwardGame.search``).
         ``oracle`` (never a default: it measures what hidden information is worth) searches
         the true position, seeing the other seats' hidden cards and tiles and how the decks
         lie; only the coming draws are new. Usable wherever a policy is:
@@ -304,25 +318,26 @@ def agent_maker(playouts, default: str, weights=None, horizon: int | None = None
                           default_horizon=agent.horizon, margin=margin,
                           default_margin=agent.margin, bias=bias, default_bias=agent.bias,
                           adaptive=adaptive, default_adaptive=agent.adaptive,
-                          opponents=opponents, default_opponents=agent.opponents)
+                          opponents=opponents, default_opponents=agent.opponents,
+                          prior=prior, default_prior=agent.prior)
     agent.horizon, agent.margin, agent.bias, agent.adaptive = horizon, margin, bias, adaptive
-    agent.opponents = opponents
+    agent.opponents, agent.prior = opponents, prior
     agent.strong, agent.strong_games = strong, strong_games
     agent.playout = default
     agent.parse = lambda spec: parse_agent(spec, playouts, default, horizon, margin, bias,
-                                           adaptive, opponents, weights)
+                                           adaptive, opponents, weights, prior)
     agent.parse.__doc__ = "A name such as ``\"ismcts-1000\"`` as this game's ``Agent``."
     agent.__doc__ += f" The default playout is {default!r}" + (
         "; playouts run to the end of the game." if horizon is None else
         f", the default horizon {horizon} ({'to the end' if horizon == 0 else 'rounds'}).") + \
         f" The default margin is {margin:g}, the default bias {bias:g}, adaptive " \
-        f"{'on' if adaptive else 'off'} and opponents {opponents!r} by default."
+        f"{'on' if adaptive else 'off'}, opponents {opponents!r} and prior {prior!r} by default."
     return agent
 
 
 def parse_agent(spec, playouts, default: str, horizon: int | None = None,
                 margin: float = 0.0, bias: float = 0.0, adaptive: bool = False,
-                opponents: str = "playout", weights=None) -> Agent:
+                opponents: str = "playout", weights=None, prior: str = "playout") -> Agent:
     """``"ismcts-1000"`` as an ``Agent`` playing out with ``default`` to the game's usual
     ``horizon``, with its usual ``margin``, ``bias``, ``adaptive`` and ``opponents`` (an
     ``Agent`` as it is); a name with settings, as ``Agent.name`` writes them
@@ -336,7 +351,8 @@ def parse_agent(spec, playouts, default: str, horizon: int | None = None,
     return make_agent(m.group(1), int(m.group(2)), playouts=playouts, weights=weights,
                       default=default, default_horizon=horizon, default_margin=margin,
                       default_bias=bias, default_adaptive=adaptive,
-                      default_opponents=opponents, **_settings(spec, m.group(3)))
+                      default_opponents=opponents, default_prior=prior,
+                      **_settings(spec, m.group(3)))
 
 
 def _settings(spec: str, text: str | None) -> dict:
@@ -455,6 +471,7 @@ def begin(g, base, agent, max_options, seed):
     g[base + H_PATH] = base + REGION
     g[base + H_C], g[base + H_MARGIN] = agent[A_C], agent[A_MARGIN]
     g[base + H_BIAS], g[base + H_ADAPTIVE] = agent[A_BIAS], agent[A_ADAPTIVE]
+    g[base + H_PRIOR] = agent[A_PRIOR]
     g[base + H_TREES], g[base + H_PER_TREE] = trees, per_tree
     g[base + H_TREE], g[base + H_ITER], g[base + H_SEED] = 0, -1, seed
     g[base + H_SHARE] = 0
@@ -578,9 +595,16 @@ def keys_at(g, base):
 
 @njit(cache=True, _nrt=False)
 def wants_prior(g, base):
-    """Whether ``step`` reads a prior: the game then finds the option its playout policy
-    would take (``step``'s ``pick``); otherwise it may pass -1 without looking."""
+    """Whether ``step`` reads a prior: the game then finds the option its prior would take
+    (``step``'s ``pick``: the playout policy's, or the distilled policy's where
+    ``distilled_prior``); otherwise it may pass -1 without looking."""
     return g.view(np.float64)[base + H_BIAS] > 0.0
+
+
+@njit(cache=True, _nrt=False)
+def distilled_prior(g, base):
+    """Whether the prior is the distilled policy's pick, whatever the playout (``PRIORS``)."""
+    return g[base + H_PRIOR] == 1
 
 
 @njit(cache=True, _nrt=False)
@@ -588,7 +612,7 @@ def step(g, base, n, seat, pick):
     """The tree's choice among the ``n`` options whose keys are at ``keys_at``: down to an
     existing child by UCB over availability, or (the first time an action is met at this
     node) a new child, after which the iteration plays out (``H_MODE`` becomes ``PLAYOUT``).
-    ``pick``: the option the prior (the playout policy) would take, -1 none; with a bias it is
+    ``pick``: the option the prior (``PRIORS``) would take, -1 none; with a bias it is
     expanded first and its UCB gains ``bias / (visits + 1)`` (progressive bias, Chaslot et
     al. 2008), a pull that fades as the option's own mean takes over."""
     node, it = g[base + H_NODE], g[base + H_ITER]

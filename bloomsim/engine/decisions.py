@@ -238,7 +238,7 @@ def fm_decide(t, g, obs, opts, seat, kind, n):
             g[keys + i] = action_key(kind, opts[i])
         pick = -1
         playout = g[G_PLAYOUTS + seat]
-        if SR.wants_prior(g, base) and playout == P.DISTILLED:
+        if SR.wants_prior(g, base) and (playout == P.DISTILLED or SR.distilled_prior(g, base)):
             pick = distilled_pick(t, g, obs[:OBS_LEN], opts, seat, kind, n)
         elif SR.wants_prior(g, base) and playout > P.RANDOM:
             w = g.view(np.float64)

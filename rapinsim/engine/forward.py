@@ -181,12 +181,14 @@ def fm_decide(G, s, kind, n):
                 reg[keys + i] = action_key(G, kind, i)
             pick = -1
             playout = G[f + FM_PLAYOUTS + s]
-            if SR.wants_prior(reg, 0) and playout != RANDOM:
+            prior = SR.wants_prior(reg, 0)
+            distilled = prior and (playout == DISTILLED or SR.distilled_prior(reg, 0))
+            if distilled or (prior and playout != RANDOM):
                 observe(G, s)
                 option_rows(G, s, n, False)
-            if SR.wants_prior(reg, 0) and playout == DISTILLED:
+            if distilled:
                 pick = distilled_pick(G, kind, n)
-            elif SR.wants_prior(reg, 0) and playout != RANDOM:
+            elif prior and playout != RANDOM:
                 w = f64_at(G, W + 2 * NW * s)     # the playout's (``search``)
                 pick = choose_weighted(G[f + FM_PLAYOUTS + s], (w[0], w[1], w[2], w[3], w[4], w[5],
                                                            w[6]), kind,

@@ -25,9 +25,9 @@ import math
 import shlex
 import sys
 import time
-from typing import Any
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 

@@ -594,17 +594,14 @@ def keys_at(g, base):
 
 
 @njit(cache=True, _nrt=False)
-def wants_prior(g, base):
-    """Whether ``step`` reads a prior: the game then finds the option its prior would take
-    (``step``'s ``pick``: the playout policy's, or the distilled policy's where
-    ``distilled_prior``); otherwise it may pass -1 without looking."""
-    return g.view(np.float64)[base + H_BIAS] > 0.0
-
-
-@njit(cache=True, _nrt=False)
-def distilled_prior(g, base):
-    """Whether the prior is the distilled policy's pick, whatever the playout (``PRIORS``)."""
-    return g[base + H_PRIOR] == 1
+def prior_policy(g, base, playout, distilled):
+    """The built-in policy whose pick is the prior (``step``'s ``pick``) at a tree decision
+    of a seat that plays out with ``playout``: ``distilled`` (the game's id of the distilled
+    policy) under the distilled prior (``PRIORS``), else the playout; -1 where ``step``
+    reads no prior (no bias), so the game may pass -1 without looking."""
+    if g.view(np.float64)[base + H_BIAS] <= 0.0:
+        return -1
+    return distilled if g[base + H_PRIOR] == 1 else playout
 
 
 @njit(cache=True, _nrt=False)

@@ -237,10 +237,10 @@ def fm_decide(t, g, obs, opts, seat, kind, n):
         for i in range(n):
             g[keys + i] = action_key(kind, opts[i])
         pick = -1
-        playout = g[G_PLAYOUTS + seat]
-        if SR.wants_prior(g, base) and (playout == P.DISTILLED or SR.distilled_prior(g, base)):
+        prior = SR.prior_policy(g, base, g[G_PLAYOUTS + seat], P.DISTILLED)
+        if prior == P.DISTILLED:
             pick = distilled_pick(t, g, obs[:OBS_LEN], opts, seat, kind, n)
-        elif SR.wants_prior(g, base) and playout > P.RANDOM:
+        elif prior > P.RANDOM:
             w = g.view(np.float64)
             at = sc(seat, S_WEIGHTS)     # the playout's (``search``)
             pick = P._best(opts, n, (w[at], w[at + 1], w[at + 2], w[at + 3]))

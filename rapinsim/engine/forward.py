@@ -180,18 +180,16 @@ def fm_decide(G, s, kind, n):
             for i in range(n):
                 reg[keys + i] = action_key(G, kind, i)
             pick = -1
-            playout = G[f + FM_PLAYOUTS + s]
-            prior = SR.wants_prior(reg, 0)
-            distilled = prior and (playout == DISTILLED or SR.distilled_prior(reg, 0))
-            if distilled or (prior and playout != RANDOM):
+            prior = SR.prior_policy(reg, 0, G[f + FM_PLAYOUTS + s], DISTILLED)
+            if prior > RANDOM:
                 observe(G, s)
                 option_rows(G, s, n, False)
-            if distilled:
+            if prior == DISTILLED:
                 pick = distilled_pick(G, kind, n)
-            elif prior and playout != RANDOM:
+            elif prior > RANDOM:
                 w = f64_at(G, W + 2 * NW * s)     # the playout's (``search``)
-                pick = choose_weighted(G[f + FM_PLAYOUTS + s], (w[0], w[1], w[2], w[3], w[4], w[5],
-                                                           w[6]), kind,
+                pick = choose_weighted(prior, (w[0], w[1], w[2], w[3], w[4], w[5],
+                                               w[6]), kind,
                                        carray(f32_at(G, OBS), N_OBS),
                                        carray(f32_at(G, OPTS), (MO, N_FEATURES)), n,
                                        reg[SR.H_RNG:SR.H_RNG + 1].view(np.uint64))

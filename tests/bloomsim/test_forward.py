@@ -9,7 +9,7 @@ from scipy.stats import chi2_contingency
 import bloomsim
 from bloomsim import api
 from bloomsim.forward import new_game
-from bloomsim.policies import LEAD, POLICIES
+from bloomsim.policies import LEAD, POLICIES, SELECT
 from bloomsim.rules import default_rules
 from bloom_helpers import every_round
 from simcore.forward import positions
@@ -280,8 +280,8 @@ def test_a_playout_from_a_hands_first_pick_picks_the_rest_of_that_hand(playout):
     pol = POLICIES[playout]
     checked = 0
     for g, log in enumerate(bloomsim.decision_logs([playout] * 4, 8, 21)):
-        starts = [k for k in range(len(log)) if log[k, 1] == 0
-                  and (k == 0 or log[k - 1, 1] != 0 or log[k - 1, 0] != log[k, 0])]
+        starts = [k for k in range(len(log)) if log[k, 1] == SELECT
+                  and (k == 0 or log[k - 1, 1] != SELECT or log[k - 1, 0] != log[k, 0])]
         for k in starts[::5]:
             p = new_game(4, 21, g).after(log[:k, 3])
             seat = p.current.seat
@@ -289,7 +289,7 @@ def test_a_playout_from_a_hands_first_pick_picks_the_rest_of_that_hand(playout):
                 continue
             hand, q = [], p.copy()
             while not q.done and q.current.seat == seat and q.current.kind == "select":
-                c = pol(0, q.observation(seat), q.options(), q.current.n,
+                c = pol(SELECT, q.observation(seat), q.options(), q.current.n,
                         q.streams()[seat:seat + 1].copy())
                 if q.current.options[c].startswith("select "):
                     hand.append(q.current.options[c])

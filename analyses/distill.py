@@ -197,7 +197,7 @@ def improve(game: str, steps: int, seed: int, out: str | Path, *, start: str | P
     in every seat; step t's own indices, the same for every candidate of the step). The
     evolution moves every context's weight of each option feature a kind already weighs, in
     units of ``sigma`` times that feature's RMS weight in the kind: a feature the start
-    ignores stays ignored, so the policy keeps its speed (``simcore.distill.live_rows``). Then
+    ignores (one the search's positions never showed in that kind) stays ignored. Then
     the improved and the start policy play ``check_games`` fresh game indices against each
     opponent (never played in the evolution): the gain, paired per game index, with its 95%
     interval. The state after each step is kept beside ``out`` (``FILE.evolution.npz``), so a

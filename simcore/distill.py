@@ -25,7 +25,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
-from numba.cpython.unsafe.numbers import trailing_zeros
 from scipy.optimize import minimize
 
 from .policy import POLICY_SIG, UserPolicy
@@ -74,14 +73,13 @@ class Features:
 
 class Scorer(NamedTuple):
     """A game's distilled policy as compiled functions of weights ``W`` (float64 [kinds *
-    options * contexts], ``Distilled.flat``: no reshape at each decision) (``scorer``):
-    ``weigh(W, kind, obs, opts, n_opts, u, live)`` writes each option feature's weight in the
-    decision's context into ``u`` (float64 [>= options], the caller's scratch, so nothing is
-    allocated; only the features of the bits ``live``, the kind's ``live_rows``, are weighed,
-    the others are 0) and returns the context; ``score(kind, obs, row, ctx, u)`` is one
-    option's score; ``choose(W, kind, obs, opts, n_opts, u, live)`` the option of the highest
-    score (the first on ties); ``every`` the bits of every feature (for weights whose live
-    rows are not at hand); ``total(f, u)`` the score of option entries ``f``
+    contexts * options], ``Distilled.flat``: each context's weights of the option features
+    side by side, so weighing them is one vector loop, with no reshape at each decision)
+    (``scorer``): ``weigh(W, kind, obs, opts, n_opts, u)`` writes each option feature's
+    weight in the decision's context into ``u`` (float64 [>= options], the caller's scratch,
+    so nothing is allocated) and returns the context; ``score(kind, obs, row, ctx, u)`` is one
+    option's score; ``choose(W, kind, obs, opts, n_opts, u)`` the option of the highest score
+    (the first on ties); ``total(f, u)`` the score of option entries ``f``
     (``Features.option``'s tuple), for an engine that finds them without writing the row. The
     one scoring code: the user policy (``compile_policy``) and the engines' built-in
     ``distilled`` both call it. Closures, not cached on their own: the cached kernels that
@@ -91,26 +89,22 @@ class Scorer(NamedTuple):
     score: Any
     choose: Any
     total: Any
-    every: int
 
 
 def scorer(features: Features) -> Scorer:
     if features not in _SCORERS:
         _, R, C = features.shape
         # the sums written out: a tuple read at a loop's index compiles to a switch per read
-        # (some 30 times slower); the same order of additions as a loop from 0, less the
-        # one-hot groups' zero products and the features the kind never weighs (``live``:
-        # their weights are 0, so each product is 0, and adding a zero changes no sum)
-        ns = {"context": features.context, "trailing_zeros": trailing_zeros}
-        exec(f"""def weigh(W, kind, obs, opts, n_opts, u, live):
+        # (some 30 times slower); each option feature's sum over the contexts in order, as
+        # W[kind, r, :] @ ctx would add it, the loop over features vectorised (a feature with
+        # no weight gets 0.0: its first product is 0 times ctx[0] = 1)
+        ns = {"context": features.context}
+        exec(f"""def weigh(W, kind, obs, opts, n_opts, u):
     ctx = context(kind, obs, opts, n_opts)
-    u[:{R}] = 0.0
-    m = live
-    while m:
-        r = trailing_zeros(m)
-        m &= m - 1
-        at = (kind * {R} + r) * {C}
-        u[r] = {' + '.join(f'W[at + {c}] * ctx[{c}]' for c in range(C))}
+    at = kind * {R * C}
+{chr(10).join(f'    w{c} = W[at + {c * R}:at + {(c + 1) * R}]' for c in range(C))}
+    for r in range({R}):
+        u[r] = {' + '.join(f'w{c}[r] * ctx[{c}]' for c in range(C))}
     return ctx
 
 def total(f, u):
@@ -127,15 +121,15 @@ def total(f, u):
             return total(option(kind, obs, row, ctx), u)
 
         @njit(cache=False, _nrt=False)
-        def choose(W, kind, obs, opts, n_opts, u, live):
-            ctx = weigh(W, kind, obs, opts, n_opts, u, live)
+        def choose(W, kind, obs, opts, n_opts, u):
+            ctx = weigh(W, kind, obs, opts, n_opts, u)
             best, best_v = 0, -np.inf
             for i in range(n_opts):
                 v = score(kind, obs, opts[i], ctx, u)
                 if v > best_v:
                     best, best_v = i, v
             return best
-        _SCORERS[features] = Scorer(weigh, score, choose, total, (1 << R) - 1)
+        _SCORERS[features] = Scorer(weigh, score, choose, total)
     return _SCORERS[features]
 
 
@@ -148,17 +142,6 @@ def _terms(layout: tuple[tuple[int, int], ...], one: str, hot: str) -> str:
     return "\n".join(f"    {one.format(r=r, j=j)}" if k == 1 else
                      f"    if 0 <= f[{j}] < {k}:\n        {hot.format(r=r, j=j)}"
                      for j, (r, k) in enumerate(layout))
-
-
-def live_rows(weights: np.ndarray) -> np.ndarray:
-    """Per kind, the option features with a weight other than 0 in some context, as bits
-    (int64 [kinds], ``Scorer.weigh``'s ``live``): the others add 0 to every score. Found from
-    the weights when they are passed in (the weights file keeps the whole array)."""
-    W = np.asarray(weights)
-    if W.shape[1] > 62:
-        raise ValueError(f"{W.shape[1]} option features: live_rows holds at most 62")
-    return ((W != 0).any(axis=2) * (1 << np.arange(W.shape[1], dtype=np.int64))).sum(
-        axis=1).astype(np.int64)
 
 
 def expander(features: Features) -> Any:
@@ -185,16 +168,22 @@ def check_shape(features: Features, weights) -> np.ndarray:
     return W
 
 
+def flat_weights(W: np.ndarray) -> np.ndarray:
+    """Weights [kinds, options, contexts] as ``Scorer`` reads them: float64 [kinds * contexts
+    * options]."""
+    return np.ascontiguousarray(np.asarray(W, np.float64).transpose(0, 2, 1)).ravel()
+
+
 def compile_policy(features: Features, weights: np.ndarray, name: str = "distilled"
                    ) -> UserPolicy:
     """The compiled user policy that plays ``weights`` [kinds, options, contexts] (closed over
     as a constant: nothing to pass at each call)."""
     W = check_shape(features, weights)
-    choose, R, live, flat = scorer(features).choose, W.shape[1], live_rows(W), W.ravel()
+    choose, R, flat = scorer(features).choose, W.shape[1], flat_weights(W)
 
     @njit(POLICY_SIG, cache=False)
     def distilled(kind, obs, opts, n_opts, rng):
-        return choose(flat, kind, obs, opts, n_opts, np.empty(R), live[kind])
+        return choose(flat, kind, obs, opts, n_opts, np.empty(R))
     return UserPolicy(name, distilled)
 
 
@@ -380,8 +369,8 @@ class Distilled:
         return self.user.func(kind, obs, opts, n_opts, rng)
 
     def flat(self) -> np.ndarray:
-        """The weights as the engines read them: float64 [kinds * options * contexts]."""
-        return check_shape(self.features, self.weights).ravel()
+        """The weights as the engines read them (``flat_weights``)."""
+        return flat_weights(check_shape(self.features, self.weights))
 
 
 _BUNDLED: dict = {}

@@ -152,16 +152,9 @@ def record(g, seat, kind, n, c):
 
 @njit(cache=True, _nrt=False, inline="always")
 def distilled_weights(t):
-    """The distilled policy's weights (float64 [kinds * options * contexts], ``T_DIST``)."""
+    """The distilled policy's weights (``T_DIST``, as ``simcore.distill.Distilled.flat``)."""
     at = t[T_DIST]
     return t[at:at + DIST_WORDS].view(np.float64)
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def distilled_live(t, kind):
-    """The option features a decision of ``kind`` weighs (``simcore.distill.live_rows``,
-    after the weights)."""
-    return t[t[T_DIST] + DIST_WORDS + kind]
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -177,8 +170,7 @@ def distilled_pick(t, g, obs, opts, seat, kind, n):
     the user policy's code) under the batch's weights (``T_DIST``), from the part of the
     seat's observation it reads (``observe_standing``), written here into ``obs``."""
     observe_standing(g, obs, seat)
-    return DIST.choose(distilled_weights(t), kind, obs, opts, n, distilled_u(g),
-                       distilled_live(t, kind))
+    return DIST.choose(distilled_weights(t), kind, obs, opts, n, distilled_u(g))
 
 
 @njit(cache=True, _nrt=False, inline="always")
@@ -189,7 +181,7 @@ def distilled_weigh(t, s, seat, kind):
     obs = s.obs[:OBS_LEN]
     observe_standing(s.g, obs, seat)
     u = distilled_u(s.g)
-    DIST.weigh(distilled_weights(t), kind, obs, s.opts, 0, u, distilled_live(t, kind))
+    DIST.weigh(distilled_weights(t), kind, obs, s.opts, 0, u)
     return u
 
 

@@ -7,10 +7,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from simcore.distill import live_rows
 from simcore.layout import Layout
 
-from ..distilled import FEATURES
 from ..rules import (P_ADJ_PTR, P_AREA_TOWER_PTR, P_MAX_BID, P_TOWER_PTR, RO_KIND, RO_TERRAINS,
                      Tables, WITCH)
 from .state import G_OAB, I8, MAX_PLAYERS, TT
@@ -118,12 +116,11 @@ def flat_tables(tb: Tables) -> np.ndarray:
 
 
 def with_distilled(t: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """The tables with the distilled policy's weights (float64 [kinds * options * contexts],
-    ``simcore.distill.Distilled.flat``) after them, at ``t[T_DIST]``, then each kind's live
-    option features (``simcore.distill.live_rows``, int64 [kinds]): data passed in, not
-    compiled in, so other weights never recompile a kernel."""
+    """The tables with the distilled policy's weights (float64, as
+    ``simcore.distill.Distilled.flat`` lays them out) after them, at ``t[T_DIST]``: data
+    passed in, not compiled in, so other weights never recompile a kernel."""
     W = np.ascontiguousarray(weights, np.float64)
-    out = np.concatenate([t, W.view(np.int64), live_rows(W.reshape(FEATURES.shape))])
+    out = np.concatenate([t, W.view(np.int64)])
     out[T_DIST] = len(t)
     return out
 

@@ -54,7 +54,7 @@ def distilled_pick(G, kind, n):
     the user policy's code) from the observation, under the batch's weights (``DW``)."""
     return DIST.choose(carray(f64_at(G, DW), DIST_WORDS), kind, carray(f32_at(G, OBS), N_OBS),
                        carray(f32_at(G, OPTS), (MO, N_FEATURES)), n,
-                       carray(f64_at(G, DU), DIST_SHAPE[1]), DIST.every)
+                       carray(f64_at(G, DU), DIST_SHAPE[1]))
 
 
 @njit(I64(G_PTR, I64, I64, I64), cache=True, no_cpython_wrapper=True,

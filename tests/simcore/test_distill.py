@@ -80,33 +80,37 @@ def test_the_engines_built_in_distilled_takes_the_user_policys_decisions(game, w
 
 @pytest.mark.parametrize("game", GAMES)
 def test_the_score_is_the_features_times_their_weights_to_the_bit(game):
-    """The scorer adds a one-hot group's one weight where the features have k products (all
-    but one zero), and weighs only the features a kind has a weight for (``live_rows``): the
-    same sum, bit for bit, as every feature times its weight in order, so neither changes a
-    game. Shipped weights with noise, so every weight counts, and a third of the (kind,
-    feature) rows zero."""
+    """The scorer weighs every feature over the contexts in one vector loop (``flat_weights``'
+    layout) and adds a one-hot group's one weight where the features have k products (all
+    but one zero): the same sums, bit for bit, as every weight times its context and every
+    feature times its weight in order, so neither changes a game. Shipped weights with noise,
+    so every weight counts, and a third of the (kind, feature) rows zero."""
     import importlib
     mod, other = GAMES[game]
     F = importlib.import_module(f"{game}.distilled").FEATURES
     rng = np.random.default_rng(1)
     W = mod.BUNDLED["distilled"]().weights + rng.normal(size=F.shape)
     W[rng.random(F.shape[:2]) < 1 / 3] = 0.0
-    S, expand, R, live = D.scorer(F), D.expander(F), F.shape[1], D.live_rows(W)
-    assert 0 < bin(int(live[0])).count("1") < R
+    S, expand, (_, R, C) = D.scorer(F), D.expander(F), F.shape
+    flat = D.flat_weights(W)
     grouped = [r + i for r, k in F.layout if k > 1 for i in range(k)]
-    u, every, f = np.zeros(R), np.zeros(R), np.zeros(R)
+    u, f = np.zeros(R), np.zeros(R)
     g, hot, scored = mod.new_game(4, 2), 0, 0
     rng, policy = g.streams(), g.builtin(other)
     while not g.done and scored < 300:
         s, n = g.to_act
         kind, obs, opts = g.kind, g.observation(s), g.options()
-        S.weigh(W.ravel(), kind, obs, opts, n, every, S.every)
-        ctx = S.weigh(W.ravel(), kind, obs, opts, n, u, live[kind])
+        ctx = S.weigh(flat, kind, obs, opts, n, u)
+        for r in range(R):
+            w = W[kind, r, 0] * ctx[0]
+            for c in range(1, C):
+                w += W[kind, r, c] * ctx[c]
+            assert u[r] == w
         for i in range(n):
             expand(F.option(kind, obs, opts[i], ctx), f)
-            total = every[0] * f[0]
+            total = u[0] * f[0]
             for r in range(1, R):
-                total += every[r] * f[r]
+                total += u[r] * f[r]
             assert S.score(kind, obs, opts[i], ctx, u) == total
             hot, scored = hot + int(f[grouped].sum() > 0), scored + 1
         g.step(int(policy(kind, obs, opts, n, rng[s:s + 1])))
@@ -198,7 +202,8 @@ def test_the_improve_command_keeps_live_features_resumes_and_checks(tmp_path, ca
     assert np.array_equal(W, D.load(whole, FEATURES)[0])
     W0, made0 = D.load(FILE, FEATURES)
     assert not np.array_equal(W, W0)
-    assert np.array_equal(D.live_rows(W), D.live_rows(W0))     # the start's speed
+    ignored = ~(W0 != 0).any(axis=2)       # a feature the start ignores stays ignored
+    assert ignored.any() and not W[ignored].any()
     assert made["start"]["made"] == made0 and len(made["mean_win_share_by_step"]) == 2
     assert [c["opponent"] for c in made["check"]] == ["cloud", "careful"]
     assert made["command"].startswith("python -m analyses improve bloomsim --steps 2 ")

@@ -44,9 +44,10 @@ def option_of(points, penalty, gain_potions, gain_wands, lightning, pay, brave, 
             _f(risk > CLOUD_W[3]), _f(stop), _f(target), int(role))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _option(kind, obs, o, ctx):
-    """The option row's features (``option_of``)."""
+    """The option row's features (``option_of``), inlined into the scorer's loop over the
+    options (a call per option costs more than the features)."""
     return option_of(o[F_POINTS], o[F_PENALTY], o[F_GAIN_POTIONS], o[F_GAIN_WANDS],
                      o[F_LIGHTNING], o[F_PAY_POTIONS] + o[F_PAY_WANDS], o[F_BRAVE] > 0,
                      o[F_RISK], o[F_PASS], o[F_TARGET], o[F_ROLE])

@@ -51,11 +51,12 @@ def _option(kind, obs, o, ctx):
             _f(o[F_EXTRA]) if w != O_SKILL else 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _context(kind, obs, opts, n_opts):
     """The seat's standing (``CONTEXT``): actions left, its treasures over the most another
     holds, whether Rize may reach it before its next turn, whether it holds Inaba's chest,
-    and how far Rize is predicted to reach (the keeper's ``_danger_reach``)."""
+    and how far Rize is predicted to reach (the keeper's ``_danger_reach``). Inlined into
+    ``weigh``, as ``_option`` into the option loop."""
     reach = _danger_reach(KEEPER, obs, opts, n_opts)
     me = int(obs[OB_SEAT])
     best = np.float32(0.0)

@@ -125,6 +125,7 @@ class Agent:
     default_opponents: str = "playout"
     prior: str = "playout"
     default_prior: str = "playout"
+    own: str = "playout"
 
     def __post_init__(self):
         if self.algo not in ALGOS:
@@ -157,6 +158,8 @@ class Agent:
                              f"got {self.opponents!r}")
         if self.prior not in PRIORS:
             raise ValueError(f"prior must be one of {list(PRIORS)}, got {self.prior!r}")
+        if self.own not in OWNS:
+            raise ValueError(f"own must be one of {list(OWNS)}, got {self.own!r}")
         if self.algo == "pimc" and self.determinizations > self.iterations:
             raise ValueError(f"pimc: {self.determinizations} determinizations need at least "
                              f"as many iterations, got {self.iterations}")
@@ -180,6 +183,8 @@ class Agent:
             extra.append(f"opponents={self.opponents}")
         if self.prior != self.default_prior:
             extra.append(f"prior={self.prior}")
+        if self.own != "playout":
+            extra.append(f"own={self.own}")
         if self.oracle:
             extra.append("oracle")
         return f"{self.algo}-{self.iterations}" + (f"[{','.join(extra)}]" if extra else "")
@@ -205,9 +210,12 @@ class Agent:
                            int(self.oracle), self.horizon,
                            np.float64(self.margin).view(np.int64),
                            np.float64(self.bias).view(np.int64), int(self.adaptive),
-                           OPPONENTS.index(self.opponents), PRIORS.index(self.prior))
+                           OPPONENTS.index(self.opponents), PRIORS.index(self.prior),
+                           -1 if self.own == "playout" else playout_ids[self.own])
         row = np.asarray(h.weights if h else weights.other, np.float64)
         out[A_WEIGHTS:A_WEIGHTS + row.size] = row.view(np.int64)
+        row = np.asarray(weights.other, np.float64)     # the own playout is no heuristic
+        out[A_OWN_WEIGHTS:A_OWN_WEIGHTS + row.size] = row.view(np.int64)
         out[A_TABLE::1 + MAX_WEIGHTS] = -1      # every seat plays out as the agent's playout
         return out
 
@@ -216,20 +224,25 @@ MAX_WEIGHTS = 8
 MAX_HORIZON = 1000
 MAX_SEATS = 8
 (A_ALGO, A_ITER, A_PLAYOUT, A_C, A_DETS, A_ORACLE, A_HORIZON, A_MARGIN, A_BIAS, A_ADAPTIVE,
- A_OPPONENTS, A_PRIOR, A_WEIGHTS) = range(13)
-A_TABLE = A_WEIGHTS + MAX_WEIGHTS
+ A_OPPONENTS, A_PRIOR, A_OWN, A_WEIGHTS) = range(14)
+A_OWN_WEIGHTS = A_WEIGHTS + MAX_WEIGHTS
+"""The weights of the searching seat's own playout (``OWNS``)."""
+A_TABLE = A_OWN_WEIGHTS + MAX_WEIGHTS
 """Then per seat the policy id it plays out with (-1: the agent's playout) and its weights."""
 AGENT_WORDS = A_TABLE + MAX_SEATS * (1 + MAX_WEIGHTS)
 OPPONENTS = ("playout", "table")
 """How the other seats play out: all as the agent's ``playout``, or each as the built-in
 policy it plays at the table (``model_seat``; the playout where it plays another kind)."""
+OWNS = ("playout", "distilled")
+"""What the searching seat itself plays out with: the agent's ``playout``, or the distilled
+policy (the batch's weights), whatever the others play out with."""
 PRIORS = ("playout", "distilled")
 """Whose pick the tree favours (``bias``) at every seat's decision: the playout policy's, or
 the distilled policy's (the batch's weights) whatever the playout."""
 _SPEC = re.compile(r"^(flat|pimc|ismcts)-(\d+)(?:\[(.*)\])?$")
 _WORDS = {"playout": str, "c": float, "determinizations": int, "horizon": int,
           "margin": float, "bias": float, "adaptive": {"on": True, "off": False}.get,
-          "opponents": str, "prior": str}
+          "opponents": str, "prior": str, "own": str}
 """The settings an agent's name may carry (``Agent.name``), and how each is read back."""
 
 
@@ -245,7 +258,7 @@ def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
                default_bias: float = 0.0, adaptive: bool | None = None,
                default_adaptive: bool = False, opponents: str | None = None,
                default_opponents: str = "playout", prior: str | None = None,
-               default_prior: str = "playout") -> Agent:
+               default_prior: str = "playout", own: str = "playout") -> Agent:
     """An ``Agent`` whose playout is one of ``playouts`` (a game's built-in policies) or,
     given the game's ``weights``, a heuristic with other weights (its name, or the object).
     ``default_horizon``: the game's usual playout horizon in rounds; None where the game's
@@ -260,6 +273,8 @@ def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
                          f"{sorted(playouts)}")
     if not isinstance(oracle, bool):
         raise ValueError(f"oracle must be True or False, got {oracle!r}")
+    if own != "playout" and own in OWNS and own not in playouts:
+        raise ValueError(f"own={own!r}: this game has no {own} policy to play out with")
     usual = default_horizon or 0
     horizon = usual if horizon is None else horizon
     if default_horizon is None and horizon != 0:
@@ -272,7 +287,7 @@ def make_agent(algo: str, iterations: int, *, playout, playouts, default: str,
     prior = default_prior if prior is None else prior
     return Agent(algo, iterations, playout, c, determinizations, default, oracle, horizon,
                  usual, margin, default_margin, bias, default_bias, adaptive,
-                 default_adaptive, opponents, default_opponents, prior, default_prior)
+                 default_adaptive, opponents, default_opponents, prior, default_prior, own)
 
 
 def agent_maker(playouts, default: str, weights=None, horizon: int | None = None,
@@ -291,7 +306,8 @@ def agent_maker(playouts, default: str, weights=None, horizon: int | None = None
               determinizations: int = 8, oracle: bool = False,
               horizon: int | None = None, margin: float | None = None,
               bias: float | None = None, adaptive: bool | None = None,
-              opponents: str | None = None, prior: str | None = None) -> Agent:
+              opponents: str | None = None, prior: str | None = None,
+              own: str = "playout") -> Agent:
         """A search agent (``simcore.search``): ``algo`` one of ``flat``, ``pimc``,
         ``ismcts``; ``iterations`` its budget per decision; ``playout`` the built-in policy
         every seat plays out with; ``c`` the UCB exploration; ``determinizations`` PIMC's
@@ -307,7 +323,9 @@ def agent_maker(playouts, default: str, weights=None, horizon: int | None = None
         ``"playout"``, every seat plays out with ``playout``, or ``"table"``, each other
         seat with the built-in policy it plays at the table (known to everyone there, as in
         a tournament; the playout where it plays a user policy or searches, and wherever
-        the table is unknown, as in ``ForwardGame.search``).
+        the table is unknown, as in ``ForwardGame.search``). ``own``: what the searching
+        seat itself plays out with, ``"playout"`` or ``"distilled"`` (the others as
+        ``opponents`` says).
         ``oracle`` (never a default: it measures what hidden information is worth) searches
         the true position, seeing the other seats' hidden cards and tiles and how the decks
         lie; only the coming draws are new. Usable wherever a policy is:
@@ -319,7 +337,7 @@ def agent_maker(playouts, default: str, weights=None, horizon: int | None = None
                           default_margin=agent.margin, bias=bias, default_bias=agent.bias,
                           adaptive=adaptive, default_adaptive=agent.adaptive,
                           opponents=opponents, default_opponents=agent.opponents,
-                          prior=prior, default_prior=agent.prior)
+                          prior=prior, default_prior=agent.prior, own=own)
     agent.horizon, agent.margin, agent.bias, agent.adaptive = horizon, margin, bias, adaptive
     agent.opponents, agent.prior = opponents, prior
     agent.strong, agent.strong_games = strong, strong_games
@@ -399,15 +417,22 @@ def model_seat(agent, p, pid, weights):
 
 
 @njit(cache=True)
-def seat_playout(agent, p):
-    """The policy id seat ``p`` plays out with (``model_seat``)."""
+def seat_playout(agent, p, seat):
+    """The policy id seat ``p`` plays out with when ``seat`` searches: its own (``A_OWN``)
+    for the searching seat, the table's (``model_seat``) or the agent's playout for the
+    others."""
+    if p == seat and agent[A_OWN] >= 0:
+        return agent[A_OWN]
     pid = agent[A_TABLE + p * (1 + MAX_WEIGHTS)]
     return agent[A_PLAYOUT] if pid < 0 else pid
 
 
 @njit(cache=True)
-def seat_weight(agent, p, w):
-    """Weight ``w`` (float64 bits) of the policy seat ``p`` plays out with."""
+def seat_weight(agent, p, w, seat):
+    """Weight ``w`` (float64 bits) of the policy seat ``p`` plays out with when ``seat``
+    searches (``seat_playout``)."""
+    if p == seat and agent[A_OWN] >= 0:
+        return agent[A_OWN_WEIGHTS + w]
     at = A_TABLE + p * (1 + MAX_WEIGHTS)
     return agent[A_WEIGHTS + w] if agent[at] < 0 else agent[at + 1 + w]
 

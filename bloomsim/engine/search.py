@@ -42,9 +42,9 @@ def search(t, key, game, n_players, choices, marks, seat, agent, seed, game_fn, 
                np.zeros(MAX_PLAYERS, np.int64), LOG_CAP, np.zeros(0, np.int64), 0, game_fn)
     g = s.g
     for p in range(n_players):      # each seat plays out with its playout and its weights
-        g[G_PLAYOUTS + p] = SR.seat_playout(agent, p)
+        g[G_PLAYOUTS + p] = SR.seat_playout(agent, p, seat)
         for w in range(4):
-            g[sc(p, S_WEIGHTS) + w] = SR.seat_weight(agent, p, w)
+            g[sc(p, S_WEIGHTS) + w] = SR.seat_weight(agent, p, w, seat)
     k = choices.shape[0]
     for j in range(k):
         g[g[G_LOG_AT] + 4 * j + 3] = choices[j]

@@ -45,9 +45,9 @@ def search(head, key, game, n_players, choices, marks, seat, agent, seed, sums):
     G[LOG_CAP] = LOG_LEN
     for q in range(n_players):
         G[PID + q] = FM_SEAT
-        G[f + FM_PLAYOUTS + q] = SR.seat_playout(agent, q)
+        G[f + FM_PLAYOUTS + q] = SR.seat_playout(agent, q, seat)
         for w in range(NW):         # each seat plays out with its playout and its weights
-            i64_at(G, W)[q * NW + w] = SR.seat_weight(agent, q, w)
+            i64_at(G, W)[q * NW + w] = SR.seat_weight(agent, q, w, seat)
     i64_at(G, UF)[0] = i64_at(G, ADDR)[2]
     G[SNAP_AT], G[SNAP_TURN], G[RESUME] = snap, -1, 0
     k = choices.shape[0]

@@ -322,3 +322,26 @@ def test_opponents_from_the_table_play_out_as_they_play(game):
     for g in _positions(game, 6, 11):
         assert g.search(mod.agent("ismcts", 40, opponents="table"), 2) == \
             g.search(mod.agent("ismcts", 40, opponents="playout"), 2)
+
+
+def test_the_own_playout_is_the_searching_seats_alone(game):
+    """``own="distilled"``: the searching seat plays out as the distilled policy, the others
+    as ``opponents`` says. Where the other seats play out as the table plays (heuristics),
+    that is the search whose playout is ``distilled`` for every seat but the table's; with
+    the usual opponents it is a search of its own."""
+    mod = game.module()
+    own = mod.agent("ismcts", 24, own="distilled")
+    assert own.name == "ismcts-24[own=distilled]" and mod.agent.parse(own.name) == own
+    with pytest.raises(ValueError, match=re.escape("own must be one of ['playout', "
+                                                   "'distilled'], got 'keeper'")):
+        mod.agent.parse("ismcts-3[own=keeper]")
+    cols = ["game", "seat", "rank", "win", "decisions"]
+    field = ["greedy"] * 3
+
+    def play(**kw):      # no prior: the playouts alone lead the search
+        return mod.simulate([mod.agent("ismcts", 30, bias=0.0, **kw)] + field, 4, 7,
+                            progress=False)[cols]
+    assert play(own="distilled", opponents="table").equals(
+        play(playout="distilled", opponents="table"))
+    assert not play(own="distilled").equals(play())
+    assert not play(own="distilled").equals(play(playout="distilled"))

@@ -14,7 +14,7 @@ import toydice  # noqa: F401 - registers the toy game
 
 from simcore import games
 from simcore.policy import policy
-from simcore.search import Agent, blend, parse_agent
+from simcore.search import Agent, blend, make_agent, parse_agent
 
 GAMES = sorted(n for n in games.names() if hasattr(games.get(n).module(), "agent"))
 SPECS = ("ismcts-40", "pimc-32", "flat-24")
@@ -345,3 +345,9 @@ def test_the_own_playout_is_the_searching_seats_alone(game):
         play(playout="distilled", opponents="table"))
     assert not play(own="distilled").equals(play())
     assert not play(own="distilled").equals(play(playout="distilled"))
+
+
+def test_an_own_playout_the_game_lacks_is_refused():
+    with pytest.raises(ValueError, match="own='distilled': this game has no distilled policy"):
+        make_agent("ismcts", 10, playout=None, playouts={"greedy": 0}, default="greedy",
+                   own="distilled")
